@@ -1,0 +1,175 @@
+package bsr
+
+import (
+	"errors"
+	"fmt"
+	"math"
+)
+
+// Matrix is a block sparse row matrix with R×C blocks. See the package documentation
+// for the layout and its invariants.
+type Matrix struct {
+	BlockRows int // number of block rows
+	BlockCols int // number of block columns
+	R, C      int // block shape: rows and columns of each block
+
+	RowPtr []int64   // len BlockRows+1: block offsets of each block row
+	ColIdx []int32   // len NNZBlocks(): block column of each stored block
+	Val    []float64 // len NNZBlocks()*R*C: block values, row-major inside each block
+}
+
+// New returns a matrix of the given block dimensions and shape whose pattern is rowPtr
+// and colIdx, with zeroed values. It validates the pattern.
+func New(blockRows, blockCols, r, c int, rowPtr []int64, colIdx []int32) (*Matrix, error) {
+	m := &Matrix{BlockRows: blockRows, BlockCols: blockCols, R: r, C: c, RowPtr: rowPtr, ColIdx: colIdx}
+	if r < 1 || c < 1 {
+		return nil, fmt.Errorf("bsr: block shape %d×%d: both sides must be at least 1", r, c)
+	}
+	if len(rowPtr) != blockRows+1 {
+		return nil, fmt.Errorf("bsr: row pointer has length %d, want %d", len(rowPtr), blockRows+1)
+	}
+	m.Val = make([]float64, rowPtr[blockRows]*int64(r*c))
+	if err := m.Validate(); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// Zeros returns an empty (no stored blocks) matrix of the given block dimensions and shape.
+func Zeros(blockRows, blockCols, r, c int) *Matrix {
+	if blockRows < 0 || blockCols < 0 || r < 1 || c < 1 {
+		panic("bsr: bad dimensions")
+	}
+	return &Matrix{BlockRows: blockRows, BlockCols: blockCols, R: r, C: c, RowPtr: make([]int64, blockRows+1)}
+}
+
+// Rows returns the number of scalar rows, BlockRows*R.
+func (m *Matrix) Rows() int { return m.BlockRows * m.R }
+
+// Cols returns the number of scalar columns, BlockCols*C.
+func (m *Matrix) Cols() int { return m.BlockCols * m.C }
+
+// BlockSize returns R*C, the number of values in one block.
+func (m *Matrix) BlockSize() int { return m.R * m.C }
+
+// NNZBlocks returns the number of stored blocks.
+func (m *Matrix) NNZBlocks() int64 { return m.RowPtr[m.BlockRows] }
+
+// Block returns the values of stored block k (row-major R×C), aliasing m.Val.
+func (m *Matrix) Block(k int64) []float64 {
+	bs := int64(m.R * m.C)
+	return m.Val[k*bs : (k+1)*bs : (k+1)*bs]
+}
+
+// Find returns the storage index of block (i, j) and true, or -1 and false when the
+// block is not stored. It uses a binary search in block row i.
+func (m *Matrix) Find(i, j int) (int64, bool) {
+	lo, hi := m.RowPtr[i], m.RowPtr[i+1]
+	for lo < hi {
+		mid := lo + (hi-lo)/2
+		c := int(m.ColIdx[mid])
+		switch {
+		case c == j:
+			return mid, true
+		case c < j:
+			lo = mid + 1
+		default:
+			hi = mid
+		}
+	}
+	return -1, false
+}
+
+// Bytes returns the memory held by the pattern and values.
+func (m *Matrix) Bytes() int64 {
+	return int64(len(m.RowPtr))*8 + int64(len(m.ColIdx))*4 + int64(len(m.Val))*8
+}
+
+// ClonePattern returns a matrix with the same pattern (shared, read-only by convention)
+// and freshly allocated zero values.
+func (m *Matrix) ClonePattern() *Matrix {
+	c := *m
+	c.Val = make([]float64, len(m.Val))
+	return &c
+}
+
+// Clone returns a deep copy of m.
+func (m *Matrix) Clone() *Matrix {
+	c := *m
+	c.RowPtr = append([]int64(nil), m.RowPtr...)
+	c.ColIdx = append([]int32(nil), m.ColIdx...)
+	c.Val = append([]float64(nil), m.Val...)
+	return &c
+}
+
+// SamePattern reports whether m and o have the same dimensions, block shape and pattern.
+func (m *Matrix) SamePattern(o *Matrix) bool {
+	if m.BlockRows != o.BlockRows || m.BlockCols != o.BlockCols || m.R != o.R || m.C != o.C {
+		return false
+	}
+	if len(m.ColIdx) != len(o.ColIdx) {
+		return false
+	}
+	for i, p := range m.RowPtr {
+		if o.RowPtr[i] != p {
+			return false
+		}
+	}
+	for k, c := range m.ColIdx {
+		if o.ColIdx[k] != c {
+			return false
+		}
+	}
+	return true
+}
+
+// ErrInvalid is wrapped by every error Validate returns.
+var ErrInvalid = errors.New("bsr: invalid matrix")
+
+// Validate checks the invariants of the package documentation and that every value is
+// finite. It returns an error wrapping ErrInvalid that names the first offending block
+// row.
+func (m *Matrix) Validate() error {
+	if m.BlockRows < 0 || m.BlockCols < 0 || m.R < 1 || m.C < 1 {
+		return fmt.Errorf("%w: dimensions %d×%d blocks of %d×%d", ErrInvalid, m.BlockRows, m.BlockCols, m.R, m.C)
+	}
+	if len(m.RowPtr) != m.BlockRows+1 || m.RowPtr[0] != 0 {
+		return fmt.Errorf("%w: row pointer length %d (want %d) or first entry not 0", ErrInvalid, len(m.RowPtr), m.BlockRows+1)
+	}
+	nnz := m.RowPtr[m.BlockRows]
+	if int64(len(m.ColIdx)) != nnz {
+		return fmt.Errorf("%w: %d column indices for %d blocks", ErrInvalid, len(m.ColIdx), nnz)
+	}
+	if int64(len(m.Val)) != nnz*int64(m.R*m.C) {
+		return fmt.Errorf("%w: %d values for %d blocks of %d×%d", ErrInvalid, len(m.Val), nnz, m.R, m.C)
+	}
+	for i := 0; i < m.BlockRows; i++ {
+		lo, hi := m.RowPtr[i], m.RowPtr[i+1]
+		if hi < lo {
+			return fmt.Errorf("%w: block row %d: row pointer decreases", ErrInvalid, i)
+		}
+		prev := int32(-1)
+		for k := lo; k < hi; k++ {
+			c := m.ColIdx[k]
+			if c < 0 || int(c) >= m.BlockCols {
+				return fmt.Errorf("%w: block row %d: column %d out of range [0,%d)", ErrInvalid, i, c, m.BlockCols)
+			}
+			if c <= prev {
+				return fmt.Errorf("%w: block row %d: columns not strictly increasing (%d after %d)", ErrInvalid, i, c, prev)
+			}
+			prev = c
+		}
+	}
+	for k, v := range m.Val {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			bs := m.R * m.C
+			blk := int64(k / bs)
+			row := 0
+			for row < m.BlockRows && m.RowPtr[row+1] <= blk {
+				row++
+			}
+			return fmt.Errorf("%w: block row %d: non-finite value %v", ErrInvalid, row, v)
+		}
+	}
+	return nil
+}

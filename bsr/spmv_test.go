@@ -1,0 +1,125 @@
+package bsr
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// coefficient pairs every product is checked with; beta 0 must ignore NaN in y.
+var alphaBeta = [][2]float64{{1, 0}, {-0.5, 0}, {2, 1}, {1.5, -0.25}, {0, 0.5}, {0, 0}}
+
+func TestMulVec(t *testing.T) {
+	withSmallChunks(t)
+	forEachCase(t, func(t *testing.T, rng *rand.Rand, nbr, nbc, r, c int) {
+		m, d := randMatrix(t, rng, nbr, nbc, r, c)
+		rows, cols := nbr*r, nbc*c
+		x := randVec(rng, cols)
+		y0 := randVec(rng, rows)
+		xCopy := append([]float64(nil), x...)
+		for _, ab := range alphaBeta {
+			alpha, beta := ab[0], ab[1]
+			want, scale := denseMulVec(d, rows, cols, false, alpha, x, beta, y0)
+			var ref []float64
+			for _, w := range []int{1, 2, 3, 7} {
+				y := append([]float64(nil), y0...)
+				if beta == 0 {
+					y = nanVec(rows)
+				}
+				m.MulVecWorkers(w, alpha, x, beta, y)
+				closeVec(t, "MulVec", y, want, scale, 1e-14)
+				if ref == nil {
+					ref = y
+				} else {
+					sameBits(t, "MulVec worker counts", y, ref)
+				}
+			}
+			y := append([]float64(nil), y0...)
+			m.MulVec(alpha, x, beta, y)
+			sameBits(t, "MulVec default workers", y, ref)
+		}
+		sameBits(t, "x unchanged", x, xCopy)
+	})
+}
+
+func TestMulTransVec(t *testing.T) {
+	withSmallChunks(t)
+	forEachCase(t, func(t *testing.T, rng *rand.Rand, nbr, nbc, r, c int) {
+		m, d := randMatrix(t, rng, nbr, nbc, r, c)
+		rows, cols := nbr*r, nbc*c
+		x := randVec(rng, rows)
+		y0 := randVec(rng, cols)
+		xCopy := append([]float64(nil), x...)
+		valCopy := append([]float64(nil), m.Val...)
+		for _, ab := range alphaBeta {
+			alpha, beta := ab[0], ab[1]
+			want, scale := denseMulVec(d, rows, cols, true, alpha, x, beta, y0)
+			var ref []float64
+			for _, w := range []int{1, 2, 3, 7} {
+				y := append([]float64(nil), y0...)
+				if beta == 0 {
+					y = nanVec(cols)
+				}
+				m.MulTransVecWorkers(w, alpha, x, beta, y)
+				closeVec(t, "MulTransVec", y, want, scale, 1e-14)
+				if ref == nil {
+					ref = y
+				} else {
+					sameBits(t, "MulTransVec worker counts", y, ref)
+				}
+			}
+			y := append([]float64(nil), y0...)
+			m.MulTransVec(alpha, x, beta, y)
+			sameBits(t, "MulTransVec default workers", y, ref)
+		}
+		sameBits(t, "x unchanged", x, xCopy)
+		sameBits(t, "A unchanged", m.Val, valCopy)
+	})
+}
+
+// alpha == 0 must not read x, so a NaN there does not reach y.
+func TestMulVecAlphaZeroIgnoresX(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	m, _ := randMatrix(t, rng, 6, 5, 3, 3)
+	y := []float64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18}
+	m.MulVec(0, nanVec(15), 2, y)
+	for i, v := range y {
+		if v != 2*float64(i+1) {
+			t.Fatalf("y[%d] = %v, want %v", i, v, 2*float64(i+1))
+		}
+	}
+	yt := make([]float64, 15)
+	m.MulTransVec(0, nanVec(18), 0, yt)
+	for i, v := range yt {
+		if v != 0 || math.Signbit(v) {
+			t.Fatalf("yt[%d] = %v, want 0", i, v)
+		}
+	}
+}
+
+// The 3×3 and 6×6 row kernels are hand-written; a large random matrix exercises them on
+// many rows, against the generic path.
+func TestMulVecSpecialisedMatchesGeneric(t *testing.T) {
+	for _, b := range []int{3, 6} {
+		rng := rand.New(rand.NewPCG(uint64(b), 9))
+		m, _ := randMatrix(t, rng, 200, 180, b, b)
+		x := randVec(rng, m.Cols())
+		got := nanVec(m.Rows())
+		m.MulVecWorkers(1, 1.25, x, 0, got)
+		want := nanVec(m.Rows())
+		m.mulRowsGeneric(0, m.BlockRows, 1.25, x, 0, want)
+		for i := range got {
+			if math.Abs(got[i]-want[i]) > 1e-15*math.Max(1, math.Abs(want[i])) {
+				t.Fatalf("%d×%d: entry %d: %v vs generic %v", b, b, i, got[i], want[i])
+			}
+		}
+	}
+}
+
+func TestMulVecPanicsOnLength(t *testing.T) {
+	m := Zeros(2, 3, 2, 2)
+	mustPanic(t, "MulVec x", func() { m.MulVec(1, make([]float64, 5), 0, make([]float64, 4)) })
+	mustPanic(t, "MulVec y", func() { m.MulVec(1, make([]float64, 6), 0, make([]float64, 5)) })
+	mustPanic(t, "MulTransVec x", func() { m.MulTransVec(1, make([]float64, 6), 0, make([]float64, 6)) })
+	mustPanic(t, "MulTransVec y", func() { m.MulTransVec(1, make([]float64, 4), 0, make([]float64, 4)) })
+}

@@ -1,0 +1,100 @@
+package galerkin
+
+import (
+	"slices"
+
+	"blockamg/internal/par"
+)
+
+// pattern is a block sparsity pattern without values: rows of sorted column indices.
+type pattern struct {
+	rows, cols int
+	rowPtr     []int64
+	colIdx     []int32
+}
+
+func (p *pattern) nnz() int64   { return p.rowPtr[p.rows] }
+func (p *pattern) bytes() int64 { return int64(len(p.rowPtr))*8 + int64(len(p.colIdx))*4 }
+
+// productPattern returns the pattern of X·Y where X has rows xRows with pattern
+// (xPtr, xCol) and Y has pattern (yPtr, yCol) with yCols columns. Rows are computed in
+// parallel with a per-chunk marker array and sorted, so the result does not depend on
+// the worker count.
+func productPattern(xRows int, xPtr []int64, xCol []int32, yPtr []int64, yCol []int32, yCols, workers int) *pattern {
+	counts := make([]int64, xRows+1)
+	// First pass: row lengths.
+	par.ForWeighted(xPtr, workers, 4096, func(lo, hi int) {
+		mark := make([]int32, yCols)
+		for i := range mark {
+			mark[i] = -1
+		}
+		for i := lo; i < hi; i++ {
+			var n int64
+			for p := xPtr[i]; p < xPtr[i+1]; p++ {
+				j := xCol[p]
+				for q := yPtr[j]; q < yPtr[j+1]; q++ {
+					c := yCol[q]
+					if mark[c] != int32(i) {
+						mark[c] = int32(i)
+						n++
+					}
+				}
+			}
+			counts[i+1] = n
+		}
+	})
+	for i := 0; i < xRows; i++ {
+		counts[i+1] += counts[i]
+	}
+	col := make([]int32, counts[xRows])
+	// Second pass: fill and sort each row.
+	par.ForWeighted(xPtr, workers, 4096, func(lo, hi int) {
+		mark := make([]int32, yCols)
+		for i := range mark {
+			mark[i] = -1
+		}
+		for i := lo; i < hi; i++ {
+			out := col[counts[i]:counts[i+1]]
+			n := 0
+			for p := xPtr[i]; p < xPtr[i+1]; p++ {
+				j := xCol[p]
+				for q := yPtr[j]; q < yPtr[j+1]; q++ {
+					c := yCol[q]
+					if mark[c] != int32(i) {
+						mark[c] = int32(i)
+						out[n] = c
+						n++
+					}
+				}
+			}
+			slices.Sort(out)
+		}
+	})
+	return &pattern{rows: xRows, cols: yCols, rowPtr: counts, colIdx: col}
+}
+
+// transposePattern returns the pattern of Xᵀ for X with rows rows, cols columns and
+// pattern (ptr, col), together with perm: entry t of the transpose is entry perm[t] of
+// X. Rows of the transpose come out sorted because X is scanned in row order.
+func transposePattern(rows, cols int, ptr []int64, col []int32) (*pattern, []int64) {
+	tPtr := make([]int64, cols+1)
+	for _, c := range col[:ptr[rows]] {
+		tPtr[c+1]++
+	}
+	for c := 0; c < cols; c++ {
+		tPtr[c+1] += tPtr[c]
+	}
+	next := slices.Clone(tPtr[:cols])
+	tCol := make([]int32, ptr[rows])
+	perm := make([]int64, ptr[rows])
+	for i := 0; i < rows; i++ {
+		for p := ptr[i]; p < ptr[i+1]; p++ {
+			c := col[p]
+			t := next[c]
+			next[c]++
+			tCol[t] = int32(i)
+			perm[t] = p
+		}
+	}
+	return &pattern{rows: cols, cols: rows, rowPtr: tPtr, colIdx: tCol}, perm
+}

@@ -1,0 +1,192 @@
+package krylov
+
+import (
+	"errors"
+	"fmt"
+	"math"
+)
+
+// Operator applies a linear operator: y = A·x. It must overwrite y entirely.
+type Operator interface {
+	Apply(x, y []float64)
+}
+
+// Preconditioner applies an approximate inverse: z = M⁻¹·r. It must overwrite z
+// entirely and must not modify r.
+type Preconditioner interface {
+	Apply(r, z []float64)
+}
+
+// Identity is the preconditioner z = r.
+type Identity struct{}
+
+// Apply copies r into z.
+func (Identity) Apply(r, z []float64) { copy(z, r) }
+
+// Options controls CG. The zero value is not useful; start from DefaultOptions.
+type Options struct {
+	// RelTol is the relative tolerance on ‖b − A·x‖₂ / ‖b − A·x₀‖₂ (PETSc -ksp_rtol).
+	// Default 1e-8.
+	RelTol float64
+	// AbsTol is the absolute tolerance on ‖b − A·x‖₂ (PETSc -ksp_atol). Default 1e-50.
+	AbsTol float64
+	// MaxIter is the iteration limit (PETSc -ksp_max_it). Default 10000.
+	MaxIter int
+	// History records the residual norm of every iteration in Result.History.
+	History bool
+	// Workers bounds the goroutines of the vector operations (<= 0: GOMAXPROCS).
+	// The operator and preconditioner choose their own.
+	Workers int
+}
+
+// DefaultOptions returns PETSc's KSP defaults: rtol 1e-8, atol 1e-50, 10000 iterations.
+func DefaultOptions() Options {
+	return Options{RelTol: 1e-8, AbsTol: 1e-50, MaxIter: 10000}
+}
+
+// Result describes a CG run.
+type Result struct {
+	Iterations      int       // iterations performed
+	InitialResidual float64   // ‖b − A·x₀‖₂
+	Residual        float64   // final ‖b − A·x‖₂ (the true residual when converged)
+	Target          float64   // max(RelTol·InitialResidual, AbsTol)
+	History         []float64 // residual norms, History[0] the initial one (when asked)
+}
+
+// ErrTolerance is wrapped by the error CG returns for invalid options.
+var ErrTolerance = errors.New("krylov: invalid options")
+
+// CG solves A·x = b by preconditioned conjugate gradients, starting from the x it is
+// given, and leaves the final iterate in x. A must be symmetric positive definite and M
+// symmetric positive definite (nil means no preconditioner). It returns
+// *NotConvergedError when MaxIter is reached and *BreakdownError when pᵀAp or rᵀz is not
+// positive and finite; Result is filled in every case. Slices of the wrong length panic.
+func CG(A Operator, M Preconditioner, b, x []float64, opt Options) (Result, error) {
+	n := len(b)
+	if len(x) != n {
+		panic("krylov: CG: len(x) != len(b)")
+	}
+	var res Result
+	if !(opt.RelTol >= 0) || !(opt.AbsTol >= 0) || opt.MaxIter < 0 {
+		return res, fmt.Errorf("%w: RelTol %g, AbsTol %g, MaxIter %d (want non-negative)", ErrTolerance, opt.RelTol, opt.AbsTol, opt.MaxIter)
+	}
+	if M == nil {
+		M = Identity{}
+	}
+	w := opt.Workers
+	r := make([]float64, n)
+	z := make([]float64, n)
+	p := make([]float64, n)
+	q := make([]float64, n)
+
+	// r = b − A·x, skipping the product when x is zero (the usual x₀).
+	trueResidual := func() float64 {
+		A.Apply(x, q)
+		return math.Sqrt(reduce(n, w, func(lo, hi int) float64 {
+			s := 0.0
+			for i := lo; i < hi; i++ {
+				r[i] = b[i] - q[i]
+				s += r[i] * r[i]
+			}
+			return s
+		}))
+	}
+	var rnorm float64
+	if isZero(x) {
+		copy(r, b)
+		rnorm = math.Sqrt(dot(r, r, w))
+	} else {
+		rnorm = trueResidual()
+	}
+	res.InitialResidual, res.Residual = rnorm, rnorm
+	res.Target = max(opt.RelTol*rnorm, opt.AbsTol)
+	record := func(v float64) {
+		if opt.History {
+			res.History = append(res.History, v)
+		}
+	}
+	record(rnorm)
+	if !finite(rnorm) {
+		return res, &BreakdownError{Iteration: 0, Quantity: "‖r‖", Value: rnorm}
+	}
+	if rnorm <= res.Target {
+		return res, nil
+	}
+
+	// restart sets p = z = M⁻¹r and returns rᵀz.
+	restart := func(it int) (float64, error) {
+		M.Apply(r, z)
+		rz := dot(r, z, w)
+		if !(rz > 0) || math.IsInf(rz, 0) {
+			return rz, &BreakdownError{Iteration: it, Quantity: "rᵀz", Value: rz}
+		}
+		copy(p, z)
+		return rz, nil
+	}
+	rz, err := restart(0)
+	if err != nil {
+		return res, err
+	}
+	for it := 1; it <= opt.MaxIter; it++ {
+		A.Apply(p, q)
+		pq := dot(p, q, w)
+		if !(pq > 0) || math.IsInf(pq, 0) {
+			res.Iterations = it - 1
+			return res, &BreakdownError{Iteration: it, Quantity: "pᵀAp", Value: pq}
+		}
+		alpha := rz / pq
+		rr := reduce(n, w, func(lo, hi int) float64 {
+			s := 0.0
+			for i := lo; i < hi; i++ {
+				x[i] += alpha * p[i]
+				ri := r[i] - alpha*q[i]
+				r[i] = ri
+				s += ri * ri
+			}
+			return s
+		})
+		rnorm = math.Sqrt(rr)
+		res.Iterations, res.Residual = it, rnorm
+		record(rnorm)
+		if !finite(rnorm) {
+			return res, &BreakdownError{Iteration: it, Quantity: "‖r‖", Value: rnorm}
+		}
+		if rnorm <= res.Target {
+			// Confirm on the true residual; if rounding made the recursion drift,
+			// continue from the true residual with a fresh search direction.
+			tn := trueResidual()
+			res.Residual = tn
+			if tn <= res.Target {
+				return res, nil
+			}
+			if rz, err = restart(it); err != nil {
+				return res, err
+			}
+			continue
+		}
+		M.Apply(r, z)
+		rzNew := dot(r, z, w)
+		if !(rzNew > 0) || math.IsInf(rzNew, 0) {
+			return res, &BreakdownError{Iteration: it, Quantity: "rᵀz", Value: rzNew}
+		}
+		beta := rzNew / rz
+		rz = rzNew
+		forEach(n, w, func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				p[i] = z[i] + beta*p[i]
+			}
+		})
+	}
+	return res, &NotConvergedError{Iterations: res.Iterations, Residual: res.Residual, Target: res.Target}
+}
+
+func isZero(x []float64) bool {
+	for _, v := range x {
+		if v != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }

@@ -1,0 +1,37 @@
+package krylov
+
+import "fmt"
+
+// NotConvergedError is returned when CG reaches its iteration limit before the
+// residual meets the tolerance. x then holds the last iterate.
+type NotConvergedError struct {
+	Iterations int     // iterations performed
+	Residual   float64 // ‖b − A·x‖₂ of the last iterate (recursive residual)
+	Target     float64 // the residual that convergence required
+}
+
+func (e *NotConvergedError) Error() string {
+	return fmt.Sprintf("krylov: CG did not converge in %d iterations: residual %.3e, target %.3e", e.Iterations, e.Residual, e.Target)
+}
+
+// BreakdownError is returned when CG loses the positive definiteness it relies on.
+type BreakdownError struct {
+	Iteration int     // iteration at which it happened (0: before the first update)
+	Quantity  string  // "pᵀAp" or "rᵀz" (or "‖r‖" for a non-finite residual)
+	Value     float64 // the offending value
+}
+
+// Operator reports whether the operator (pᵀAp) rather than the preconditioner caused the
+// breakdown.
+func (e *BreakdownError) Operator() bool { return e.Quantity == "pᵀAp" }
+
+func (e *BreakdownError) Error() string {
+	switch e.Quantity {
+	case "pᵀAp":
+		return fmt.Sprintf("krylov: CG breakdown at iteration %d: pᵀAp = %g: the operator is not symmetric positive definite", e.Iteration, e.Value)
+	case "rᵀz":
+		return fmt.Sprintf("krylov: CG breakdown at iteration %d: rᵀz = %g: the preconditioner is not symmetric positive definite", e.Iteration, e.Value)
+	default:
+		return fmt.Sprintf("krylov: CG breakdown at iteration %d: %s = %g is not finite", e.Iteration, e.Quantity, e.Value)
+	}
+}

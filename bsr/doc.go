@@ -19,11 +19,38 @@
 // has more than 2³¹ scalar entries in some products). Column indices are int32 to halve
 // the index traffic: a block column count never approaches 2³¹.
 //
+// # Building
+//
+// FromBlockTriplets and FromScalarTriplets assemble from coordinates, summing
+// duplicates in input order (two stable counting sorts, no comparison sort), and
+// FromCSR / ToCSR convert to and from the scalar CSR type, which requires a
+// block-conformant scalar pattern. Bad data (indices out of range, NaN, a pattern that
+// is not block-conformant) is an error wrapping ErrInvalid that says where it is.
+//
+// # Operations
+//
+// MulVec and MulTransVec compute y = αAx + βy and y = αAᵀx + βy (the latter without
+// forming Aᵀ); Transpose forms Aᵀ; DiagBlocks and InvertDiag give the (inverted)
+// diagonal blocks of a square-blocked matrix; Scale, AddSamePattern, BlockNorms,
+// FrobeniusNorm, ApproxEqual and ToDense complete the set. Every parallel operation has
+// a …Workers variant taking an explicit goroutine count.
+//
+// # Kernels
+//
+// GemmAcc, GemmTNAcc, GemvAcc and GemvTAcc are the dense block kernels the sparse
+// products are made of, exported for galerkin and amg. The shapes of elasticity AMG
+// (3×3 operator, 3×6 prolongator, 6×6 coarse blocks) have unrolled versions generated
+// by gen_kernels.go into kernels_unrolled.go; they keep the generic loops' summation
+// order, so switching between the two never changes results on amd64.
+//
 // # Determinism
 //
 // Parallel kernels split work by block rows with boundaries fixed by the pattern and the
 // worker count, and every output value is produced by one goroutine in a fixed order, so
-// results are bitwise identical for any number of workers.
+// results are bitwise identical for any number of workers. Products with Aᵀ
+// (MulTransVec, Transpose) split the block columns instead: each goroutine walks all
+// block rows in order and keeps only its columns, so each output still receives its
+// terms in block-row order whatever the split.
 //
 // # Errors and panics
 //

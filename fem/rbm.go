@@ -1,0 +1,114 @@
+package fem
+
+import (
+	"fmt"
+	"math"
+
+	"blockamg/bsr"
+)
+
+// RigidBodyModes returns the rigid-body modes of a body whose nodes sit at coords
+// (nodes×dim, row-major, node i owning unknowns dim·i … dim·i+dim−1): the near-null
+// space of linear elasticity that smoothed aggregation needs.
+//
+// dim 3 gives six modes, in PETSc's order (MatNullSpaceCreateRigidBody): translations
+// along x, y, z, then the rotations (y, −x, 0), (0, −z, y), (z, 0, −x). dim 2 gives three:
+// translations along x and y, then the rotation (−y, x).
+//
+// B is the dense (nodes·dim)×k array, row-major, that AMG consumes. Bb is the same data
+// as a block column: nodes×1 blocks of dim×k, block i holding node i's rows, the shape
+// of one block column of a tentative prolongator. Bb.Val aliases B (each node's dim
+// rows of k values are contiguous in both).
+//
+// With orthonormalize the columns are made orthonormal (Euclidean, over the whole
+// vectors) by modified Gram–Schmidt, run twice for orthogonality to round-off; coords
+// whose modes are linearly dependent (all nodes on one line, say) are then an error.
+// Without it, translations are all ones and rotations are the raw coordinate
+// expressions above.
+func RigidBodyModes(coords []float64, dim int, orthonormalize bool) (B []float64, Bb *bsr.Matrix, err error) {
+	if dim != 2 && dim != 3 {
+		return nil, nil, fmt.Errorf("fem: rigid-body modes for dimension %d, want 2 or 3", dim)
+	}
+	if len(coords) == 0 || len(coords)%dim != 0 {
+		return nil, nil, fmt.Errorf("fem: %d coordinates are not a positive multiple of dimension %d", len(coords), dim)
+	}
+	for i, x := range coords {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return nil, nil, fmt.Errorf("fem: coordinate %d of node %d is %v", i%dim, i/dim, x)
+		}
+	}
+	nodes := len(coords) / dim
+	k := 3
+	if dim == 3 {
+		k = 6
+	}
+	n := nodes * dim
+	B = make([]float64, n*k)
+	for p := 0; p < nodes; p++ {
+		row := B[p*dim*k : (p+1)*dim*k] // dim rows of k
+		if dim == 2 {
+			x, y := coords[2*p], coords[2*p+1]
+			row[0], row[k+1] = 1, 1
+			row[2], row[k+2] = -y, x
+			continue
+		}
+		x, y, z := coords[3*p], coords[3*p+1], coords[3*p+2]
+		r0, r1, r2 := row[:k], row[k:2*k], row[2*k:]
+		r0[0], r1[1], r2[2] = 1, 1, 1
+		r0[3], r1[3] = y, -x
+		r1[4], r2[4] = -z, y
+		r0[5], r2[5] = z, -x
+	}
+	if orthonormalize {
+		if err := orthonormalizeColumns(B, n, k); err != nil {
+			return nil, nil, err
+		}
+	}
+	rowPtr := make([]int64, nodes+1)
+	for p := range rowPtr {
+		rowPtr[p] = int64(p)
+	}
+	Bb = &bsr.Matrix{BlockRows: nodes, BlockCols: 1, R: dim, C: k,
+		RowPtr: rowPtr, ColIdx: make([]int32, nodes), Val: B}
+	return B, Bb, nil
+}
+
+// dependentTol is the fraction of a column's norm below which what is left after
+// projecting out the previous columns counts as zero: the column is (numerically) in
+// their span.
+const dependentTol = 1e-10
+
+// orthonormalizeColumns makes the k columns of the n×k row-major array b orthonormal by
+// modified Gram–Schmidt, two passes.
+func orthonormalizeColumns(b []float64, n, k int) error {
+	for c := 0; c < k; c++ {
+		orig := colNorm(b, n, k, c)
+		for pass := 0; pass < 2; pass++ {
+			for q := 0; q < c; q++ {
+				dot := 0.0
+				for i := 0; i < n; i++ {
+					dot += b[i*k+q] * b[i*k+c]
+				}
+				for i := 0; i < n; i++ {
+					b[i*k+c] -= dot * b[i*k+q]
+				}
+			}
+		}
+		nrm := colNorm(b, n, k, c)
+		if !(nrm > dependentTol*orig) {
+			return fmt.Errorf("fem: rigid-body mode %d is linearly dependent on the previous ones (norm %.3g of %.3g left): degenerate coordinates", c, nrm, orig)
+		}
+		for i := 0; i < n; i++ {
+			b[i*k+c] /= nrm
+		}
+	}
+	return nil
+}
+
+func colNorm(b []float64, n, k, c int) float64 {
+	s := 0.0
+	for i := 0; i < n; i++ {
+		s += b[i*k+c] * b[i*k+c]
+	}
+	return math.Sqrt(s)
+}

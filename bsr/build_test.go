@@ -184,6 +184,7 @@ func TestFromCSRRejects(t *testing.T) {
 		{"Inf", func(a *CSR) *CSR { a.Val[5] = math.Inf(-1); return a }, 2, 2, "non-finite"},
 		{"row pointer", func(a *CSR) *CSR { a.RowPtr = a.RowPtr[:4]; return a }, 2, 2, "row pointer"},
 		{"row pointer decreases", func(a *CSR) *CSR { a.RowPtr[2] = 3; return a }, 2, 2, "decreases"},
+		{"row pointer passes count", func(a *CSR) *CSR { a.RowPtr[1] = 13; return a }, 2, 2, "CSR row 0"},
 		{"value count", func(a *CSR) *CSR { a.Val = a.Val[:11]; return a }, 2, 2, "values"},
 	}
 	for _, tc := range cases {

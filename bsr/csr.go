@@ -31,8 +31,8 @@ func (a *CSR) Validate() error {
 	}
 	for i := 0; i < a.Rows; i++ {
 		lo, hi := a.RowPtr[i], a.RowPtr[i+1]
-		if hi < lo {
-			return fmt.Errorf("%w: CSR row %d: row pointer decreases", ErrInvalid, i)
+		if hi < lo || hi > nnz {
+			return fmt.Errorf("%w: CSR row %d: row pointer decreases or passes the entry count", ErrInvalid, i)
 		}
 		prev := int32(-1)
 		for k := lo; k < hi; k++ {

@@ -22,11 +22,15 @@ type Matrix struct {
 // and colIdx, with zeroed values. It validates the pattern.
 func New(blockRows, blockCols, r, c int, rowPtr []int64, colIdx []int32) (*Matrix, error) {
 	m := &Matrix{BlockRows: blockRows, BlockCols: blockCols, R: r, C: c, RowPtr: rowPtr, ColIdx: colIdx}
-	if r < 1 || c < 1 {
-		return nil, fmt.Errorf("bsr: block shape %d×%d: both sides must be at least 1", r, c)
+	if err := checkDims(blockRows, blockCols, r, c); err != nil {
+		return nil, err
 	}
 	if len(rowPtr) != blockRows+1 {
-		return nil, fmt.Errorf("bsr: row pointer has length %d, want %d", len(rowPtr), blockRows+1)
+		return nil, fmt.Errorf("%w: row pointer has length %d, want %d", ErrInvalid, len(rowPtr), blockRows+1)
+	}
+	// Check the block count before sizing Val with it.
+	if nnz := rowPtr[blockRows]; nnz < 0 || int64(len(colIdx)) != nnz {
+		return nil, fmt.Errorf("%w: %d column indices for %d blocks", ErrInvalid, len(colIdx), nnz)
 	}
 	m.Val = make([]float64, rowPtr[blockRows]*int64(r*c))
 	if err := m.Validate(); err != nil {
@@ -145,8 +149,8 @@ func (m *Matrix) Validate() error {
 	}
 	for i := 0; i < m.BlockRows; i++ {
 		lo, hi := m.RowPtr[i], m.RowPtr[i+1]
-		if hi < lo {
-			return fmt.Errorf("%w: block row %d: row pointer decreases", ErrInvalid, i)
+		if hi < lo || hi > nnz {
+			return fmt.Errorf("%w: block row %d: row pointer decreases or passes the block count", ErrInvalid, i)
 		}
 		prev := int32(-1)
 		for k := lo; k < hi; k++ {

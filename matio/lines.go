@@ -1,0 +1,133 @@
+package matio
+
+import (
+	"bufio"
+	"errors"
+	"io"
+	"os"
+)
+
+// bufSize is the read buffer: large enough that refills are rare and a line never
+// straddles more than one refill.
+const bufSize = 1 << 20
+
+// maxLine bounds a single text line (comments included). A longer "line" means binary
+// garbage or a missing newline convention, and buffering it would only waste memory.
+const maxLine = 16 << 20
+
+// lineReader hands out the lines of a text file without copying them.
+type lineReader struct {
+	r     *bufio.Reader
+	file  string
+	line  int   // number of the line last returned (1-based)
+	bytes int64 // bytes consumed so far, terminators included
+	// unterminated is set when the last line returned had no newline: the end of a
+	// file cut short. Data lines must end with one, otherwise a file truncated inside
+	// its last number would read as a valid, wrong, value.
+	unterminated bool
+	long  []byte
+}
+
+func newLineReader(r io.Reader, file string) *lineReader {
+	return &lineReader{r: bufio.NewReaderSize(r, bufSize), file: file}
+}
+
+// next returns the next line without its "\n" or "\r\n" terminator, or io.EOF when the
+// input is exhausted. The slice is only valid until the next call. Any other error is a
+// *ParseError.
+func (lr *lineReader) next() ([]byte, error) {
+	b, err := lr.r.ReadSlice('\n')
+	if errors.Is(err, bufio.ErrBufferFull) {
+		lr.long = append(lr.long[:0], b...)
+		for errors.Is(err, bufio.ErrBufferFull) {
+			if len(lr.long) > maxLine {
+				return nil, lineErr(lr.file, lr.line+1, nil, "line longer than %d bytes (not a text file?)", maxLine)
+			}
+			b, err = lr.r.ReadSlice('\n')
+			lr.long = append(lr.long, b...)
+		}
+		b = lr.long
+	}
+	if err != nil && err != io.EOF {
+		return nil, lineErr(lr.file, lr.line+1, err, "read failed")
+	}
+	if len(b) == 0 {
+		return nil, io.EOF
+	}
+	lr.line++
+	lr.bytes += int64(len(b))
+	lr.unterminated = b[len(b)-1] != '\n'
+	if !lr.unterminated {
+		b = b[:len(b)-1]
+		if n := len(b); n > 0 && b[n-1] == '\r' {
+			b = b[:n-1]
+		}
+	}
+	return b, nil
+}
+
+// fields splits b at runs of blanks (space, tab) and appends the fields to dst.
+func fields(b []byte, dst [][]byte) [][]byte {
+	i := 0
+	for {
+		for i < len(b) && (b[i] == ' ' || b[i] == '\t') {
+			i++
+		}
+		if i == len(b) {
+			return dst
+		}
+		s := i
+		for i < len(b) && b[i] != ' ' && b[i] != '\t' {
+			i++
+		}
+		dst = append(dst, b[s:i])
+	}
+}
+
+// blank reports whether b holds only blanks.
+func blank(b []byte) bool {
+	for _, c := range b {
+		if c != ' ' && c != '\t' {
+			return false
+		}
+	}
+	return true
+}
+
+// parseUint parses an unsigned decimal integer of at most 18 digits (so it cannot
+// overflow int64). It is the fast path for Matrix Market indices; ok is false for
+// anything else, including signs, spaces and empty input.
+func parseUint(b []byte) (n int64, ok bool) {
+	if len(b) == 0 || len(b) > 18 {
+		return 0, false
+	}
+	for _, c := range b {
+		d := c - '0'
+		if d > 9 {
+			return 0, false
+		}
+		n = n*10 + int64(d)
+	}
+	return n, true
+}
+
+// remaining returns how many bytes r can still deliver when that is cheap to know, or
+// -1. Readers use it to refuse headers that promise more data than the input holds
+// before allocating anything from them.
+func remaining(r io.Reader) int64 {
+	switch v := r.(type) {
+	case interface{ Len() int }: // bytes.Reader, strings.Reader, bytes.Buffer
+		return int64(v.Len())
+	case *os.File:
+		st, err := v.Stat()
+		if err != nil || !st.Mode().IsRegular() {
+			return -1
+		}
+		pos, err := v.Seek(0, io.SeekCurrent)
+		if err != nil {
+			return -1
+		}
+		return st.Size() - pos
+	}
+	return -1
+}

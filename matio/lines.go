@@ -25,7 +25,7 @@ type lineReader struct {
 	// file cut short. Data lines must end with one, otherwise a file truncated inside
 	// its last number would read as a valid, wrong, value.
 	unterminated bool
-	long  []byte
+	long         []byte
 }
 
 func newLineReader(r io.Reader, file string) *lineReader {

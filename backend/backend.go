@@ -1,0 +1,85 @@
+package backend
+
+import "blockamg/bsr"
+
+// Vector is a dense float64 vector owned by a Backend. Its storage is opaque (host
+// memory for the CPU, device memory for a GPU).
+type Vector interface {
+	// Len returns the number of entries.
+	Len() int
+	// Free releases the storage. The vector must not be used afterwards; freeing twice
+	// is a no-op.
+	Free()
+}
+
+// Matrix is a BSR operator uploaded to a Backend.
+type Matrix interface {
+	// Dims returns the block dimensions and the block shape, as in bsr.Matrix.
+	Dims() (blockRows, blockCols, r, c int)
+	// Free releases the storage; freeing twice is a no-op.
+	Free()
+}
+
+// BlockDiag is a block-diagonal operator of square blocks uploaded to a Backend, such
+// as the inverted diagonal blocks of a block-Jacobi preconditioner.
+type BlockDiag interface {
+	// Dims returns the number of blocks and their size.
+	Dims() (blocks, b int)
+	// Free releases the storage; freeing twice is a no-op.
+	Free()
+}
+
+// Backend is a set of vector and BSR primitives on one device. A Backend is not safe
+// for concurrent use by several goroutines.
+type Backend interface {
+	// Name identifies the implementation and device, e.g. "cpu" or "cuda:0 NVIDIA H200".
+	Name() string
+
+	// NewVector allocates a zero-filled vector of n entries.
+	NewVector(n int) (Vector, error)
+	// UploadMatrix copies m to the backend. withTranspose also prepares Aᵀ for
+	// SpMVTrans (a GPU stores it explicitly, built once, so that the transposed product
+	// is a deterministic gather).
+	UploadMatrix(m *bsr.Matrix, withTranspose bool) (Matrix, error)
+	// UploadBlockDiag copies blocks row-major b×b blocks, stored consecutively in vals.
+	UploadBlockDiag(blocks, b int, vals []float64) (BlockDiag, error)
+
+	// Upload copies src into dst (len(src) == dst.Len()).
+	Upload(dst Vector, src []float64)
+	// Download copies src into dst (len(dst) == src.Len()).
+	Download(dst []float64, src Vector)
+	// Copy sets dst = src.
+	Copy(dst, src Vector)
+	// Zero sets every entry of v to 0.
+	Zero(v Vector)
+
+	// SpMV computes y = alpha·A·x + beta·y.
+	SpMV(alpha float64, a Matrix, x Vector, beta float64, y Vector)
+	// SpMVTrans computes y = alpha·Aᵀ·x + beta·y; A must have been uploaded
+	// withTranspose.
+	SpMVTrans(alpha float64, a Matrix, x Vector, beta float64, y Vector)
+	// BlockDiagApply computes y = D·x (x and y distinct).
+	BlockDiagApply(d BlockDiag, x, y Vector)
+
+	// Axpby computes y = a·x + b·y.
+	Axpby(a float64, x Vector, b float64, y Vector)
+	// Scale computes x = a·x.
+	Scale(a float64, x Vector)
+	// Vmul computes z = a·x∘y + b·z, ∘ the entrywise product (z may alias neither).
+	Vmul(a float64, x, y Vector, b float64, z Vector)
+	// Dot returns xᵀy, summed in a fixed order.
+	Dot(x, y Vector) float64
+	// Norm returns the Euclidean norm of x, √(xᵀx).
+	Norm(x Vector) float64
+
+	// SetPhase names the phase that later host↔device copies are counted under, and
+	// returns the previous name.
+	SetPhase(name string) (previous string)
+	// Counters returns the backend's transfer counters.
+	Counters() *Counters
+	// Err waits for queued work and returns the first device failure, if any.
+	Err() error
+	// Close releases the backend's own resources (not the vectors and matrices, which
+	// must be freed first). A closed backend must not be used.
+	Close() error
+}

@@ -1,0 +1,355 @@
+package backendtest
+
+import (
+	"fmt"
+	"math"
+	"testing"
+
+	"blockamg/backend"
+	"blockamg/bsr"
+)
+
+// TestAll runs every test of the suite as a subtest.
+func TestAll(t *testing.T, be backend.Backend) {
+	t.Run("Vectors", func(t *testing.T) { TestVectors(t, be) })
+	t.Run("DotNorm", func(t *testing.T) { TestDotNorm(t, be) })
+	t.Run("SpMV", func(t *testing.T) { TestSpMV(t, be) })
+	t.Run("SpMVTrans", func(t *testing.T) { TestSpMVTrans(t, be) })
+	t.Run("BlockDiag", func(t *testing.T) { TestBlockDiag(t, be) })
+	t.Run("PCG", func(t *testing.T) { TestPCG(t, be) })
+}
+
+// vectorSizes covers empty, tiny, odd and multi-block lengths.
+var vectorSizes = []int{0, 1, 7, 255, 1000, 100003}
+
+// TestVectors checks Upload/Download, Zero, Copy, Axpby, Scale and Vmul against plain
+// loops, with NaN-poisoned outputs where the operation must not read them.
+func TestVectors(t *testing.T, be backend.Backend) {
+	for _, n := range vectorSizes {
+		rng := newRand(uint64(n) + 1)
+		xs, ys, zs := randVec(rng, n), randVec(rng, n), randVec(rng, n)
+		x, y, z := vector(t, be, xs), vector(t, be, ys), vector(t, be, zs)
+
+		if got := download(t, be, x); !bitsEqual(got, xs) {
+			t.Fatalf("n=%d: Download(Upload(x)) differs from x", n)
+		}
+		if x.Len() != n {
+			t.Fatalf("n=%d: Len() = %d", n, x.Len())
+		}
+		check := func(op string, got, want []float64) {
+			t.Helper()
+			if e := relErr(got, want); e > Tol {
+				t.Errorf("n=%d %s: relative error %.3g > %g", n, op, e, Tol)
+			}
+		}
+		// y = 2.5x - 0.75y
+		be.Axpby(2.5, x, -0.75, y)
+		want := make([]float64, n)
+		for i := range want {
+			want[i] = 2.5*xs[i] - 0.75*ys[i]
+		}
+		check("Axpby", download(t, be, y), want)
+		// beta = 0 must not read y.
+		be.Upload(y, nanVec(n))
+		be.Axpby(-3, x, 0, y)
+		for i := range want {
+			want[i] = -3 * xs[i]
+		}
+		check("Axpby beta=0 over NaN", download(t, be, y), want)
+
+		be.Upload(y, ys)
+		be.Scale(0.5, y)
+		for i := range want {
+			want[i] = 0.5 * ys[i]
+		}
+		check("Scale", download(t, be, y), want)
+
+		be.Upload(y, ys)
+		be.Vmul(1.5, x, y, 2, z)
+		for i := range want {
+			want[i] = 1.5*xs[i]*ys[i] + 2*zs[i]
+		}
+		check("Vmul", download(t, be, z), want)
+		be.Upload(z, nanVec(n))
+		be.Vmul(-1, x, y, 0, z)
+		for i := range want {
+			want[i] = -xs[i] * ys[i]
+		}
+		check("Vmul beta=0 over NaN", download(t, be, z), want)
+
+		be.Upload(z, nanVec(n))
+		be.Copy(z, x)
+		if got := download(t, be, z); !bitsEqual(got, xs) {
+			t.Errorf("n=%d: Copy differs from its source", n)
+		}
+		be.Upload(z, nanVec(n))
+		be.Zero(z)
+		for i, v := range download(t, be, z) {
+			if v != 0 {
+				t.Fatalf("n=%d: Zero left z[%d] = %v", n, i, v)
+			}
+		}
+		if got := download(t, be, x); !bitsEqual(got, xs) {
+			t.Errorf("n=%d: an operation modified its input x", n)
+		}
+		x.Free()
+		y.Free()
+		z.Free()
+		x.Free() // a second Free is a no-op
+	}
+	if err := be.Err(); err != nil {
+		t.Fatal(err)
+	}
+	// A new vector is zero-filled.
+	v, err := be.NewVector(1001)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, e := range download(t, be, v) {
+		if e != 0 {
+			t.Fatalf("NewVector: entry %d = %v, want 0", i, e)
+		}
+	}
+	v.Free()
+}
+
+// TestDotNorm checks Dot and Norm against a compensated sum, and that repeated calls
+// give the same bits.
+func TestDotNorm(t *testing.T, be backend.Backend) {
+	for _, n := range append(vectorSizes, 1<<20+3) {
+		rng := newRand(uint64(n) + 77)
+		xs, ys := randVec(rng, n), randVec(rng, n)
+		x, y := vector(t, be, xs), vector(t, be, ys)
+		// Kahan-summed reference.
+		var s, comp, ss, comp2 float64
+		for i := range xs {
+			p := xs[i]*ys[i] - comp
+			u := s + p
+			comp = (u - s) - p
+			s = u
+			q := xs[i]*xs[i] - comp2
+			w := ss + q
+			comp2 = (w - ss) - q
+			ss = w
+		}
+		d := be.Dot(x, y)
+		// Relative to Σ|xᵢyᵢ|, the scale rounding errors live on.
+		abs := 0.0
+		for i := range xs {
+			abs += math.Abs(xs[i] * ys[i])
+		}
+		if math.Abs(d-s) > Tol*max(abs, 1e-300) || math.IsNaN(d) {
+			t.Errorf("n=%d: Dot = %.17g, want %.17g", n, d, s)
+		}
+		nrm := be.Norm(x)
+		if want := math.Sqrt(ss); math.Abs(nrm-want) > Tol*max(want, 1e-300) || math.IsNaN(nrm) {
+			t.Errorf("n=%d: Norm = %.17g, want %.17g", n, nrm, want)
+		}
+		if d2 := be.Dot(x, y); math.Float64bits(d2) != math.Float64bits(d) {
+			t.Errorf("n=%d: Dot not reproducible: %.17g then %.17g", n, d, d2)
+		}
+		if n == 0 && (d != 0 || nrm != 0) {
+			t.Errorf("empty vectors: Dot %v, Norm %v, want 0", d, nrm)
+		}
+		x.Free()
+		y.Free()
+	}
+	if err := be.Err(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// spmvCase is a matrix shape the products are tested on.
+type spmvCase struct {
+	blockRows, blockCols, r, c, maxPerRow int
+}
+
+// spmvCases covers the specialised shapes (3×3, 3×6, 6×3, 6×6), generic ones, rows
+// much longer than a warp's worth of values, empty matrices and a single block.
+var spmvCases = []spmvCase{
+	{50, 40, 3, 3, 8},
+	{300, 300, 3, 3, 40},
+	{120, 30, 3, 6, 4},
+	{30, 120, 6, 3, 12},
+	{40, 40, 6, 6, 9},
+	{33, 17, 2, 5, 5},
+	{64, 64, 1, 1, 70},
+	{25, 25, 4, 4, 6},
+	{9, 11, 7, 2, 3},
+	{0, 5, 3, 3, 1},
+	{5, 0, 3, 3, 1},
+	{1, 1, 3, 3, 1},
+}
+
+func (c spmvCase) String() string {
+	return fmt.Sprintf("%dx%d blocks of %dx%d", c.blockRows, c.blockCols, c.r, c.c)
+}
+
+// TestSpMV checks y = alpha·A·x + beta·y against the dense product.
+func TestSpMV(t *testing.T, be backend.Backend) { testProduct(t, be, false) }
+
+// TestSpMVTrans checks y = alpha·Aᵀ·x + beta·y against the dense product.
+func TestSpMVTrans(t *testing.T, be backend.Backend) { testProduct(t, be, true) }
+
+func testProduct(t *testing.T, be backend.Backend, trans bool) {
+	for ci, tc := range spmvCases {
+		m := RandomBSR(uint64(100+ci), tc.blockRows, tc.blockCols, tc.r, tc.c, tc.maxPerRow)
+		orig := m.Clone()
+		a, err := be.UploadMatrix(m, trans)
+		if err != nil {
+			t.Fatalf("%v: UploadMatrix: %v", tc, err)
+		}
+		if br, bc, r, c := a.Dims(); br != m.BlockRows || bc != m.BlockCols || r != m.R || c != m.C {
+			t.Fatalf("%v: Dims() = %d %d %d %d", tc, br, bc, r, c)
+		}
+		rows, cols := m.Rows(), m.Cols()
+		in, out := cols, rows
+		if trans {
+			in, out = rows, cols
+		}
+		dense := m.ToDense()
+		rng := newRand(uint64(7 + ci))
+		xs, ys := randVec(rng, in), randVec(rng, out)
+		x := vector(t, be, xs)
+		y := vector(t, be, ys)
+		op := be.SpMV
+		name := "SpMV"
+		if trans {
+			op, name = be.SpMVTrans, "SpMVTrans"
+		}
+		for _, ab := range [][2]float64{{1, 0}, {-0.5, 2}, {2, 1}, {0, 0.5}} {
+			alpha, beta := ab[0], ab[1]
+			start := ys
+			if beta == 0 {
+				start = nanVec(out)
+			}
+			be.Upload(y, start)
+			op(alpha, a, x, beta, y)
+			got := download(t, be, y)
+			want := denseMulVec(dense, rows, cols, trans, alpha, xs, beta, start)
+			if e := relErr(got, want); e > Tol {
+				t.Errorf("%v: %s alpha=%g beta=%g: relative error %.3g > %g", tc, name, alpha, beta, e, Tol)
+			}
+			// Repeat: bitwise the same.
+			be.Upload(y, start)
+			op(alpha, a, x, beta, y)
+			if again := download(t, be, y); !bitsEqual(again, got) {
+				t.Errorf("%v: %s alpha=%g beta=%g: second run differs bitwise", tc, name, alpha, beta)
+			}
+		}
+		if got := download(t, be, x); !bitsEqual(got, xs) {
+			t.Errorf("%v: %s modified x", tc, name)
+		}
+		if !m.SamePattern(orig) || !bitsEqual(m.Val, orig.Val) {
+			t.Errorf("%v: UploadMatrix or %s modified the host matrix", tc, name)
+		}
+		x.Free()
+		y.Free()
+		a.Free()
+	}
+	if err := be.Err(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestBlockDiag checks y = D·x against per-block dense products for several block
+// sizes.
+func TestBlockDiag(t *testing.T, be backend.Backend) {
+	for _, tc := range []struct{ blocks, b int }{{0, 3}, {1, 3}, {1000, 3}, {333, 6}, {77, 1}, {50, 4}} {
+		rng := newRand(uint64(tc.blocks*10 + tc.b))
+		vals := randVec(rng, tc.blocks*tc.b*tc.b)
+		n := tc.blocks * tc.b
+		xs := randVec(rng, n)
+		d, err := be.UploadBlockDiag(tc.blocks, tc.b, vals)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if nb, b := d.Dims(); nb != tc.blocks || b != tc.b {
+			t.Fatalf("Dims() = %d, %d", nb, b)
+		}
+		x, y := vector(t, be, xs), vector(t, be, nanVec(n))
+		be.BlockDiagApply(d, x, y)
+		got := download(t, be, y)
+		want := make([]float64, n)
+		b := tc.b
+		for i := 0; i < tc.blocks; i++ {
+			for r := 0; r < b; r++ {
+				s := 0.0
+				for c := 0; c < b; c++ {
+					s += vals[i*b*b+r*b+c] * xs[i*b+c]
+				}
+				want[i*b+r] = s
+			}
+		}
+		if e := relErr(got, want); e > Tol {
+			t.Errorf("%d blocks of %d: relative error %.3g", tc.blocks, tc.b, e)
+		}
+		x.Free()
+		y.Free()
+		d.Free()
+	}
+	if err := be.Err(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// PCGProblem is the problem TestPCG and cross-backend tests solve: SPDProblem on a
+// 7×7×7 grid (1029 unknowns) and a seeded right-hand side.
+func PCGProblem() (*bsr.Matrix, []float64) {
+	a := SPDProblem(42, 7, 0.05)
+	return a, randVec(newRand(43), a.Rows())
+}
+
+// SolvePCG runs backend.PCG with block Jacobi on a and rhs from a zero guess and
+// returns the solution and the result.
+func SolvePCG(t *testing.T, be backend.Backend, a *bsr.Matrix, rhs []float64, opt backend.PCGOptions) ([]float64, backend.PCGResult) {
+	t.Helper()
+	am, err := be.UploadMatrix(a, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer am.Free()
+	m, err := backend.NewBlockJacobi(be, a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Free()
+	b := vector(t, be, rhs)
+	defer b.Free()
+	x, err := be.NewVector(len(rhs))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer x.Free()
+	res, err := backend.PCG(be, am, m, b, x, opt)
+	if err != nil {
+		t.Fatalf("PCG: %v (after %d iterations)", err, res.Iterations)
+	}
+	return download(t, be, x), res
+}
+
+// TestPCG solves PCGProblem with block-Jacobi PCG and checks the true residual, which
+// is computed here from the dense matrix, and that a second solve repeats the bits.
+func TestPCG(t *testing.T, be backend.Backend) {
+	a, rhs := PCGProblem()
+	opt := backend.PCGOptions{Tol: 1e-10, MaxIter: 2000}
+	x, res := SolvePCG(t, be, a, rhs, opt)
+	ax := denseMulVec(a.ToDense(), a.Rows(), a.Cols(), false, 1, x, 0, nil)
+	var rn, bn float64
+	for i := range rhs {
+		rn += (rhs[i] - ax[i]) * (rhs[i] - ax[i])
+		bn += rhs[i] * rhs[i]
+	}
+	rel := math.Sqrt(rn / bn)
+	if rel > 2*opt.Tol {
+		t.Errorf("true relative residual %.3g after %d iterations, want ≤ %g", rel, res.Iterations, 2*opt.Tol)
+	}
+	if res.Iterations < 5 || res.Iterations > 500 {
+		t.Errorf("%d iterations: outside the plausible range for this problem", res.Iterations)
+	}
+	x2, res2 := SolvePCG(t, be, a, rhs, opt)
+	if res2.Iterations != res.Iterations || !bitsEqual(x, x2) {
+		t.Errorf("second solve differs: %d vs %d iterations, bitwise equal %v", res.Iterations, res2.Iterations, bitsEqual(x, x2))
+	}
+	t.Logf("%s: PCG block Jacobi, %d unknowns: %d iterations, relative residual %.3g (true %.3g)", be.Name(), len(rhs), res.Iterations, res.RelResidual, rel)
+}

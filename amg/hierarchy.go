@@ -1,0 +1,293 @@
+package amg
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"blockamg/bsr"
+	"blockamg/galerkin"
+	"blockamg/krylov"
+)
+
+// Hierarchy is a smoothed-aggregation multigrid hierarchy. Apply runs one V-cycle, so a
+// *Hierarchy is a krylov.Preconditioner. It is not safe for concurrent use: the cycle
+// works in vectors the hierarchy owns.
+type Hierarchy struct {
+	Levels []*Level // finest first
+	Opt    Options  // the options it was set up with (Workers may be changed between calls)
+
+	// Wall time of the last Setup or Update, all levels together.
+	Wall time.Duration
+
+	coarse *cholesky
+}
+
+var _ krylov.Preconditioner = (*Hierarchy)(nil)
+
+// Setup builds the hierarchy for the square-blocked SPD matrix A (b×b blocks) and
+// near-null space ns (A.Rows()×k; nil means ConstantModes, k = b).
+//
+// Each level: strength graph → aggregates → tentative prolongator by per-aggregate QR
+// of the near-null space (giving the coarse near-null space) → block-Jacobi inverse
+// and CG–Lanczos estimate of λ(D⁻¹A) → AggNSmooths Jacobi steps on P → R = Pᵀ →
+// Galerkin Ac = PᵀAP. Coarsening stops at MaxLevels levels, once a level has at most
+// CoarseEqLimit unknowns, or when aggregation no longer reduces the grid; the last
+// level is factored by dense Cholesky.
+//
+// The hierarchy keeps A (it is level 0's operator, not copied); change its values only
+// through Update. Errors wrap ErrOptions, ErrInput or ErrNotSPD and name the level;
+// a singular diagonal block wraps bsr.ErrSingular.
+func Setup(A *bsr.Matrix, ns *NullSpace, opt Options) (*Hierarchy, error) {
+	if opt.GalerkinVariant == "" {
+		opt.GalerkinVariant = galerkin.Auto
+	}
+	if err := opt.Validate(); err != nil {
+		return nil, err
+	}
+	if A == nil || A.BlockRows != A.BlockCols || A.R != A.C {
+		return nil, fmt.Errorf("%w: matrix must have square blocks and as many block rows as block columns", ErrInput)
+	}
+	if err := A.Validate(); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInput, err)
+	}
+	if ns == nil {
+		ns = ConstantModes(A.BlockRows, A.R)
+	}
+	if err := ns.check(); err != nil {
+		return nil, err
+	}
+	if ns.Rows != A.Rows() {
+		return nil, fmt.Errorf("%w: near-null space has %d rows, matrix %d", ErrInput, ns.Rows, A.Rows())
+	}
+	start := time.Now()
+	h := &Hierarchy{Opt: opt}
+	cur := &Level{A: A, B: ns.Data, K: ns.Cols}
+	for {
+		h.Levels = append(h.Levels, cur)
+		l := len(h.Levels) - 1
+		if len(h.Levels) == opt.MaxLevels || (l > 0 && cur.A.Rows() <= opt.CoarseEqLimit) {
+			break
+		}
+		next, err := h.coarsen(l)
+		if err != nil {
+			return nil, err
+		}
+		if next == nil {
+			break
+		}
+		cur = next
+	}
+	if err := h.factorCoarsest(); err != nil {
+		return nil, err
+	}
+	h.allocate()
+	h.Wall = time.Since(start)
+	return h, nil
+}
+
+// coarsen builds level l's transfer operators and returns level l+1, or nil when
+// aggregation leaves nothing to coarsen (no aggregate, or no reduction).
+func (h *Hierarchy) coarsen(l int) (*Level, error) {
+	L := h.Levels[l]
+	A, opt, w := L.A, &h.Opt, h.Opt.Workers
+	b, k := A.R, L.K
+	sw := newStopwatch()
+	g, err := Strength(A, opt.Threshold, w)
+	if err != nil {
+		return nil, fmt.Errorf("level %d: %w", l, err)
+	}
+	sw.lap(&L.Times.Strength)
+	agg := Aggregate(g, l < opt.AggressiveLevels, (k+b-1)/b)
+	sw.lap(&L.Times.Aggregation)
+	if agg.Count == 0 || agg.Count*k >= A.Rows() {
+		return nil, nil
+	}
+	L.Graph, L.Agg = g, agg
+	var Bc []float64
+	L.Ptent, Bc = Tentative(agg, L.B, b, k, w)
+	sw.lap(&L.Times.Tentative)
+	if err := h.setupSmoother(l); err != nil {
+		return nil, err
+	}
+	sw = newStopwatch()
+	X := L.Ptent
+	for s := 0; s < opt.AggNSmooths; s++ {
+		sp := newSmoothPlan(A, X, w)
+		sp.numeric(A, X, L.Dinv, L.Omega, w)
+		L.smooth = append(L.smooth, sp)
+		X = sp.Y
+	}
+	L.P = X
+	sw.lap(&L.Times.Smoothing)
+	L.restrict = newTransposePlan(L.P, w)
+	L.R = L.restrict.R
+	sw.lap(&L.Times.Transpose)
+	L.rap, err = galerkin.Symbolic(A, L.P, opt.GalerkinVariant)
+	if err == nil {
+		err = L.rap.Numeric(A, L.P, w)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("level %d: %w", l, err)
+	}
+	sw.lap(&L.Times.Galerkin)
+	return &Level{A: L.rap.Ac, B: Bc, K: k}, nil
+}
+
+// setupSmoother computes level l's block-diagonal inverse, the spectrum estimate of
+// D⁻¹A, the prolongator weight and the Chebyshev interval.
+func (h *Hierarchy) setupSmoother(l int) error {
+	L := h.Levels[l]
+	opt := &h.Opt
+	sw := newStopwatch()
+	dinv, err := L.A.InvertDiag()
+	if err != nil {
+		return fmt.Errorf("level %d: %w", l, err)
+	}
+	L.Dinv = dinv
+	sw.lap(&L.Times.SmootherSetup)
+	eig, err := krylov.EstimateEigenvalues(matOp{L.A, opt.Workers}, jacobiOp{L.A.R, dinv, opt.Workers},
+		L.A.Rows(), opt.EstEigKSPMaxIt, opt.Workers)
+	var be *krylov.BreakdownError
+	if errors.As(err, &be) {
+		return fmt.Errorf("level %d: %w: eigenvalue estimate: %w", l, ErrNotSPD, err)
+	}
+	if err != nil {
+		return fmt.Errorf("level %d: %w", l, err)
+	}
+	L.Eig = eig
+	L.Omega = opt.ProlongDamping / eig.Max
+	c := opt.ChebyshevEstEig
+	L.ChebMin = c[0]*eig.Min + c[1]*eig.Max
+	L.ChebMax = c[2]*eig.Min + c[3]*eig.Max
+	if !(L.ChebMax > L.ChebMin && L.ChebMin > 0) {
+		return fmt.Errorf("level %d: %w: Chebyshev interval [%g, %g] from λ ∈ [%g, %g] and ChebyshevEstEig %v is not a positive interval",
+			l, ErrOptions, L.ChebMin, L.ChebMax, eig.Min, eig.Max, c)
+	}
+	L.cheb = chebyshev{emin: L.ChebMin, emax: L.ChebMax, degree: opt.SmootherIts}
+	sw.lap(&L.Times.EigEstimate)
+	return nil
+}
+
+// factorCoarsest factors the last level.
+func (h *Hierarchy) factorCoarsest() error {
+	l := len(h.Levels) - 1
+	L := h.Levels[l]
+	sw := newStopwatch()
+	c, err := factorCholesky(L.A)
+	if err != nil {
+		return fmt.Errorf("level %d (coarsest, %d unknowns): %w", l, L.A.Rows(), err)
+	}
+	h.coarse = c
+	sw.lap(&L.Times.CoarseFactor)
+	return nil
+}
+
+// allocate creates the cycle's work vectors.
+func (h *Hierarchy) allocate() {
+	for l, L := range h.Levels {
+		n := L.A.Rows()
+		if l > 0 {
+			L.x, L.b = make([]float64, n), make([]float64, n)
+		}
+		if l < len(h.Levels)-1 {
+			L.r, L.d = make([]float64, n), make([]float64, n)
+		}
+	}
+}
+
+// Update recomputes every value of the hierarchy for new values of the fine matrix A,
+// whose pattern must be the one given to Setup (else an error wrapping ErrPattern),
+// keeping every pattern and plan: the strength graph, aggregates, tentative
+// prolongator and coarse near-null spaces, the patterns of the smoothed prolongators,
+// of R and of the coarse operators. Redone: block-diagonal inverses, eigenvalue
+// estimates, ω and Chebyshev intervals, the smoothed P's values, R = Pᵀ, the Galerkin
+// products and the coarse factorisation. This is PETSc's -pc_gamg_reuse_interpolation
+// with the prolongator re-smoothed for the new operator. The result is bitwise
+// identical to what Setup would build with the same aggregates.
+//
+// A may be the very matrix given to Setup, modified in place. On error the hierarchy
+// is unusable until a successful Update.
+func (h *Hierarchy) Update(A *bsr.Matrix) error {
+	L0 := h.Levels[0]
+	if A == nil || !A.SamePattern(L0.A) {
+		return fmt.Errorf("%w: new matrix does not have the set-up pattern", ErrPattern)
+	}
+	if err := A.Validate(); err != nil {
+		return fmt.Errorf("%w: %w", ErrInput, err)
+	}
+	start := time.Now()
+	L0.A = A
+	w := h.Opt.Workers
+	for l := 0; l < len(h.Levels)-1; l++ {
+		L := h.Levels[l]
+		L.Times = PhaseTimes{}
+		if err := h.setupSmoother(l); err != nil {
+			return err
+		}
+		sw := newStopwatch()
+		X := L.Ptent
+		for _, sp := range L.smooth {
+			sp.numeric(L.A, X, L.Dinv, L.Omega, w)
+			X = sp.Y
+		}
+		sw.lap(&L.Times.Smoothing)
+		L.restrict.numeric(L.P, w)
+		sw.lap(&L.Times.Transpose)
+		if err := L.rap.Numeric(L.A, L.P, w); err != nil {
+			return fmt.Errorf("level %d: %w", l, err)
+		}
+		sw.lap(&L.Times.Galerkin)
+	}
+	h.Levels[len(h.Levels)-1].Times = PhaseTimes{}
+	if err := h.factorCoarsest(); err != nil {
+		return err
+	}
+	h.Wall = time.Since(start)
+	return nil
+}
+
+// Apply runs one V-cycle from a zero initial guess: z ≈ A⁻¹·r. It does not modify r.
+func (h *Hierarchy) Apply(r, z []float64) {
+	if len(r) != h.Levels[0].A.Rows() || len(z) != len(r) {
+		panic("amg: Apply: vector length mismatch")
+	}
+	h.cycle(0, r, z)
+}
+
+// cycle solves approximately A_l·x = b from x = 0.
+func (h *Hierarchy) cycle(l int, b, x []float64) {
+	L := h.Levels[l]
+	w := h.Opt.Workers
+	if l == len(h.Levels)-1 {
+		h.coarse.solve(b, x)
+		return
+	}
+	L.cheb.apply(L.A, L.Dinv, b, x, L.d, true, w)
+	residual(L.A, b, x, L.r, w)
+	C := h.Levels[l+1]
+	L.R.MulVecWorkers(w, 1, L.r, 0, C.b)
+	h.cycle(l+1, C.b, C.x)
+	L.P.MulVecWorkers(w, 1, C.x, 1, x)
+	L.cheb.apply(L.A, L.Dinv, b, x, L.d, false, w)
+}
+
+// Operator returns the fine matrix as a krylov.Operator (y = A·x on Opt.Workers).
+func (h *Hierarchy) Operator() krylov.Operator { return matOp{h.Levels[0].A, h.Opt.Workers} }
+
+// matOp is a BSR matrix as a krylov.Operator.
+type matOp struct {
+	A       *bsr.Matrix
+	workers int
+}
+
+func (o matOp) Apply(x, y []float64) { o.A.MulVecWorkers(o.workers, 1, x, 0, y) }
+
+// jacobiOp applies block-diagonal inverses as a krylov.Preconditioner.
+type jacobiOp struct {
+	b       int
+	dinv    []float64
+	workers int
+}
+
+func (j jacobiOp) Apply(r, z []float64) { jacobiScale(j.b, j.dinv, r, z, 1, j.workers) }

@@ -1,0 +1,81 @@
+package amg
+
+// LevelInfo summarises one level for tables and JSON.
+type LevelInfo struct {
+	Level      int   `json:"level"`
+	Rows       int   `json:"rows"`       // scalar unknowns
+	BlockRows  int   `json:"block_rows"` // nodes
+	BlockSize  int   `json:"block_size"` // b of the b×b blocks of A
+	NNZBlocks  int64 `json:"nnz_blocks"` // stored blocks of A
+	NNZ        int64 `json:"nnz"`        // stored scalars of A (NNZBlocks·b²)
+	Bytes      int64 `json:"bytes"`      // memory of A (pattern and values)
+	Aggregates int   `json:"aggregates"` // nodes of the next level (0 on the coarsest)
+
+	// Prolongator to the next level (zero on the coarsest): PBlockRows×PBlockCols
+	// blocks of PR×PC.
+	PBlockRows int   `json:"p_block_rows"`
+	PBlockCols int   `json:"p_block_cols"`
+	PR         int   `json:"p_r"`
+	PC         int   `json:"p_c"`
+	PNNZBlocks int64 `json:"p_nnz_blocks"`
+	PBytes     int64 `json:"p_bytes"` // P and R = Pᵀ together
+
+	EigMin  float64 `json:"eig_min"` // estimates of the spectrum of D⁻¹A
+	EigMax  float64 `json:"eig_max"`
+	Omega   float64 `json:"omega"`    // prolongator smoothing weight
+	ChebMin float64 `json:"cheb_min"` // Chebyshev interval
+	ChebMax float64 `json:"cheb_max"`
+
+	Times PhaseTimes `json:"times"` // of the last Setup or Update
+}
+
+// Info returns one LevelInfo per level, finest first.
+func (h *Hierarchy) Info() []LevelInfo {
+	out := make([]LevelInfo, len(h.Levels))
+	for l, L := range h.Levels {
+		A := L.A
+		li := LevelInfo{
+			Level: l, Rows: A.Rows(), BlockRows: A.BlockRows, BlockSize: A.R,
+			NNZBlocks: A.NNZBlocks(), NNZ: A.NNZBlocks() * int64(A.R*A.C), Bytes: A.Bytes(),
+			EigMin: L.Eig.Min, EigMax: L.Eig.Max, Omega: L.Omega,
+			ChebMin: L.ChebMin, ChebMax: L.ChebMax, Times: L.Times,
+		}
+		if L.P != nil {
+			li.Aggregates = L.Agg.Count
+			li.PBlockRows, li.PBlockCols, li.PR, li.PC = L.P.BlockRows, L.P.BlockCols, L.P.R, L.P.C
+			li.PNNZBlocks = L.P.NNZBlocks()
+			li.PBytes = L.P.Bytes() + L.R.Bytes()
+		}
+		out[l] = li
+	}
+	return out
+}
+
+// GridComplexity returns Σ rows of all levels / rows of the finest.
+func (h *Hierarchy) GridComplexity() float64 {
+	s := 0
+	for _, L := range h.Levels {
+		s += L.A.Rows()
+	}
+	return float64(s) / float64(h.Levels[0].A.Rows())
+}
+
+// OperatorComplexity returns Σ stored scalars of all level operators / those of the
+// finest (the usual memory and work measure of AMG).
+func (h *Hierarchy) OperatorComplexity() float64 {
+	s := int64(0)
+	for _, L := range h.Levels {
+		s += L.A.NNZBlocks() * int64(L.A.R*L.A.C)
+	}
+	A := h.Levels[0].A
+	return float64(s) / float64(A.NNZBlocks()*int64(A.R*A.C))
+}
+
+// Times returns the phase times of the last Setup or Update summed over levels.
+func (h *Hierarchy) Times() PhaseTimes {
+	var t PhaseTimes
+	for _, L := range h.Levels {
+		t = t.Add(L.Times)
+	}
+	return t
+}

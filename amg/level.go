@@ -1,0 +1,88 @@
+package amg
+
+import (
+	"time"
+
+	"blockamg/bsr"
+	"blockamg/galerkin"
+	"blockamg/krylov"
+)
+
+// Level is one grid of the hierarchy. Its fields are exposed read-only for
+// inspection, tests and the GPU upload; Update rewrites the values in place.
+type Level struct {
+	// A is the operator: the caller's matrix on level 0, the Galerkin product
+	// PᵀAP of the finer level above. Square blocks of b×b (b = A.R).
+	A *bsr.Matrix
+	// B is the near-null space of this level, node-blocked row-major (A.Rows()×K):
+	// the caller's on level 0, the stacked QR factors R of the finer level's
+	// aggregates below it.
+	B []float64
+	K int // near-null vectors, the block size of the next coarser level
+
+	// Graph, Agg, Ptent and P are nil on the coarsest level.
+	Graph *Graph               // strength of connection between nodes
+	Agg   *Aggregates          // the aggregates: nodes of the next level
+	Ptent *bsr.Matrix          // tentative prolongator, one b×K block per aggregated node
+	P     *bsr.Matrix          // smoothed prolongator (Ptent itself when AggNSmooths is 0)
+	R     *bsr.Matrix          // restriction Pᵀ, stored explicitly
+	Dinv  []float64            // inverses of A's diagonal blocks (not on the coarsest level)
+	Eig   krylov.EigenEstimate // spectrum estimate of D⁻¹A
+	Omega float64              // prolongator smoothing weight ProlongDamping/λmax
+
+	// Chebyshev interval of the smoother (from Eig and ChebyshevEstEig).
+	ChebMin, ChebMax float64
+
+	// Times of the last Setup or Update.
+	Times PhaseTimes
+
+	smooth   []*smoothPlan // AggNSmooths smoothing steps, each with its fixed pattern
+	restrict *transposePlan
+	rap      *galerkin.Plan
+	cheb     chebyshev
+
+	x, b, r, d []float64 // cycle work vectors (x and b borrowed on level 0)
+}
+
+// PhaseTimes is the wall time of each set-up phase on one level. Strength,
+// Aggregation and Tentative are symbolic (first Setup only); the others are redone
+// by Update.
+type PhaseTimes struct {
+	Strength      time.Duration `json:"strength_ns"`
+	Aggregation   time.Duration `json:"aggregation_ns"`
+	Tentative     time.Duration `json:"tentative_ns"`
+	SmootherSetup time.Duration `json:"smoother_setup_ns"` // block-diagonal inverse
+	EigEstimate   time.Duration `json:"eig_estimate_ns"`   // CG–Lanczos on D⁻¹A
+	Smoothing     time.Duration `json:"smoothing_ns"`      // P = (I − ωD⁻¹A)·P_tent, pattern and values
+	Transpose     time.Duration `json:"transpose_ns"`      // R = Pᵀ
+	Galerkin      time.Duration `json:"galerkin_ns"`       // Ac = PᵀAP, symbolic and numeric
+	CoarseFactor  time.Duration `json:"coarse_factor_ns"`  // dense Cholesky (coarsest level)
+}
+
+// Total returns the sum of the phases.
+func (p PhaseTimes) Total() time.Duration {
+	return p.Strength + p.Aggregation + p.Tentative + p.SmootherSetup + p.EigEstimate +
+		p.Smoothing + p.Transpose + p.Galerkin + p.CoarseFactor
+}
+
+// Add returns the phase-wise sum of p and q.
+func (p PhaseTimes) Add(q PhaseTimes) PhaseTimes {
+	return PhaseTimes{
+		Strength: p.Strength + q.Strength, Aggregation: p.Aggregation + q.Aggregation,
+		Tentative: p.Tentative + q.Tentative, SmootherSetup: p.SmootherSetup + q.SmootherSetup,
+		EigEstimate: p.EigEstimate + q.EigEstimate, Smoothing: p.Smoothing + q.Smoothing,
+		Transpose: p.Transpose + q.Transpose, Galerkin: p.Galerkin + q.Galerkin,
+		CoarseFactor: p.CoarseFactor + q.CoarseFactor,
+	}
+}
+
+// stopwatch adds the time since the last call to a phase.
+type stopwatch struct{ t time.Time }
+
+func newStopwatch() stopwatch { return stopwatch{time.Now()} }
+
+func (s *stopwatch) lap(d *time.Duration) {
+	now := time.Now()
+	*d += now.Sub(s.t)
+	s.t = now
+}

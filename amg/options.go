@@ -1,0 +1,108 @@
+package amg
+
+import (
+	"fmt"
+	"math"
+
+	"blockamg/galerkin"
+)
+
+// Options controls the set-up and the cycle. Field names follow PETSc GAMG's options;
+// DefaultOptions gives GAMG's defaults. The zero value is not valid.
+type Options struct {
+	// Threshold drops weak edges from the strength graph: nodes i and j are connected
+	// when ‖A_ij‖_F / √(‖A_ii‖_F‖A_jj‖_F) > Threshold. 0 keeps every non-zero block; a
+	// negative value keeps every stored block, explicit zeros included.
+	// -pc_gamg_threshold, default 0.
+	Threshold float64
+	// AggNSmooths is the number of Jacobi smoothing steps applied to the tentative
+	// prolongator: 0 gives plain aggregation, 1 classical smoothed aggregation.
+	// -pc_gamg_agg_nsmooths, default 1.
+	AggNSmooths int
+	// AggressiveLevels is the number of finest levels aggregated on the squared
+	// strength graph (distance-2 MIS, large aggregates); coarser levels use a
+	// distance-1 MIS. -pc_gamg_aggressive_coarsening, default 1.
+	AggressiveLevels int
+	// CoarseEqLimit stops coarsening once a level has at most this many scalar
+	// unknowns; that level is solved by dense Cholesky. -pc_gamg_coarse_eq_limit,
+	// default 50.
+	CoarseEqLimit int
+	// MaxLevels bounds the number of levels, the finest included. -pc_mg_levels,
+	// default 10 (PETSC_MG_MAXLEVELS).
+	MaxLevels int
+	// EstEigKSPMaxIt is the number of CG–Lanczos steps that estimate the spectrum of
+	// D⁻¹A on each level (for ω and the Chebyshev bounds).
+	// -pc_gamg_esteig_ksp_max_it, default 10.
+	EstEigKSPMaxIt int
+	// ProlongDamping sets the prolongator smoothing weight ω = ProlongDamping/λmax(D⁻¹A).
+	// Default 4/3 (PyAMG's classical choice; PETSc GAMG hard-codes 1.4).
+	ProlongDamping float64
+	// SmootherIts is the Chebyshev degree, applied before and after the coarse
+	// correction. -mg_levels_ksp_max_it, default 2.
+	SmootherIts int
+	// ChebyshevEstEig maps the estimates λmin, λmax of D⁻¹A onto the Chebyshev interval
+	// [a·λmin + b·λmax, c·λmin + d·λmax] for {a, b, c, d}.
+	// -mg_levels_ksp_chebyshev_esteig, default {0, 0.1, 0, 1.1}.
+	ChebyshevEstEig [4]float64
+	// GalerkinVariant selects the PᵀAP algorithm; galerkin.Auto lets its planner choose.
+	// Default galerkin.Auto.
+	GalerkinVariant galerkin.Variant
+	// Workers bounds the goroutines of every parallel phase (<= 0: GOMAXPROCS). Results
+	// are bitwise identical for any value.
+	Workers int
+}
+
+// DefaultOptions returns PETSc GAMG's defaults for smoothed aggregation.
+func DefaultOptions() Options {
+	return Options{
+		Threshold:        0,
+		AggNSmooths:      1,
+		AggressiveLevels: 1,
+		CoarseEqLimit:    50,
+		MaxLevels:        10,
+		EstEigKSPMaxIt:   10,
+		ProlongDamping:   4.0 / 3.0,
+		SmootherIts:      2,
+		ChebyshevEstEig:  [4]float64{0, 0.1, 0, 1.1},
+		GalerkinVariant:  galerkin.Auto,
+	}
+}
+
+// Validate reports the first option outside its range.
+func (o *Options) Validate() error {
+	switch {
+	case math.IsNaN(o.Threshold) || math.IsInf(o.Threshold, 0):
+		return fmt.Errorf("%w: Threshold %g is not finite", ErrOptions, o.Threshold)
+	case o.AggNSmooths < 0:
+		return fmt.Errorf("%w: AggNSmooths %d < 0", ErrOptions, o.AggNSmooths)
+	case o.AggressiveLevels < 0:
+		return fmt.Errorf("%w: AggressiveLevels %d < 0", ErrOptions, o.AggressiveLevels)
+	case o.CoarseEqLimit < 1:
+		return fmt.Errorf("%w: CoarseEqLimit %d < 1", ErrOptions, o.CoarseEqLimit)
+	case o.MaxLevels < 1:
+		return fmt.Errorf("%w: MaxLevels %d < 1", ErrOptions, o.MaxLevels)
+	case o.EstEigKSPMaxIt < 1:
+		return fmt.Errorf("%w: EstEigKSPMaxIt %d < 1", ErrOptions, o.EstEigKSPMaxIt)
+	case !(o.ProlongDamping > 0 && o.ProlongDamping < 2):
+		return fmt.Errorf("%w: ProlongDamping %g outside (0, 2)", ErrOptions, o.ProlongDamping)
+	case o.SmootherIts < 1:
+		return fmt.Errorf("%w: SmootherIts %d < 1", ErrOptions, o.SmootherIts)
+	}
+	for _, v := range o.ChebyshevEstEig {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("%w: ChebyshevEstEig %v is not finite", ErrOptions, o.ChebyshevEstEig)
+		}
+	}
+	switch o.GalerkinVariant {
+	case galerkin.Auto, "":
+	default:
+		ok := false
+		for _, v := range galerkin.Variants {
+			ok = ok || v == o.GalerkinVariant
+		}
+		if !ok {
+			return fmt.Errorf("%w: unknown GalerkinVariant %q", ErrOptions, o.GalerkinVariant)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,157 @@
+package amg
+
+import (
+	"fmt"
+	"math"
+
+	"blockamg/bsr"
+	"blockamg/internal/par"
+)
+
+// Graph is the strength-of-connection graph between the nodes (block rows) of a level:
+// symmetric, without self-loops, each adjacency list sorted.
+type Graph struct {
+	Nodes  int
+	RowPtr []int64 // len Nodes+1
+	Adj    []int32 // neighbours of node i: Adj[RowPtr[i]:RowPtr[i+1]]
+}
+
+// Neighbors returns the sorted neighbours of node i (aliasing g.Adj).
+func (g *Graph) Neighbors(i int) []int32 { return g.Adj[g.RowPtr[i]:g.RowPtr[i+1]] }
+
+// Degree returns the number of neighbours of node i.
+func (g *Graph) Degree(i int) int { return int(g.RowPtr[i+1] - g.RowPtr[i]) }
+
+// Strength builds the strength graph of a square-blocked matrix as GAMG does on its
+// scalar node graph: each block is reduced to its Frobenius norm, the norms are scaled
+// symmetrically, s_ij = ‖A_ij‖ / √(‖A_ii‖‖A_jj‖), and the edge i–j is kept when
+// s_ij > threshold (a negative threshold keeps every stored block, explicit zeros
+// included). The result is symmetrised (an edge kept in either direction is kept), so
+// a structurally unsymmetric A still gives a valid graph. A missing or zero diagonal
+// block is an error naming the block row.
+func Strength(A *bsr.Matrix, threshold float64, workers int) (*Graph, error) {
+	if A.BlockRows != A.BlockCols || A.R != A.C {
+		panic("amg: Strength: matrix not square-blocked")
+	}
+	n := A.BlockRows
+	bs := A.R * A.C
+	norm := func(k int64) float64 {
+		s := 0.0
+		for _, v := range A.Val[k*int64(bs) : (k+1)*int64(bs)] {
+			s += v * v
+		}
+		return math.Sqrt(s)
+	}
+	// Diagonal norms, with the lowest bad row reported whatever the split.
+	diag := make([]float64, n)
+	bad := make([]bool, n)
+	par.ForWeighted(A.RowPtr, workers, 1<<14, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			k, ok := A.Find(i, i)
+			if ok {
+				diag[i] = norm(k)
+			}
+			bad[i] = !(diag[i] > 0) || math.IsInf(diag[i], 0)
+		}
+	})
+	for i, b := range bad {
+		if b {
+			return nil, fmt.Errorf("%w: block row %d: diagonal block missing, zero or not finite", ErrInput, i)
+		}
+	}
+	strong := func(i int, k int64) bool {
+		j := int(A.ColIdx[k])
+		if j == i {
+			return false
+		}
+		if threshold < 0 {
+			return true
+		}
+		return norm(k)/math.Sqrt(diag[i]*diag[j]) > threshold
+	}
+	// S: count, then fill.
+	sPtr := make([]int64, n+1)
+	par.ForWeighted(A.RowPtr, workers, 1<<14, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			c := int64(0)
+			for k := A.RowPtr[i]; k < A.RowPtr[i+1]; k++ {
+				if strong(i, k) {
+					c++
+				}
+			}
+			sPtr[i+1] = c
+		}
+	})
+	for i := 0; i < n; i++ {
+		sPtr[i+1] += sPtr[i]
+	}
+	sAdj := make([]int32, sPtr[n])
+	par.ForWeighted(A.RowPtr, workers, 1<<14, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			p := sPtr[i]
+			for k := A.RowPtr[i]; k < A.RowPtr[i+1]; k++ {
+				if strong(i, k) {
+					sAdj[p] = A.ColIdx[k]
+					p++
+				}
+			}
+		}
+	})
+	return symmetrize(n, sPtr, sAdj, workers), nil
+}
+
+// symmetrize returns the graph S ∪ Sᵀ. Rows of S are sorted; rows of Sᵀ come out
+// sorted because they are filled in row order; the union is a sorted merge.
+func symmetrize(n int, sPtr []int64, sAdj []int32, workers int) *Graph {
+	tPtr := make([]int64, n+1)
+	for _, j := range sAdj {
+		tPtr[j+1]++
+	}
+	for i := 0; i < n; i++ {
+		tPtr[i+1] += tPtr[i]
+	}
+	tAdj := make([]int32, len(sAdj))
+	next := append([]int64(nil), tPtr[:n]...)
+	for i := 0; i < n; i++ {
+		for _, j := range sAdj[sPtr[i]:sPtr[i+1]] {
+			tAdj[next[j]] = int32(i)
+			next[j]++
+		}
+	}
+	// merge calls emit on the sorted union of row i of S and of Sᵀ.
+	merge := func(i int, emit func(int32)) {
+		a, b := sAdj[sPtr[i]:sPtr[i+1]], tAdj[tPtr[i]:tPtr[i+1]]
+		for len(a) > 0 || len(b) > 0 {
+			switch {
+			case len(b) == 0 || (len(a) > 0 && a[0] < b[0]):
+				emit(a[0])
+				a = a[1:]
+			case len(a) == 0 || b[0] < a[0]:
+				emit(b[0])
+				b = b[1:]
+			default:
+				emit(a[0])
+				a, b = a[1:], b[1:]
+			}
+		}
+	}
+	g := &Graph{Nodes: n, RowPtr: make([]int64, n+1)}
+	par.For(n, workers, 4096, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			c := int64(0)
+			merge(i, func(int32) { c++ })
+			g.RowPtr[i+1] = c
+		}
+	})
+	for i := 0; i < n; i++ {
+		g.RowPtr[i+1] += g.RowPtr[i]
+	}
+	g.Adj = make([]int32, g.RowPtr[n])
+	par.For(n, workers, 4096, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			p := g.RowPtr[i]
+			merge(i, func(j int32) { g.Adj[p] = j; p++ })
+		}
+	})
+	return g
+}

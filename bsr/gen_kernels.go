@@ -27,7 +27,7 @@ func main() {
 	for _, s := range [][2]int{{3, 3}, {6, 6}, {3, 6}, {6, 3}} {
 		gemv(&b, s[0], s[1])
 	}
-	for _, s := range [][2]int{{3, 3}, {3, 6}} {
+	for _, s := range [][2]int{{3, 3}, {3, 6}, {6, 6}, {6, 3}} {
 		gemvT(&b, s[0], s[1])
 	}
 	src, err := format.Source(b.Bytes())

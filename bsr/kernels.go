@@ -113,6 +113,12 @@ func GemvTAcc(r, c int, a, x, y []float64) {
 	case r == 3 && c == 6:
 		gemvT36(a, x, y)
 		return
+	case r == 6 && c == 6:
+		gemvT66(a, x, y)
+		return
+	case r == 6 && c == 3:
+		gemvT63(a, x, y)
+		return
 	}
 	gemvTGeneric(r, c, a, x, y)
 }

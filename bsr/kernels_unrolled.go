@@ -266,3 +266,28 @@ func gemvT36(a, x, y []float64) {
 	Y[4] = Y[4] + A[4]*x0 + A[10]*x1 + A[16]*x2
 	Y[5] = Y[5] + A[5]*x0 + A[11]*x1 + A[17]*x2
 }
+
+// gemvT66 is GemvTAcc for a 6×6 block.
+func gemvT66(a, x, y []float64) {
+	A := (*[36]float64)(a)
+	X := (*[6]float64)(x)
+	Y := (*[6]float64)(y)
+	x0, x1, x2, x3, x4, x5 := X[0], X[1], X[2], X[3], X[4], X[5]
+	Y[0] = Y[0] + A[0]*x0 + A[6]*x1 + A[12]*x2 + A[18]*x3 + A[24]*x4 + A[30]*x5
+	Y[1] = Y[1] + A[1]*x0 + A[7]*x1 + A[13]*x2 + A[19]*x3 + A[25]*x4 + A[31]*x5
+	Y[2] = Y[2] + A[2]*x0 + A[8]*x1 + A[14]*x2 + A[20]*x3 + A[26]*x4 + A[32]*x5
+	Y[3] = Y[3] + A[3]*x0 + A[9]*x1 + A[15]*x2 + A[21]*x3 + A[27]*x4 + A[33]*x5
+	Y[4] = Y[4] + A[4]*x0 + A[10]*x1 + A[16]*x2 + A[22]*x3 + A[28]*x4 + A[34]*x5
+	Y[5] = Y[5] + A[5]*x0 + A[11]*x1 + A[17]*x2 + A[23]*x3 + A[29]*x4 + A[35]*x5
+}
+
+// gemvT63 is GemvTAcc for a 6×3 block.
+func gemvT63(a, x, y []float64) {
+	A := (*[18]float64)(a)
+	X := (*[6]float64)(x)
+	Y := (*[3]float64)(y)
+	x0, x1, x2, x3, x4, x5 := X[0], X[1], X[2], X[3], X[4], X[5]
+	Y[0] = Y[0] + A[0]*x0 + A[3]*x1 + A[6]*x2 + A[9]*x3 + A[12]*x4 + A[15]*x5
+	Y[1] = Y[1] + A[1]*x0 + A[4]*x1 + A[7]*x2 + A[10]*x3 + A[13]*x4 + A[16]*x5
+	Y[2] = Y[2] + A[2]*x0 + A[5]*x1 + A[8]*x2 + A[11]*x3 + A[14]*x4 + A[17]*x5
+}

@@ -27,6 +27,10 @@ func (m *Matrix) MulVecWorkers(workers int, alpha float64, x []float64, beta flo
 			m.mulRows33(lo, hi, alpha, x, beta, y)
 		case m.R == 6 && m.C == 6:
 			m.mulRows66(lo, hi, alpha, x, beta, y)
+		case m.R == 3 && m.C == 6:
+			m.mulRowsKernel(lo, hi, alpha, x, beta, y, gemv36)
+		case m.R == 6 && m.C == 3:
+			m.mulRowsKernel(lo, hi, alpha, x, beta, y, gemv63)
 		default:
 			m.mulRowsGeneric(lo, hi, alpha, x, beta, y)
 		}
@@ -69,6 +73,23 @@ func (m *Matrix) mulRowsGeneric(lo, hi int, alpha float64, x []float64, beta flo
 		for k := m.RowPtr[i]; k < m.RowPtr[i+1]; k++ {
 			j := int(m.ColIdx[k]) * c
 			GemvAcc(r, c, m.Val[k*bs:(k+1)*bs], x[j:j+c], s)
+		}
+		store(alpha, s, beta, y[i*r:])
+	}
+}
+
+// mulRowsKernel is mulRowsGeneric with the block kernel fixed by the caller, which
+// skips GemvAcc's shape dispatch and length checks on every block.
+func (m *Matrix) mulRowsKernel(lo, hi int, alpha float64, x []float64, beta float64, y []float64, kern func(a, x, y []float64)) {
+	r, c := m.R, m.C
+	bs := int64(r * c)
+	var sb [6]float64
+	s := sb[:r]
+	for i := lo; i < hi; i++ {
+		clear(s)
+		for k := m.RowPtr[i]; k < m.RowPtr[i+1]; k++ {
+			j := int(m.ColIdx[k]) * c
+			kern(m.Val[k*bs:(k+1)*bs], x[j:j+c], s)
 		}
 		store(alpha, s, beta, y[i*r:])
 	}
@@ -150,6 +171,17 @@ func (m *Matrix) mulTransCols(clo, chi int32, alpha float64, x, y []float64) {
 	r, c := m.R, m.C
 	bs := int64(r * c)
 	ax := make([]float64, r)
+	// The kernel is chosen once: GemvTAcc's dispatch and checks per block cost more
+	// than the block itself. 3×3 is inlined below.
+	kern := gemvTGeneric
+	switch {
+	case r == 3 && c == 6:
+		kern = func(_, _ int, a, x, y []float64) { gemvT36(a, x, y) }
+	case r == 6 && c == 6:
+		kern = func(_, _ int, a, x, y []float64) { gemvT66(a, x, y) }
+	case r == 6 && c == 3:
+		kern = func(_, _ int, a, x, y []float64) { gemvT63(a, x, y) }
+	}
 	for i := 0; i < m.BlockRows; i++ {
 		lo, hi := m.RowPtr[i], m.RowPtr[i+1]
 		if lo == hi || m.ColIdx[lo] >= chi || m.ColIdx[hi-1] < clo {
@@ -176,7 +208,7 @@ func (m *Matrix) mulTransCols(clo, chi int32, alpha float64, x, y []float64) {
 		}
 		for ; k < hi && m.ColIdx[k] < chi; k++ {
 			j := int(m.ColIdx[k]) * c
-			GemvTAcc(r, c, m.Val[k*bs:(k+1)*bs], ax, y[j:j+c])
+			kern(r, c, m.Val[k*bs:(k+1)*bs], ax, y[j:j+c])
 		}
 	}
 }

@@ -88,10 +88,17 @@ func denseGalerkin(A, P *bsr.Matrix) []float64 {
 	return out
 }
 
-// relErr returns max|x-y| / max|y| (or max|x-y| when y is zero).
+// relErr returns max|x-y| / max|y| (or max|x-y| when y is zero), +Inf when a value is
+// NaN or the lengths differ.
 func relErr(x, y []float64) float64 {
+	if len(x) != len(y) {
+		return math.Inf(1)
+	}
 	var d, s float64
 	for i := range x {
+		if math.IsNaN(x[i]) || math.IsNaN(y[i]) {
+			return math.Inf(1)
+		}
 		d = max(d, math.Abs(x[i]-y[i]))
 		s = max(s, math.Abs(y[i]))
 	}
@@ -109,11 +116,23 @@ func poison(v []float64) {
 
 func allVariants() []Variant { return append(slices.Clone(Variants), Auto) }
 
+// smallChunks lowers the parallel grain for the duration of a test.
+func smallChunks(t *testing.T) {
+	old := minChunkWork
+	minChunkWork = 1
+	t.Cleanup(func() { minChunkWork = old })
+}
+
 func TestAgainstDense(t *testing.T) {
+	smallChunks(t)
 	rng := rand.New(rand.NewPCG(1, 2))
-	for trial := 0; trial < 60; trial++ {
+	for trial := 0; trial < 108; trial++ {
 		b := 1 + trial%6
 		k := 1 + (trial/6)%6
+		if trial >= 72 {
+			// The specialised shapes again, on more patterns.
+			b, k = 3+3*(trial%2), 6
+		}
 		n := 1 + rng.IntN(25)
 		m := 1 + rng.IntN(12)
 		A := randomBSR(rng, n, n, b, b, 0.25, n/5)
@@ -123,6 +142,7 @@ func TestAgainstDense(t *testing.T) {
 			P = randomBSR(rng, n, m+2, b, k, 0.15, 1)
 		}
 		ref := denseGalerkin(A, P)
+		var acRef []float64 // first variant's result: all variants agree bitwise
 		for _, v := range allVariants() {
 			name := fmt.Sprintf("trial%d/b%d/k%d/n%d/m%d/%s", trial, b, k, n, P.BlockCols, v)
 			plan, err := Symbolic(A, P, v)
@@ -130,7 +150,7 @@ func TestAgainstDense(t *testing.T) {
 				t.Fatalf("%s: Symbolic: %v", name, err)
 			}
 			var first []float64
-			for _, workers := range []int{1, 2, 3} {
+			for _, workers := range []int{1, 2, 3, 7} {
 				poison(plan.Ac.Val)
 				if err := plan.Numeric(A, P, workers); err != nil {
 					t.Fatalf("%s: Numeric: %v", name, err)
@@ -145,6 +165,11 @@ func TestAgainstDense(t *testing.T) {
 					first = slices.Clone(plan.Ac.Val)
 				} else if !bitwiseEqual(first, plan.Ac.Val) {
 					t.Fatalf("%s: workers %d differs bitwise from workers 1", name, workers)
+				}
+				if acRef == nil {
+					acRef = slices.Clone(plan.Ac.Val)
+				} else if !bitwiseEqual(acRef, plan.Ac.Val) {
+					t.Fatalf("%s workers %d: differs bitwise from variant %s", name, workers, Variants[0])
 				}
 			}
 		}

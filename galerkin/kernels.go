@@ -41,3 +41,142 @@ func gemmTNAcc(r, t, c int, a, b, out []float64) {
 		}
 	}
 }
+
+// kern336 adds a·src_q into out for every block q of src: a is 3×3 (row-major, held in
+// registers), src_q is the 3×6 slab src[q*srcStride+srcOff:][:18] and its product goes to
+// out[slots[q]*outStride+outOff:][:18]. Each output entry is updated as
+// o += (a0*b0 + a1*b1) + a2*b2, the generic kernels' order.
+func kern336(a *[9]float64, src []float64, srcStride, srcOff int, slots []int32, out []float64, outStride, outOff int) {
+	a0, a1, a2 := a[0], a[1], a[2]
+	a3, a4, a5 := a[3], a[4], a[5]
+	a6, a7, a8 := a[6], a[7], a[8]
+	for q, s := range slots {
+		b := (*[18]float64)(src[q*srcStride+srcOff:])
+		o := (*[18]float64)(out[int(s)*outStride+outOff:])
+		{
+			b0, b1, b2 := b[0], b[6], b[12]
+			o[0] += a0*b0 + a1*b1 + a2*b2
+			o[6] += a3*b0 + a4*b1 + a5*b2
+			o[12] += a6*b0 + a7*b1 + a8*b2
+		}
+		{
+			b0, b1, b2 := b[1], b[7], b[13]
+			o[1] += a0*b0 + a1*b1 + a2*b2
+			o[7] += a3*b0 + a4*b1 + a5*b2
+			o[13] += a6*b0 + a7*b1 + a8*b2
+		}
+		{
+			b0, b1, b2 := b[2], b[8], b[14]
+			o[2] += a0*b0 + a1*b1 + a2*b2
+			o[8] += a3*b0 + a4*b1 + a5*b2
+			o[14] += a6*b0 + a7*b1 + a8*b2
+		}
+		{
+			b0, b1, b2 := b[3], b[9], b[15]
+			o[3] += a0*b0 + a1*b1 + a2*b2
+			o[9] += a3*b0 + a4*b1 + a5*b2
+			o[15] += a6*b0 + a7*b1 + a8*b2
+		}
+		{
+			b0, b1, b2 := b[4], b[10], b[16]
+			o[4] += a0*b0 + a1*b1 + a2*b2
+			o[10] += a3*b0 + a4*b1 + a5*b2
+			o[16] += a6*b0 + a7*b1 + a8*b2
+		}
+		{
+			b0, b1, b2 := b[5], b[11], b[17]
+			o[5] += a0*b0 + a1*b1 + a2*b2
+			o[11] += a3*b0 + a4*b1 + a5*b2
+			o[17] += a6*b0 + a7*b1 + a8*b2
+		}
+	}
+}
+
+// blockKernels are the two block operations of the numeric phase for one (b, k) shape.
+// Every variant calls these and only these, so all variants round identically.
+type blockKernels struct {
+	// wAcc adds a·src_q (b×b · b×k) into out block slots[q] (b×k blocks), for each q.
+	wAcc func(a, src []float64, slots []int32, out []float64)
+	// acAcc adds pᵀ·src_q ((b×k)ᵀ · b×k) into out block slots[q] (k×k blocks), for each q.
+	acAcc func(p, src []float64, slots []int32, out []float64)
+	name  string
+}
+
+// kernelsFor returns the specialised kernels for (3, 6) and (6, 6) and generic ones
+// otherwise.
+func kernelsFor(b, k int) blockKernels {
+	switch {
+	case b == 3 && k == 6:
+		return blockKernels{wAcc: wAcc36, acAcc: acAcc36, name: "3×3·3×6"}
+	case b == 6 && k == 6:
+		return blockKernels{wAcc: wAcc66, acAcc: acAcc66, name: "6×6·6×6"}
+	}
+	bb, bk, kk := b*b, b*k, k*k
+	return blockKernels{
+		wAcc: func(a, src []float64, slots []int32, out []float64) {
+			a = a[:bb]
+			for q, s := range slots {
+				gemmAcc(b, b, k, a, src[q*bk:(q+1)*bk], out[int(s)*bk:(int(s)+1)*bk])
+			}
+		},
+		acAcc: func(p, src []float64, slots []int32, out []float64) {
+			p = p[:bk]
+			for q, s := range slots {
+				gemmTNAcc(k, b, k, p, src[q*bk:(q+1)*bk], out[int(s)*kk:(int(s)+1)*kk])
+			}
+		},
+		name: "generic",
+	}
+}
+
+func wAcc36(a, src []float64, slots []int32, out []float64) {
+	kern336((*[9]float64)(a), src, 18, 0, slots, out, 18, 0)
+}
+
+// acAcc36: Pᵀ is 6×3; its rows 3h…3h+2 form the 3×3 register block (transposed
+// columns of p) that multiplies each 3×6 W block into rows 3h…3h+2 of the 6×6 output.
+func acAcc36(p, src []float64, slots []int32, out []float64) {
+	P := (*[18]float64)(p)
+	for h := 0; h < 2; h++ {
+		c := 3 * h
+		a := [9]float64{
+			P[c], P[6+c], P[12+c],
+			P[c+1], P[6+c+1], P[12+c+1],
+			P[c+2], P[6+c+2], P[12+c+2],
+		}
+		kern336(&a, src, 18, 0, slots, out, 36, 18*h)
+	}
+}
+
+// wAcc66 splits the 6×6 A block into four 3×3 blocks: output rows 3rh… receive
+// A[rh][lh]·src rows 3lh… for lh = 0 then 1.
+func wAcc66(a, src []float64, slots []int32, out []float64) {
+	A := (*[36]float64)(a)
+	for rh := 0; rh < 2; rh++ {
+		for lh := 0; lh < 2; lh++ {
+			r, l := 3*rh, 3*lh
+			s := [9]float64{
+				A[r*6+l], A[r*6+l+1], A[r*6+l+2],
+				A[(r+1)*6+l], A[(r+1)*6+l+1], A[(r+1)*6+l+2],
+				A[(r+2)*6+l], A[(r+2)*6+l+1], A[(r+2)*6+l+2],
+			}
+			kern336(&s, src, 36, 18*lh, slots, out, 36, 18*rh)
+		}
+	}
+}
+
+// acAcc66: output rows 3rh… receive (P[3lh…][3rh…])ᵀ·src rows 3lh… for lh = 0 then 1.
+func acAcc66(p, src []float64, slots []int32, out []float64) {
+	P := (*[36]float64)(p)
+	for rh := 0; rh < 2; rh++ {
+		for lh := 0; lh < 2; lh++ {
+			r, l := 3*rh, 3*lh
+			s := [9]float64{
+				P[l*6+r], P[(l+1)*6+r], P[(l+2)*6+r],
+				P[l*6+r+1], P[(l+1)*6+r+1], P[(l+2)*6+r+1],
+				P[l*6+r+2], P[(l+1)*6+r+2], P[(l+2)*6+r+2],
+			}
+			kern336(&s, src, 36, 18*lh, slots, out, 36, 18*rh)
+		}
+	}
+}

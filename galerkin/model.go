@@ -15,6 +15,9 @@ type Stats struct {
 
 	ProdAP int64 // block products B×B·B×K forming W: Σ over A blocks (i,j) of |P row j|
 	ProdPW int64 // block products (B×K)ᵀ·B×K forming Ac: Σ over fine rows i of |P row i|·|W row i|
+
+	MaxRowP, MaxRowW, MaxRowAc int // longest block rows of P, W and Ac
+	MaxRowSlots                int // max(MaxRowP, MaxRowW): scratch length of the kernels
 }
 
 // ComputeStats returns the statistics of PᵀAP for the patterns of A and P (which must
@@ -37,7 +40,13 @@ func computeStats(A, P *bsr.Matrix, w, pt, ac *pattern) Stats {
 			s.ProdAP += P.RowPtr[j+1] - P.RowPtr[j]
 		}
 		s.ProdPW += (P.RowPtr[i+1] - P.RowPtr[i]) * (w.rowPtr[i+1] - w.rowPtr[i])
+		s.MaxRowP = max(s.MaxRowP, int(P.RowPtr[i+1]-P.RowPtr[i]))
+		s.MaxRowW = max(s.MaxRowW, int(w.rowPtr[i+1]-w.rowPtr[i]))
 	}
+	for I := 0; I < ac.rows; I++ {
+		s.MaxRowAc = max(s.MaxRowAc, int(ac.rowPtr[I+1]-ac.rowPtr[I]))
+	}
+	s.MaxRowSlots = max(s.MaxRowP, s.MaxRowW)
 	return s
 }
 

@@ -51,9 +51,30 @@ type Plan struct {
 	ptPerm []int64  // Pᵀ entry t is P block ptPerm[t]
 	stats  Stats
 
-	wVal []float64 // two-pass: values of W
+	wVal []float64 // two-pass and inspector: values of W
+
+	kern       blockKernels
+	work       []int64 // prefix sum over fine rows of the multiply-adds each row costs (W row + its Ac scatter)
+	coarseWork []int64 // prefix sum over coarse rows of the multiply-adds of the fine rows they need
 
 	extra planExtra // per-variant data, see the variant files
+}
+
+// minChunkWork is the least number of multiply-adds a parallel chunk gets, so that
+// small products run on one goroutine. Tests lower it to exercise the parallel paths
+// (deferred rows, recomputed rows) on small matrices; it never changes results.
+var minChunkWork int64 = 1 << 16
+
+// planExtra holds the data of one variant; worker-count dependent schedules are built
+// by the first Numeric call with that worker count and kept until another count is used.
+type planExtra struct {
+	fused     *fusedSched
+	recompute *recomputeSched
+	insp      *inspectorData
+}
+
+func (e *planExtra) bytes() int64 {
+	return e.fused.bytes() + e.recompute.bytes() + e.insp.bytes()
 }
 
 // Symbolic checks the shapes of A (n×n blocks of b×b) and P (n×m blocks of b×k),
@@ -100,6 +121,8 @@ func Symbolic(A, P *bsr.Matrix, v Variant) (*Plan, error) {
 		Val: make([]float64, ac.nnz()*int64(p.k*p.k)),
 	}
 	p.stats = computeStats(A, P, p.w, p.pt, ac)
+	p.kern = kernelsFor(p.b, p.k)
+	p.setWork(A, P)
 	if v == Auto {
 		v = Choose(p.stats, DefaultMachine())
 	}
@@ -156,6 +179,7 @@ func (p *Plan) Stats() Stats { return p.stats }
 // intermediate values and index lists.
 func (p *Plan) PlanBytes() int64 {
 	b := p.w.bytes() + p.pt.bytes() + int64(len(p.ptPerm))*8 + int64(len(p.wVal))*8
+	b += int64(len(p.work)+len(p.coarseWork)) * 8
 	return b + p.extra.bytes()
 }
 
@@ -228,4 +252,29 @@ func sameIndex(ptr []int64, col []int32, ptr0 []int64, col0 []int32) bool {
 		}
 	}
 	return true
+}
+
+// setWork fills p.work and p.coarseWork, the load-balancing weights.
+func (p *Plan) setWork(A, P *bsr.Matrix) {
+	bbk, bkk := int64(p.b*p.b*p.k), int64(p.b*p.k*p.k)
+	p.work = make([]int64, p.n+1)
+	wOnly := make([]int64, p.n)
+	for i := 0; i < p.n; i++ {
+		var c int64
+		for q := A.RowPtr[i]; q < A.RowPtr[i+1]; q++ {
+			j := A.ColIdx[q]
+			c += P.RowPtr[j+1] - P.RowPtr[j]
+		}
+		wOnly[i] = c * bbk
+		p.work[i+1] = p.work[i] + wOnly[i] + (P.RowPtr[i+1]-P.RowPtr[i])*(p.w.rowPtr[i+1]-p.w.rowPtr[i])*bkk
+	}
+	p.coarseWork = make([]int64, p.m+1)
+	for I := 0; I < p.m; I++ {
+		var c int64
+		for t := p.pt.rowPtr[I]; t < p.pt.rowPtr[I+1]; t++ {
+			i := p.pt.colIdx[t]
+			c += wOnly[i] + (p.w.rowPtr[i+1]-p.w.rowPtr[i])*bkk
+		}
+		p.coarseWork[I+1] = p.coarseWork[I] + c
+	}
 }

@@ -261,7 +261,7 @@ func (a *Assembly) numericRows(lo, hi int, rowPtr []int64, val, modulus []float6
 		for dz := lower(k); dz <= upper(k, nn); dz++ {
 			for dy := lower(j); dy <= upper(j, nn); dy++ {
 				for dx := lower(i); dx <= upper(i, nn); dx++ {
-					copy(val[q:q+9], buf[stencil(dx, dy, dz)][:])
+					*(*[9]float64)(val[q : q+9]) = buf[stencil(dx, dy, dz)]
 					q += 9
 				}
 			}

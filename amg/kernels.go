@@ -9,8 +9,10 @@ import (
 // reads in storage order, so the bits do not depend on the worker count. They take the
 // matrix arrays directly so that each maps onto one GPU kernel.
 
-// minChunk is the least work (stored blocks plus rows) of a parallel chunk.
-const minChunk = 1 << 13
+// minChunk is the least work (stored blocks plus rows, or vector entries) of a
+// parallel chunk, so that small levels run on one goroutine. Tests lower it to drive
+// the parallel paths on small problems; it never changes results, only the split.
+var minChunk = 1 << 13
 
 // rowResidual writes t = b_i − (A·x)_i for block row i into t (len A.R).
 func rowResidual(A *bsr.Matrix, i int, b, x, t []float64) {
@@ -46,7 +48,7 @@ func rowResidual(A *bsr.Matrix, i int, b, x, t []float64) {
 // residual computes res = b − A·x.
 func residual(A *bsr.Matrix, b, x, res []float64, workers int) {
 	r := A.R
-	par.ForWeighted(A.RowPtr, workers, minChunk, func(lo, hi int) {
+	par.ForWeighted(A.RowPtr, workers, int64(minChunk), func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			rowResidual(A, i, b, x, res[i*r:(i+1)*r])
 		}
@@ -56,7 +58,7 @@ func residual(A *bsr.Matrix, b, x, res []float64, workers int) {
 // jacobiScale computes d = c2·D⁻¹·b blockwise (the first Chebyshev step from x = 0).
 func jacobiScale(r int, dinv, b, d []float64, c2 float64, workers int) {
 	n := len(b) / r
-	par.For(n, workers, 4096, func(lo, hi int) {
+	par.For(n, workers, minChunk, func(lo, hi int) {
 		t := make([]float64, r)
 		for i := lo; i < hi; i++ {
 			clear(t)
@@ -71,7 +73,7 @@ func jacobiScale(r int, dinv, b, d []float64, c2 float64, workers int) {
 // chebStep computes d = c1·d + c2·D⁻¹·(b − A·x) row by row.
 func chebStep(A *bsr.Matrix, dinv, b, x, d []float64, c1, c2 float64, workers int) {
 	r := A.R
-	par.ForWeighted(A.RowPtr, workers, minChunk, func(lo, hi int) {
+	par.ForWeighted(A.RowPtr, workers, int64(minChunk), func(lo, hi int) {
 		t := make([]float64, r)
 		z := make([]float64, r)
 		for i := lo; i < hi; i++ {
@@ -88,7 +90,7 @@ func chebStep(A *bsr.Matrix, dinv, b, x, d []float64, c1, c2 float64, workers in
 
 // addTo computes x += d.
 func addTo(x, d []float64, workers int) {
-	par.For(len(x), workers, 1<<14, func(lo, hi int) {
+	par.For(len(x), workers, minChunk, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			x[i] += d[i]
 		}

@@ -45,7 +45,7 @@ func newSmoothPlan(A, X *bsr.Matrix, workers int) *smoothPlan {
 		}
 		return mark
 	}
-	par.ForWeighted(A.RowPtr, workers, 1<<12, func(lo, hi int) {
+	par.ForWeighted(A.RowPtr, workers, int64(minChunk), func(lo, hi int) {
 		mark := newMark()
 		for i := lo; i < hi; i++ {
 			c := int64(0)
@@ -57,7 +57,7 @@ func newSmoothPlan(A, X *bsr.Matrix, workers int) *smoothPlan {
 		Y.RowPtr[i+1] += Y.RowPtr[i]
 	}
 	Y.ColIdx = make([]int32, Y.RowPtr[n])
-	par.ForWeighted(A.RowPtr, workers, 1<<12, func(lo, hi int) {
+	par.ForWeighted(A.RowPtr, workers, int64(minChunk), func(lo, hi int) {
 		mark := newMark()
 		for i := lo; i < hi; i++ {
 			p := Y.RowPtr[i]
@@ -77,7 +77,7 @@ func (s *smoothPlan) numeric(A, X *bsr.Matrix, dinv []float64, omega float64, wo
 	Y := s.Y
 	b, k := X.R, X.C
 	bb, bk := int64(b*b), int64(b*k)
-	par.ForWeighted(A.RowPtr, workers, 1<<12, func(lo, hi int) {
+	par.ForWeighted(A.RowPtr, workers, int64(minChunk), func(lo, hi int) {
 		pos := make([]int32, Y.BlockCols) // column → offset in the current row of Y
 		var acc []float64
 		tmp := make([]float64, bk)

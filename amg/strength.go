@@ -45,7 +45,7 @@ func Strength(A *bsr.Matrix, threshold float64, workers int) (*Graph, error) {
 	// Diagonal norms, with the lowest bad row reported whatever the split.
 	diag := make([]float64, n)
 	bad := make([]bool, n)
-	par.ForWeighted(A.RowPtr, workers, 1<<14, func(lo, hi int) {
+	par.ForWeighted(A.RowPtr, workers, int64(minChunk), func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			k, ok := A.Find(i, i)
 			if ok {
@@ -71,7 +71,7 @@ func Strength(A *bsr.Matrix, threshold float64, workers int) (*Graph, error) {
 	}
 	// S: count, then fill.
 	sPtr := make([]int64, n+1)
-	par.ForWeighted(A.RowPtr, workers, 1<<14, func(lo, hi int) {
+	par.ForWeighted(A.RowPtr, workers, int64(minChunk), func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			c := int64(0)
 			for k := A.RowPtr[i]; k < A.RowPtr[i+1]; k++ {
@@ -86,7 +86,7 @@ func Strength(A *bsr.Matrix, threshold float64, workers int) (*Graph, error) {
 		sPtr[i+1] += sPtr[i]
 	}
 	sAdj := make([]int32, sPtr[n])
-	par.ForWeighted(A.RowPtr, workers, 1<<14, func(lo, hi int) {
+	par.ForWeighted(A.RowPtr, workers, int64(minChunk), func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			p := sPtr[i]
 			for k := A.RowPtr[i]; k < A.RowPtr[i+1]; k++ {
@@ -136,7 +136,7 @@ func symmetrize(n int, sPtr []int64, sAdj []int32, workers int) *Graph {
 		}
 	}
 	g := &Graph{Nodes: n, RowPtr: make([]int64, n+1)}
-	par.For(n, workers, 4096, func(lo, hi int) {
+	par.For(n, workers, minChunk, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			c := int64(0)
 			merge(i, func(int32) { c++ })
@@ -147,7 +147,7 @@ func symmetrize(n int, sPtr []int64, sAdj []int32, workers int) *Graph {
 		g.RowPtr[i+1] += g.RowPtr[i]
 	}
 	g.Adj = make([]int32, g.RowPtr[n])
-	par.For(n, workers, 4096, func(lo, hi int) {
+	par.For(n, workers, minChunk, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			p := g.RowPtr[i]
 			merge(i, func(j int32) { g.Adj[p] = j; p++ })

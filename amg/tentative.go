@@ -41,7 +41,7 @@ func Tentative(agg *Aggregates, B []float64, b, k, workers int) (P *bsr.Matrix, 
 	}
 	Bc = make([]float64, m*k*k)
 	bk := b * k
-	par.ForWeighted(agg.Ptr, workers, 2048, func(lo, hi int) {
+	par.ForWeighted(agg.Ptr, workers, int64(minChunk)/8, func(lo, hi int) {
 		var q, tau, vv []float64
 		for a := lo; a < hi; a++ {
 			nodes := agg.Members(a)

@@ -46,7 +46,7 @@ func (tp *transposePlan) numeric(P *bsr.Matrix, workers int) {
 	r, c := P.R, P.C
 	bs := int64(r * c)
 	R := tp.R
-	par.For(len(tp.perm), workers, 1<<14, func(lo, hi int) {
+	par.For(len(tp.perm), workers, minChunk, func(lo, hi int) {
 		for t := lo; t < hi; t++ {
 			src := P.Val[tp.perm[t]*bs : (tp.perm[t]+1)*bs]
 			dst := R.Val[int64(t)*bs : int64(t+1)*bs]

@@ -1,0 +1,245 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"blockamg/amg"
+	"blockamg/bsr"
+	"blockamg/fem"
+	"blockamg/galerkin"
+	"blockamg/galerkin/galerkintest"
+	"blockamg/matio"
+)
+
+func init() {
+	register("galerkin", "benchmark the Galerkin product PᵀAP per level: variants, traffic model, planner", runGalerkin)
+}
+
+// galerkinLevel is one product to benchmark.
+type galerkinLevel struct {
+	A, P *bsr.Matrix
+}
+
+func runGalerkin(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("galerkin", "--ne N [--source amg|synthetic] | --matrix A.mtx --prolongator P.mtx [flags]", stderr)
+	ne := fs.Int("ne", 0, "ex56 mesh: (ne+1)³ nodes, 3 unknowns each")
+	source := fs.String("source", "amg", "with --ne: amg (fem ex56 matrix, amg smoothed-aggregation hierarchy with 6 rigid-body modes) or synthetic (random 27-point 3×3 blocks, 3×3×3 node-cube aggregates smoothed once, per level)")
+	matrix := fs.String("matrix", "", "fine matrix file (Matrix Market or PETSc binary), instead of --ne")
+	prolong := fs.String("prolongator", "", "prolongator file (Matrix Market or PETSc binary), with --matrix")
+	bs := fs.Int("block-size", 3, "with --matrix: block size b of A (P's blocks are b × coarse-block)")
+	cb := fs.Int("coarse-block", 6, "with --matrix: columns k of P's blocks")
+	levels := fs.Int("levels", 0, "benchmark at most this many levels, finest first (0: all)")
+	variant := fs.String("variant", "all", "all or one of "+variantNames())
+	runs := fs.Int("runs", 5, "timed runs per variant (median reported), after one warm-up run")
+	threads := fs.String("threads", "1,2", "comma-separated worker counts")
+	calibrate := fs.Bool("calibrate", true, "measure bandwidth and kernel flop rate for the model (else DefaultMachine)")
+	cacheMB := fs.Float64("cache-mb", 0, "model cache size in MiB (0: DefaultMachine's)")
+	pos, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		fs.Usage()
+		return fmt.Errorf("unexpected argument %q", pos[0])
+	}
+	if *runs < 1 {
+		return fmt.Errorf("--runs %d: want at least 1", *runs)
+	}
+	var variants []galerkin.Variant
+	if *variant == "all" {
+		variants = galerkin.Variants
+	} else {
+		v := galerkin.Variant(*variant)
+		if !slices.Contains(galerkin.Variants, v) && v != galerkin.Auto {
+			return fmt.Errorf("--variant %q: want all or one of %s", *variant, variantNames())
+		}
+		variants = []galerkin.Variant{v}
+	}
+	var workers []int
+	for _, f := range strings.Split(*threads, ",") {
+		w, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || w < 1 {
+			return fmt.Errorf("--threads %q: want positive integers separated by commas", *threads)
+		}
+		workers = append(workers, w)
+	}
+
+	lv, what, err := galerkinProblem(*ne, *source, *matrix, *prolong, *bs, *cb, stderr)
+	if err != nil {
+		return err
+	}
+	if *levels > 0 && len(lv) > *levels {
+		lv = lv[:*levels]
+	}
+	fmt.Fprintf(stdout, "galerkin: %s, %d level(s)\n", what, len(lv))
+	for l, L := range lv {
+		st := galerkin.ComputeStats(L.A, L.P)
+		fmt.Fprintf(stdout, "\nlevel %d: A %d×%d blocks of %d×%d (%.1f/row), P %d×%d blocks of %d×%d (%.2f/row), W %.2f/row, Ac %.1f/row; %.2f GFLOP\n",
+			l, st.N, st.N, st.B, st.B, ratio(st.NnzA, st.N), st.N, st.M, st.B, st.K, ratio(st.NnzP, st.N),
+			ratio(st.NnzW, st.N), ratio(st.NnzAc, st.M), float64(galerkin.Predict(st, galerkin.DefaultMachine(), galerkin.TwoPass).Flops)/1e9)
+		for _, w := range workers {
+			mc := galerkin.DefaultMachine()
+			if *calibrate {
+				mc = galerkin.Calibrate(w)
+			}
+			mc.Workers = w
+			if *cacheMB > 0 {
+				mc.CacheBytes = int64(*cacheMB * (1 << 20))
+			}
+			pick := galerkin.Choose(st, mc)
+			fmt.Fprintf(stdout, "  threads %d (model: %.1f GB/s, %.2f GFLOP/s per thread, cache %d MiB)\n",
+				w, mc.Bandwidth/1e9, mc.FlopRate/1e9, mc.CacheBytes>>20)
+			fmt.Fprintf(stdout, "    %-16s %9s %9s %9s %10s %8s %8s %9s\n", "variant", "plan MB", "pred MB", "pred ms", "median ms", "GB/s", "GFLOP/s", "pred/meas")
+			times := map[galerkin.Variant]float64{}
+			for _, v := range variants {
+				plan, err := galerkin.Symbolic(L.A, L.P, v)
+				if err != nil {
+					return fmt.Errorf("level %d: %w", l, err)
+				}
+				var ts []float64
+				for r := 0; r <= *runs; r++ {
+					start := time.Now()
+					if err := plan.Numeric(L.A, L.P, w); err != nil {
+						return fmt.Errorf("level %d: %w", l, err)
+					}
+					if r > 0 {
+						ts = append(ts, time.Since(start).Seconds())
+					}
+				}
+				slices.Sort(ts)
+				med := ts[len(ts)/2]
+				times[plan.Variant()] = med
+				pr := galerkin.Predict(st, mc, plan.Variant())
+				name := string(v)
+				if v == galerkin.Auto {
+					name = "auto→" + string(plan.Variant())
+				}
+				fmt.Fprintf(stdout, "    %-16s %9.1f %9.1f %9.2f %10.2f %8.2f %8.2f %9.2f\n", name,
+					float64(plan.PlanBytes())/1e6, float64(pr.Bytes)/1e6, pr.Seconds*1e3, med*1e3,
+					float64(pr.Bytes)/med/1e9, float64(pr.Flops)/med/1e9, pr.Seconds/med)
+			}
+			if len(times) > 1 {
+				fastest, ft := galerkin.Variant(""), 0.0
+				for _, v := range galerkin.Variants {
+					if t, ok := times[v]; ok && (fastest == "" || t < ft) {
+						fastest, ft = v, t
+					}
+				}
+				verdict := "measured: no"
+				if t, ok := times[pick]; ok {
+					verdict = fmt.Sprintf("%.1f%% slower than the fastest", 100*(t/ft-1))
+					if pick == fastest {
+						verdict = "the fastest"
+					}
+				}
+				fmt.Fprintf(stdout, "    planner picks %s: %s (fastest %s, %.2f ms)\n", pick, verdict, fastest, ft*1e3)
+			}
+		}
+	}
+	return nil
+}
+
+func ratio(a int64, b int) float64 {
+	if b == 0 {
+		return 0
+	}
+	return float64(a) / float64(b)
+}
+
+func variantNames() string {
+	var s []string
+	for _, v := range galerkin.Variants {
+		s = append(s, string(v))
+	}
+	return strings.Join(append(s, string(galerkin.Auto)), ", ")
+}
+
+// galerkinProblem returns the products to benchmark and a description of where they
+// come from.
+func galerkinProblem(ne int, source, matrix, prolong string, b, k int, stderr io.Writer) ([]galerkinLevel, string, error) {
+	switch {
+	case matrix != "" || prolong != "":
+		if matrix == "" || prolong == "" || ne != 0 {
+			return nil, "", errors.New("--matrix and --prolongator go together, without --ne")
+		}
+		A, err := matio.ReadMatrix(matrix, b)
+		if err != nil {
+			return nil, "", err
+		}
+		Ps, err := matio.ReadMatrix(prolong, 1)
+		if err != nil {
+			return nil, "", err
+		}
+		if Ps.Rows()%b != 0 || Ps.Cols()%k != 0 {
+			return nil, "", fmt.Errorf("%s: %d×%d is not made of %d×%d blocks", prolong, Ps.Rows(), Ps.Cols(), b, k)
+		}
+		P, err := bsr.FromCSR(Ps.ToCSR(), b, k)
+		if err != nil {
+			return nil, "", fmt.Errorf("%s: %w", prolong, err)
+		}
+		return []galerkinLevel{{A, P}}, fmt.Sprintf("files %s and %s", matrix, prolong), nil
+	case ne < 1:
+		return nil, "", errors.New("--ne N (N ≥ 1) or --matrix and --prolongator are required")
+	}
+	switch source {
+	case "amg":
+		box, err := fem.NewBox(fem.Ex56(ne))
+		if err != nil {
+			return nil, "", err
+		}
+		A, err := box.Assemble(0)
+		if err != nil {
+			return nil, "", err
+		}
+		B, _, err := fem.RigidBodyModes(box.Coords(), 3, true)
+		if err != nil {
+			return nil, "", err
+		}
+		start := time.Now()
+		h, err := amg.Setup(A, &amg.NullSpace{Rows: A.Rows(), Cols: 6, Data: B}, amg.DefaultOptions())
+		if err != nil {
+			return nil, "", err
+		}
+		fmt.Fprintf(stderr, "galerkin: amg setup %.2f s\n", time.Since(start).Seconds())
+		var lv []galerkinLevel
+		for _, L := range h.Levels {
+			if L.P != nil {
+				lv = append(lv, galerkinLevel{L.A, L.P})
+			}
+		}
+		return lv, fmt.Sprintf("ex56 ne=%d (%d unknowns), amg smoothed-aggregation hierarchy (GAMG defaults, 6 rigid-body modes)", ne, A.Rows()), nil
+	case "synthetic":
+		pr, err := galerkintest.Grid(ne+1, ne+1, ne+1, 27, 1)
+		if err != nil {
+			return nil, "", err
+		}
+		lv := []galerkinLevel{{pr.A, pr.P}}
+		A, P, coarse := pr.A, pr.P, pr.Coarse
+		for P.BlockCols > 1 && coarse[0]*coarse[1]*coarse[2] > 1 {
+			plan, err := galerkin.Symbolic(A, P, galerkin.TwoPass)
+			if err != nil {
+				return nil, "", err
+			}
+			if err := plan.Numeric(A, P, 0); err != nil {
+				return nil, "", err
+			}
+			A = plan.Ac
+			P, coarse, err = galerkintest.NextProlongator(A, coarse, 2)
+			if err != nil {
+				return nil, "", err
+			}
+			if P.BlockCols >= A.BlockRows {
+				break
+			}
+			lv = append(lv, galerkinLevel{A, P})
+		}
+		return lv, fmt.Sprintf("synthetic %d³-node 27-point grid (%d unknowns), 3×3×3 node-cube aggregates smoothed once", ne+1, pr.A.Rows()), nil
+	}
+	return nil, "", fmt.Errorf("--source %q: want amg or synthetic", source)
+}

@@ -1,0 +1,70 @@
+// Package amg is smoothed-aggregation algebraic multigrid for block systems, built the
+// way PETSc's GAMG builds it, with every operator kept in BSR form: the fine matrix has
+// b×b blocks (3×3 for 3D elasticity), the prolongator b×k blocks (3×6 with the six
+// rigid-body modes), and every coarser operator and prolongator k×k blocks.
+//
+// # Pipeline
+//
+// Setup builds one level after another; each stage is one file and one function:
+//
+//	strength.go    Strength: node graph from block Frobenius norms, scaled by
+//	               √(‖A_ii‖‖A_jj‖), edges above Threshold (negative keeps all)
+//	aggregate.go   Aggregate: greedy MIS in node order on the squared graph (first
+//	               AggressiveLevels levels) or the graph, roots then take their
+//	               neighbours; undersized aggregates merged
+//	tentative.go   Tentative: per-aggregate Householder QR of the near-null space;
+//	               Q gives P_tent (b×k blocks), R the coarse near-null space
+//	smooth.go      P = (I − ω·D⁻¹A)·P_tent on a pattern computed once, D the block
+//	               diagonal, ω = ProlongDamping/λmax(D⁻¹A)
+//	transpose.go   R = Pᵀ stored explicitly (the restriction is a row-parallel product)
+//	               Ac = PᵀAP through galerkin.Symbolic/Numeric
+//	chebyshev.go   Chebyshev smoother preconditioned by block Jacobi, its interval from
+//	               a CG–Lanczos estimate of λ(D⁻¹A) (krylov.EstimateEigenvalues)
+//	cholesky.go    dense Cholesky of the coarsest operator
+//	hierarchy.go   Setup, Update, the V-cycle (Apply)
+//
+// The near-null space is a dense n×k array (NullSpace); without one, the b constant
+// modes are used (ConstantModes).
+//
+// # Symbolic and numeric
+//
+// Everything that depends only on patterns (strength graph, aggregates, tentative
+// prolongator and coarse near-null spaces, the patterns of the smoothed prolongators,
+// of R and of every coarse operator, the Galerkin plans) is computed once by Setup.
+// Update takes new values of the fine matrix on the same pattern and redoes only the
+// numeric work: block-diagonal inverses, eigenvalue estimates, the prolongator values
+// (re-smoothed with the new D⁻¹ and ω), R, the Galerkin products and the coarse
+// factorisation — PETSc's -pc_gamg_reuse_interpolation, with the smoothed prolongator
+// kept consistent with the new operator. For the same aggregates, Update gives
+// bitwise the hierarchy Setup would.
+//
+// # Nodes outside aggregates
+//
+// As in GAMG, a node with no strong neighbour (a Dirichlet row kept as an identity
+// block, or a node whose couplings all fall under the threshold) joins no aggregate:
+// its row of P_tent is empty, and the smoother treats it exactly. Every other node
+// lies in exactly one aggregate. Aggregates with fewer than ⌈k/b⌉ nodes would give a
+// rank-deficient coarse space and are merged into a neighbouring one.
+//
+// # Cycle
+//
+// Apply runs one V-cycle from a zero guess: SmootherIts Chebyshev iterations
+// (block-Jacobi preconditioned, a fixed polynomial), residual, restriction, the
+// coarser cycle, prolongation, the same smoother again. Pre- and post-smoothing are the
+// same polynomial, so the cycle is a symmetric positive definite operator and
+// *Hierarchy serves as a krylov.Preconditioner for CG.
+//
+// # Determinism
+//
+// Every parallel loop splits rows into chunks fixed by the pattern and the worker
+// count, every output is written by one goroutine in a fixed order, and reductions add
+// fixed-length partial sums in order: the hierarchy and the cycle are bitwise
+// identical for any Options.Workers.
+//
+// # Errors
+//
+// Setup and Update return errors wrapping ErrOptions, ErrInput, ErrNotSPD (a negative
+// curvature in an eigenvalue estimate, a failed coarse Cholesky), ErrPattern (Update
+// with another pattern) or bsr.ErrSingular (a singular diagonal block), naming the
+// level. Vectors of the wrong length given to Apply panic.
+package amg

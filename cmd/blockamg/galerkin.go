@@ -35,7 +35,7 @@ func runGalerkin(args []string, stdout, stderr io.Writer) error {
 	bs := fs.Int("block-size", 3, "with --matrix: block size b of A (P's blocks are b × coarse-block)")
 	cb := fs.Int("coarse-block", 6, "with --matrix: columns k of P's blocks")
 	levels := fs.Int("levels", 0, "benchmark at most this many levels, finest first (0: all)")
-	variant := fs.String("variant", "all", "all or one of "+variantNames())
+	variant := fs.String("variant", "all", "all or one of "+galerkinVariantNames())
 	runs := fs.Int("runs", 5, "timed runs per variant (median reported), after one warm-up run")
 	threads := fs.String("threads", "1,2", "comma-separated worker counts")
 	calibrate := fs.Bool("calibrate", true, "measure bandwidth and kernel flop rate for the model (else DefaultMachine)")
@@ -57,7 +57,7 @@ func runGalerkin(args []string, stdout, stderr io.Writer) error {
 	} else {
 		v := galerkin.Variant(*variant)
 		if !slices.Contains(galerkin.Variants, v) && v != galerkin.Auto {
-			return fmt.Errorf("--variant %q: want all or one of %s", *variant, variantNames())
+			return fmt.Errorf("--variant %q: want all or one of %s", *variant, galerkinVariantNames())
 		}
 		variants = []galerkin.Variant{v}
 	}
@@ -152,7 +152,7 @@ func ratio(a int64, b int) float64 {
 	return float64(a) / float64(b)
 }
 
-func variantNames() string {
+func galerkinVariantNames() string {
 	var s []string
 	for _, v := range galerkin.Variants {
 		s = append(s, string(v))

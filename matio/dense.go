@@ -78,7 +78,7 @@ func WriteDense(w io.Writer, d *Dense) error {
 	if d.Rows < 0 || d.Cols < 0 || len(d.Data) != d.Rows*d.Cols {
 		panic("matio: Dense data length does not match its dimensions")
 	}
-	bw := bufio.NewWriterSize(w, bufSize)
+	bw := bufio.NewWriterSize(w, writeBuf)
 	buf := make([]byte, 0, 64)
 	buf = append(buf, "%%MatrixMarket matrix array real general\n"...)
 	buf = strconv.AppendInt(buf, int64(d.Rows), 10)

@@ -59,7 +59,7 @@ func openSized(path string) (*os.File, *bufio.Reader, int64, error) {
 	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
 		size = st.Size()
 	}
-	return f, bufio.NewReaderSize(f, bufSize), size, nil
+	return f, bufio.NewReaderSize(f, bufFor(size)), size, nil
 }
 
 // ReadMatrix reads a sparse matrix from a Matrix Market or PETSc binary file, told apart
@@ -104,13 +104,13 @@ func ReadDense(path string) (*Dense, error) {
 // ReadDenseFrom is ReadDense for a reader; name is used in error messages.
 func ReadDenseFrom(r io.Reader, name string) (*Dense, error) {
 	size := remaining(r)
-	return readDense(bufio.NewReaderSize(r, bufSize), name, size)
+	return readDense(bufio.NewReaderSize(r, bufFor(size)), name, size)
 }
 
 func readDense(br *bufio.Reader, name string, size int64) (*Dense, error) {
 	switch sniff(br) {
 	case kindMatrixMarket:
-		lr := newLineReader(br, name)
+		lr := newLineReader(br, name, size)
 		h, err := readMMHeader(lr)
 		if err != nil {
 			return nil, err

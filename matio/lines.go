@@ -7,9 +7,22 @@ import (
 	"os"
 )
 
-// bufSize is the read buffer: large enough that refills are rare and a line never
-// straddles more than one refill.
-const bufSize = 1 << 20
+// Buffer sizes. Reads use up to maxBuf so that refills are rare, but no more than the
+// input holds (small files, and fuzzing, should not pay for a megabyte), and a modest
+// size when the input size is unknown. Writes use writeBuf.
+const (
+	maxBuf     = 1 << 20
+	unknownBuf = 64 << 10
+	writeBuf   = 256 << 10
+)
+
+// bufFor returns the read buffer size for an input of size bytes (-1: unknown).
+func bufFor(size int64) int {
+	if size < 0 {
+		return unknownBuf
+	}
+	return int(min(max(size, 4096), maxBuf))
+}
 
 // maxLine bounds a single text line (comments included). A longer "line" means binary
 // garbage or a missing newline convention, and buffering it would only waste memory.
@@ -28,8 +41,9 @@ type lineReader struct {
 	long         []byte
 }
 
-func newLineReader(r io.Reader, file string) *lineReader {
-	return &lineReader{r: bufio.NewReaderSize(r, bufSize), file: file}
+// newLineReader reads lines from r; size is the input size or -1.
+func newLineReader(r io.Reader, file string, size int64) *lineReader {
+	return &lineReader{r: bufio.NewReaderSize(r, bufFor(size)), file: file}
 }
 
 // next returns the next line without its "\n" or "\r\n" terminator, or io.EOF when the

@@ -209,7 +209,7 @@ func ReadMatrixMarket(r io.Reader, name string, blockSize int) (*bsr.Matrix, err
 }
 
 func readMatrixMarket(r io.Reader, name string, blockSize int, size int64) (*bsr.Matrix, error) {
-	lr := newLineReader(r, name)
+	lr := newLineReader(r, name, size)
 	h, err := readMMHeader(lr)
 	if err != nil {
 		return nil, err

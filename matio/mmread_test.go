@@ -254,3 +254,22 @@ func TestWriteMatrixMarketFormat(t *testing.T) {
 		t.Error("writing NaN: no error")
 	}
 }
+
+func TestLongLines(t *testing.T) {
+	// A comment longer than any read buffer is fine...
+	text := banner + "real general\n%" + strings.Repeat("x", 300<<10) + "\n2 2 1\n2 2 5\n"
+	for _, hidden := range []bool{false, true} {
+		var r interface{ Read([]byte) (int, error) } = strings.NewReader(text)
+		if hidden {
+			r = hideLen{r}
+		}
+		m, err := ReadMatrixMarket(r, "long.mtx", 1)
+		if err != nil || !sameBits(dense(m), []float64{0, 0, 0, 5}) {
+			t.Errorf("long comment (size hidden %v): %v", hidden, err)
+		}
+	}
+	// ...but a "line" beyond maxLine is refused with its line number.
+	text = banner + "real general\n2 2 1\n" + strings.Repeat("1", maxLine+10)
+	_, err := ReadMatrixMarket(hideLen{strings.NewReader(text)}, "long.mtx", 1)
+	wantParseErr(t, "huge line", err, "long.mtx:3:", "line longer than")
+}

@@ -21,7 +21,7 @@ func errNonFinite(i, j int, v float64) error {
 // bit. A non-finite value is an error.
 func WriteMatrixMarket(w io.Writer, m *bsr.Matrix) error {
 	r, c := m.R, m.C
-	bw := bufio.NewWriterSize(w, bufSize)
+	bw := bufio.NewWriterSize(w, writeBuf)
 	buf := make([]byte, 0, 128)
 	buf = append(buf, "%%MatrixMarket matrix coordinate real general\n"...)
 	buf = fmt.Appendf(buf, "%% blockamg BSR: %dx%d blocks of %dx%d, %d stored blocks\n", m.BlockRows, m.BlockCols, r, c, m.NNZBlocks())

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 
 	"blockamg/bsr"
 )
@@ -27,8 +28,12 @@ type binReader struct {
 	buf  []byte
 }
 
-func newBinReader(r io.Reader, name string) *binReader {
-	return &binReader{r: r, name: name, buf: make([]byte, 256<<10)}
+// newBinReader reads from r, whose size is size bytes or -1.
+func newBinReader(r io.Reader, name string, size int64) *binReader {
+	br := bufio.NewReaderSize(r, bufFor(size))
+	// As large as the bufio.Reader, so that it hands reads straight through instead of
+	// copying them.
+	return &binReader{r: br, name: name, buf: make([]byte, br.Size())}
 }
 
 // full fills p or explains where the data ran out and what was being read.
@@ -59,7 +64,7 @@ func (b *binReader) int32s(n int64, prealloc bool, what func() string) ([]int32,
 			return nil, err
 		}
 		old := len(dst)
-		dst = append(dst, make([]int32, m)...)
+		dst = slices.Grow(dst, int(m))[:old+int(m)]
 		out := dst[old:]
 		for k := range out {
 			out[k] = int32(binary.BigEndian.Uint32(p[4*k:]))
@@ -82,7 +87,7 @@ func (b *binReader) float64s(n int64, prealloc bool, what func() string) ([]floa
 			return nil, err
 		}
 		old := len(dst)
-		dst = append(dst, make([]float64, m)...)
+		dst = slices.Grow(dst, int(m))[:old+int(m)]
 		out := dst[old:]
 		for k := range out {
 			out[k] = math.Float64frombits(binary.BigEndian.Uint64(p[8*k:]))
@@ -116,7 +121,7 @@ func ReadPETScMat(r io.Reader, name string, blockSize int) (*bsr.Matrix, error) 
 }
 
 func readPETScMat(r io.Reader, name string, blockSize int, size int64) (*bsr.Matrix, error) {
-	b := newBinReader(bufio.NewReaderSize(r, bufSize), name)
+	b := newBinReader(r, name, size)
 	h, err := b.header(4, "the Mat header (class id, rows, columns, nonzeros)")
 	if err != nil {
 		return nil, err
@@ -212,7 +217,7 @@ func WritePETScMat(w io.Writer, m *bsr.Matrix) error {
 			return fmt.Errorf("matio: stored value %d (%v) is not finite; refusing to write it", k, v)
 		}
 	}
-	bw := bufio.NewWriterSize(w, bufSize)
+	bw := bufio.NewWriterSize(w, writeBuf)
 	var word [8]byte
 	put32 := func(x int32) {
 		binary.BigEndian.PutUint32(word[:4], uint32(x))
@@ -259,7 +264,7 @@ func ReadPETScVec(r io.Reader, name string) ([]float64, error) {
 }
 
 func readPETScVec(r io.Reader, name string, size int64) ([]float64, error) {
-	b := newBinReader(bufio.NewReaderSize(r, bufSize), name)
+	b := newBinReader(r, name, size)
 	h, err := b.header(2, "the Vec header (class id, length)")
 	if err != nil {
 		return nil, err
@@ -292,7 +297,7 @@ func WritePETScVec(w io.Writer, v []float64) error {
 	if len(v) > math.MaxInt32 {
 		return errors.New("matio: vector too long for the 32-bit PETSc binary format")
 	}
-	bw := bufio.NewWriterSize(w, bufSize)
+	bw := bufio.NewWriterSize(w, writeBuf)
 	var word [8]byte
 	binary.BigEndian.PutUint32(word[:4], petscVecClassID)
 	binary.BigEndian.PutUint32(word[4:], uint32(len(v)))

@@ -1,0 +1,572 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"os"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"blockamg/amg"
+	"blockamg/bsr"
+	"blockamg/fem"
+	"blockamg/galerkin"
+	"blockamg/krylov"
+	"blockamg/matio"
+)
+
+func init() {
+	register("solve", "solve A·x = b with smoothed-aggregation AMG + CG (default: the ex56 problem)", runSolve)
+}
+
+// defaultSolveNe is the mesh of `blockamg solve` with no arguments: 46,875 unknowns,
+// set up and solved in about a second on a laptop core.
+const defaultSolveNe = 24
+
+// solveConfig holds the parsed flags of solve.
+type solveConfig struct {
+	ne        int
+	alpha     float64
+	matrix    string
+	blockSize int
+	coords    string
+	nullspace string
+	rhs       string
+	kry       krylov.Options
+	amg       amg.Options
+	chebEig   string
+	galerkin  string
+	steps     int
+	threads   int
+	jsonOut   bool
+	plot      string
+	mms       bool
+	gpu       bool
+	quiet     bool
+}
+
+// problem is what solve works on: the matrix, its right-hand side and near-null space,
+// and, for the built-in problem, the assembly that rebuilds the values each step.
+type problem struct {
+	name string
+	A    *bsr.Matrix
+	b    []float64
+	ns   *amg.NullSpace
+	asm  *fem.Assembly // nil for a matrix read from a file
+	box  *fem.Box
+	// assembly times of the first, symbolic + numeric, assembly (zero for a file)
+	symbolic, numeric time.Duration
+}
+
+func runSolve(args []string, stdout, stderr io.Writer) error {
+	cfg := solveConfig{kry: krylov.DefaultOptions(), amg: amg.DefaultOptions()}
+	fs := newFlags("solve", "[--ne N --alpha A | --matrix FILE [--block-size b] [--coords FILE | --nullspace FILE] [--rhs FILE]] [flags]", stderr)
+	fs.IntVar(&cfg.ne, "ne", defaultSolveNe, "ex56 problem: elements per side of the unit cube")
+	fs.Float64Var(&cfg.alpha, "alpha", fem.Ex56(1).Alpha, "ex56 problem: modulus factor inside the soft sphere")
+	fs.StringVar(&cfg.matrix, "matrix", "", "solve this matrix instead (Matrix Market .mtx or PETSc binary)")
+	fs.IntVar(&cfg.blockSize, "block-size", 0, "unknowns per node of --matrix (0: from FILE.info for PETSc, else 1)")
+	fs.StringVar(&cfg.coords, "coords", "", "node coordinates (nodes×dim array) of --matrix: rigid-body modes as near-null space")
+	fs.StringVar(&cfg.nullspace, "nullspace", "", "near-null space of --matrix (n×k array); default: constant modes per unknown")
+	fs.StringVar(&cfg.rhs, "rhs", "", "right-hand side of --matrix (n×1 array or PETSc Vec); default: ones")
+	fs.Float64Var(&cfg.kry.RelTol, "rtol", cfg.kry.RelTol, "relative tolerance on the true residual ‖b−Ax‖/‖b‖ (x0 = 0)")
+	fs.Float64Var(&cfg.kry.AbsTol, "atol", cfg.kry.AbsTol, "absolute tolerance on the true residual")
+	fs.IntVar(&cfg.kry.MaxIter, "maxit", cfg.kry.MaxIter, "maximum CG iterations")
+	fs.Float64Var(&cfg.amg.Threshold, "threshold", cfg.amg.Threshold, "strength threshold (-pc_gamg_threshold); negative keeps every block")
+	fs.IntVar(&cfg.amg.AggNSmooths, "agg-nsmooths", cfg.amg.AggNSmooths, "prolongator smoothing steps (-pc_gamg_agg_nsmooths)")
+	fs.IntVar(&cfg.amg.AggressiveLevels, "aggressive-levels", cfg.amg.AggressiveLevels, "levels coarsened with distance-2 MIS (-pc_gamg_aggressive_coarsening)")
+	fs.IntVar(&cfg.amg.CoarseEqLimit, "coarse-eq-limit", cfg.amg.CoarseEqLimit, "stop coarsening at this many unknowns (-pc_gamg_coarse_eq_limit)")
+	fs.IntVar(&cfg.amg.MaxLevels, "max-levels", cfg.amg.MaxLevels, "maximum number of levels (-pc_mg_levels)")
+	fs.IntVar(&cfg.amg.EstEigKSPMaxIt, "esteig-its", cfg.amg.EstEigKSPMaxIt, "CG–Lanczos steps estimating λ(D⁻¹A) (-pc_gamg_esteig_ksp_max_it)")
+	fs.IntVar(&cfg.amg.SmootherIts, "smoother-its", cfg.amg.SmootherIts, "Chebyshev degree, pre and post (-mg_levels_ksp_max_it)")
+	def := cfg.amg.ChebyshevEstEig
+	fs.StringVar(&cfg.chebEig, "cheb-esteig", fmt.Sprintf("%g,%g,%g,%g", def[0], def[1], def[2], def[3]),
+		"Chebyshev interval a,b,c,d: [a·λmin+b·λmax, c·λmin+d·λmax] (-mg_levels_ksp_chebyshev_esteig)")
+	fs.StringVar(&cfg.galerkin, "galerkin", string(galerkin.Auto), "PᵀAP algorithm: "+solveVariantNames())
+	fs.IntVar(&cfg.steps, "steps", 0, "recurring steps: new values on the same pattern, Update, solve (shows the reuse cost)")
+	fs.IntVar(&cfg.threads, "threads", 0, "worker goroutines (0: GOMAXPROCS); results are identical for any count")
+	fs.BoolVar(&cfg.jsonOut, "json", false, "print one JSON object instead of tables (schema in README.md)")
+	fs.StringVar(&cfg.plot, "plot", "", "write a semilog convergence plot to this PNG file")
+	fs.BoolVar(&cfg.mms, "manufactured", false, "use b = A·x* for a random x* and report the error of x")
+	fs.BoolVar(&cfg.gpu, "gpu", false, "run on an NVIDIA GPU (an error when none is usable; never falls back)")
+	fs.BoolVar(&cfg.quiet, "q", false, "no progress on stderr")
+	pos, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		fs.Usage()
+		return fmt.Errorf("unexpected argument %q", pos[0])
+	}
+	if err := cfg.finish(fs); err != nil {
+		return err
+	}
+	if cfg.gpu {
+		return solveGPU(&cfg, stdout, stderr)
+	}
+	return solveCPU(&cfg, stdout, stderr)
+}
+
+// finish checks the flags that parsing alone cannot and fills the derived options.
+func (c *solveConfig) finish(fs *flag.FlagSet) error {
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if c.matrix != "" && (set["ne"] || set["alpha"]) {
+		return errors.New("--matrix and --ne/--alpha exclude each other")
+	}
+	if c.matrix == "" {
+		for _, name := range []string{"block-size", "coords", "nullspace", "rhs"} {
+			if set[name] {
+				return fmt.Errorf("--%s needs --matrix", name)
+			}
+		}
+	}
+	if c.coords != "" && c.nullspace != "" {
+		return errors.New("--coords and --nullspace exclude each other")
+	}
+	if c.ne < 1 || c.ne > fem.MaxNe {
+		return fmt.Errorf("--ne %d: want 1 … %d", c.ne, fem.MaxNe)
+	}
+	if c.steps < 0 {
+		return fmt.Errorf("--steps %d: want ≥ 0", c.steps)
+	}
+	parts := strings.Split(c.chebEig, ",")
+	if len(parts) != 4 {
+		return fmt.Errorf("--cheb-esteig %q: want four numbers a,b,c,d", c.chebEig)
+	}
+	for i, p := range parts {
+		v, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
+		if err != nil {
+			return fmt.Errorf("--cheb-esteig %q: %w", c.chebEig, err)
+		}
+		c.amg.ChebyshevEstEig[i] = v
+	}
+	c.amg.GalerkinVariant = galerkin.Variant(c.galerkin)
+	if !knownVariant(c.amg.GalerkinVariant) {
+		return fmt.Errorf("--galerkin %q: want one of %s", c.galerkin, solveVariantNames())
+	}
+	c.amg.Workers = c.threads
+	c.kry.Workers = c.threads
+	c.kry.History = true
+	if err := c.amg.Validate(); err != nil {
+		return err
+	}
+	return nil
+}
+
+func knownVariant(v galerkin.Variant) bool {
+	if v == galerkin.Auto {
+		return true
+	}
+	for _, w := range galerkin.Variants {
+		if v == w {
+			return true
+		}
+	}
+	return false
+}
+
+// progress prints phase messages on stderr when the problem is large enough for them
+// to matter (work over about a second) and -q is not given.
+type progress struct {
+	w  io.Writer
+	on bool
+}
+
+func (p progress) start(format string, a ...any) func() {
+	if !p.on {
+		return func() {}
+	}
+	t := time.Now()
+	fmt.Fprintf(p.w, "solve: "+format+" ...", a...)
+	return func() { fmt.Fprintf(p.w, " %.2f s\n", time.Since(t).Seconds()) }
+}
+
+// loadProblem builds or reads the system to solve.
+func loadProblem(c *solveConfig, pr progress) (*problem, error) {
+	if c.matrix == "" {
+		pr.on = pr.on && c.ne >= 40
+		p := fem.Ex56(c.ne)
+		p.Alpha = c.alpha
+		box, err := fem.NewBox(p)
+		if err != nil {
+			return nil, err
+		}
+		done := pr.start("assembling ex56 ne=%d (%d unknowns)", c.ne, box.Unknowns())
+		t := time.Now()
+		asm, err := box.Symbolic(c.threads)
+		if err != nil {
+			return nil, err
+		}
+		sym := time.Since(t)
+		t = time.Now()
+		if err := asm.Numeric(asm.Matrix, nil, c.threads); err != nil {
+			return nil, err
+		}
+		num := time.Since(t)
+		done()
+		B, _, err := fem.RigidBodyModes(box.Coords(), 3, true)
+		if err != nil {
+			return nil, err
+		}
+		return &problem{
+			name: fmt.Sprintf("ex56 ne=%d alpha=%g", c.ne, c.alpha),
+			A:    asm.Matrix, b: box.RHS(), asm: asm, box: box, symbolic: sym, numeric: num,
+			ns: &amg.NullSpace{Rows: box.Unknowns(), Cols: 6, Data: B},
+		}, nil
+	}
+
+	if st, err := os.Stat(c.matrix); err == nil && st.Size() < 50<<20 {
+		pr.on = false
+	}
+	done := pr.start("reading %s", c.matrix)
+	A, err := matio.ReadMatrix(c.matrix, c.blockSize)
+	if err != nil {
+		return nil, err
+	}
+	done()
+	if A.BlockRows != A.BlockCols || A.R != A.C {
+		return nil, fmt.Errorf("%s: matrix is %d×%d, want square", c.matrix, A.Rows(), A.Cols())
+	}
+	n := A.Rows()
+	p := &problem{name: c.matrix, A: A}
+	switch {
+	case c.coords != "":
+		d, err := matio.ReadDense(c.coords)
+		if err != nil {
+			return nil, err
+		}
+		if d.Cols != 2 && d.Cols != 3 || d.Rows*d.Cols != n {
+			return nil, fmt.Errorf("%s: %d×%d coordinates do not fit a %d-unknown matrix (want nodes×2 or nodes×3, one node per %d unknowns)",
+				c.coords, d.Rows, d.Cols, n, d.Cols)
+		}
+		if A.R != d.Cols {
+			return nil, fmt.Errorf("%s: %d-dimensional coordinates need --block-size %d (matrix has %d)", c.coords, d.Cols, d.Cols, A.R)
+		}
+		B, _, err := fem.RigidBodyModes(d.Data, d.Cols, true)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", c.coords, err)
+		}
+		p.ns = &amg.NullSpace{Rows: n, Cols: len(B) / n, Data: B}
+	case c.nullspace != "":
+		d, err := matio.ReadDense(c.nullspace)
+		if err != nil {
+			return nil, err
+		}
+		if d.Rows != n {
+			return nil, fmt.Errorf("%s: near-null space has %d rows, matrix %d", c.nullspace, d.Rows, n)
+		}
+		p.ns = &amg.NullSpace{Rows: d.Rows, Cols: d.Cols, Data: d.Data}
+	}
+	if c.rhs != "" {
+		d, err := matio.ReadDense(c.rhs)
+		if err != nil {
+			return nil, err
+		}
+		if d.Rows*d.Cols != n || d.Cols != 1 {
+			return nil, fmt.Errorf("%s: right-hand side is %d×%d, want %d×1", c.rhs, d.Rows, d.Cols, n)
+		}
+		p.b = d.Data
+	} else {
+		p.b = make([]float64, n)
+		for i := range p.b {
+			p.b[i] = 1
+		}
+	}
+	return p, nil
+}
+
+// stepResult is one solve: the first one, or one recurring step.
+type stepResult struct {
+	Step             int     `json:"step"`
+	AssemblySeconds  float64 `json:"assembly_seconds"`
+	SetupSeconds     float64 `json:"setup_seconds"`
+	SolveSeconds     float64 `json:"solve_seconds"`
+	Iterations       int     `json:"iterations"`
+	RelativeResidual float64 `json:"relative_residual"`
+	GalerkinSeconds  float64 `json:"galerkin_seconds"`
+}
+
+// solveReport is the --json output. Its schema is documented in README.md; fields are
+// only ever added.
+type solveReport struct {
+	Problem            string          `json:"problem"`
+	Unknowns           int             `json:"unknowns"`
+	BlockSize          int             `json:"block_size"`
+	NullSpace          int             `json:"nullspace_vectors"`
+	Threads            int             `json:"threads"`
+	Iterations         int             `json:"iterations"`
+	RelativeResidual   float64         `json:"relative_residual"`
+	AssemblySeconds    float64         `json:"assembly_seconds"`
+	SetupSeconds       float64         `json:"setup_seconds"`
+	SolveSeconds       float64         `json:"solve_seconds"`
+	ResetupSeconds     float64         `json:"resetup_seconds,omitempty"`
+	GridComplexity     float64         `json:"grid_complexity"`
+	OperatorComplexity float64         `json:"operator_complexity"`
+	PeakRSSBytes       int64           `json:"peak_rss_bytes"`
+	SolutionError      float64         `json:"solution_error,omitempty"`
+	Levels             []amg.LevelInfo `json:"levels"`
+	Phases             amg.PhaseTimes  `json:"phases"`
+	Steps              []stepResult    `json:"steps,omitempty"`
+	History            []float64       `json:"history"`
+}
+
+func solveCPU(c *solveConfig, stdout, stderr io.Writer) error {
+	pr := progress{w: stderr, on: !c.quiet && !c.jsonOut}
+	p, err := loadProblem(c, pr)
+	if err != nil {
+		return err
+	}
+	pr.on = pr.on && p.A.Rows() >= 100_000
+	n := p.A.Rows()
+	var xstar []float64
+	if c.mms {
+		xstar = make([]float64, n)
+		rng := rand.New(rand.NewPCG(1, 2))
+		for i := range xstar {
+			xstar[i] = rng.Float64()*2 - 1
+		}
+		p.b = make([]float64, n)
+		p.A.MulVecWorkers(c.threads, 1, xstar, 0, p.b)
+	}
+
+	done := pr.start("AMG set-up")
+	t := time.Now()
+	h, err := amg.Setup(p.A, p.ns, c.amg)
+	if err != nil {
+		return err
+	}
+	setup := time.Since(t)
+	done()
+	phases := h.Times()
+
+	x := make([]float64, n)
+	done = pr.start("CG solve")
+	t = time.Now()
+	res, err := krylov.CG(h.Operator(), h, p.b, x, c.kry)
+	solve := time.Since(t)
+	done()
+	if err != nil {
+		return fmt.Errorf("%s: %w", p.name, err)
+	}
+	bnorm := norm(p.b)
+	rep := solveReport{
+		Problem: p.name, Unknowns: n, BlockSize: p.A.R, Threads: workersOf(c.threads),
+		Iterations: res.Iterations, RelativeResidual: res.Residual / nonzero(bnorm),
+		AssemblySeconds: (p.symbolic + p.numeric).Seconds(), SetupSeconds: setup.Seconds(),
+		SolveSeconds: solve.Seconds(), GridComplexity: h.GridComplexity(),
+		OperatorComplexity: h.OperatorComplexity(), Levels: h.Info(), Phases: phases,
+		History: res.History,
+	}
+	rep.NullSpace = p.A.R
+	if p.ns != nil {
+		rep.NullSpace = p.ns.Cols
+	}
+	if xstar != nil {
+		rep.SolutionError = relDiff(x, xstar)
+	}
+
+	// Recurring steps: new values on the same pattern, Update, solve.
+	var resetups []float64
+	for step := 1; step <= c.steps; step++ {
+		done = pr.start("step %d: new values, Update, solve", step)
+		sr := stepResult{Step: step}
+		t = time.Now()
+		if err := newValues(p, step, c.threads); err != nil {
+			return err
+		}
+		sr.AssemblySeconds = time.Since(t).Seconds()
+		t = time.Now()
+		if err := h.Update(p.A); err != nil {
+			return fmt.Errorf("step %d: %w", step, err)
+		}
+		sr.SetupSeconds = time.Since(t).Seconds()
+		sr.GalerkinSeconds = h.Times().Galerkin.Seconds()
+		for i := range x {
+			x[i] = 0
+		}
+		t = time.Now()
+		r, err := krylov.CG(h.Operator(), h, p.b, x, c.kry)
+		sr.SolveSeconds = time.Since(t).Seconds()
+		done()
+		if err != nil {
+			return fmt.Errorf("%s, step %d: %w", p.name, step, err)
+		}
+		sr.Iterations = r.Iterations
+		sr.RelativeResidual = r.Residual / nonzero(bnorm)
+		rep.Steps = append(rep.Steps, sr)
+		resetups = append(resetups, sr.SetupSeconds)
+	}
+	if len(resetups) > 0 {
+		rep.ResetupSeconds = median(resetups)
+	}
+	rep.PeakRSSBytes = peakRSS()
+
+	if c.plot != "" {
+		if err := plotHistory(c.plot, p.name, res.History, bnorm); err != nil {
+			return err
+		}
+	}
+	if c.jsonOut {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rep)
+	}
+	printSolve(stdout, &rep, p)
+	return nil
+}
+
+// newValues gives the matrix new values on the same pattern, as a Newton or time step
+// would: for the ex56 problem the material changes (the soft sphere's modulus is
+// multiplied by 1+step/10) and the matrix is re-assembled; a matrix from a file is
+// scaled by 1+step/10 (b stays, so the solution changes).
+func newValues(p *problem, step, workers int) error {
+	f := 1 + float64(step)/10
+	if p.asm == nil {
+		p.A.Scale(f)
+		return nil
+	}
+	mod := p.box.ElementModulus()
+	hard := p.box.Problem().E
+	for e, m := range mod {
+		if m != hard {
+			mod[e] = m * f
+		}
+	}
+	return p.asm.Numeric(p.A, mod, workers)
+}
+
+func printSolve(w io.Writer, r *solveReport, p *problem) {
+	fmt.Fprintf(w, "%s: %d unknowns, %d×%d blocks, %d near-null vectors, %d threads\n\n",
+		r.Problem, r.Unknowns, r.BlockSize, r.BlockSize, r.NullSpace, r.Threads)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "level\trows\tblock\tnnz blocks\tMB\tP blocks\tP shape\tλmax(D⁻¹A)\t")
+	for _, l := range r.Levels {
+		pshape := "-"
+		if l.PNNZBlocks > 0 {
+			pshape = fmt.Sprintf("%d×%d", l.PR, l.PC)
+		}
+		fmt.Fprintf(tw, "%d\t%d\t%d×%d\t%d\t%.1f\t%d\t%s\t%.3g\t\n", l.Level, l.Rows, l.BlockSize, l.BlockSize,
+			l.NNZBlocks, float64(l.Bytes)/1e6, l.PNNZBlocks, pshape, l.EigMax)
+	}
+	tw.Flush()
+	fmt.Fprintf(w, "grid complexity %.3f, operator complexity %.3f\n\n", r.GridComplexity, r.OperatorComplexity)
+
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "phase\tseconds\t")
+	row := func(name string, s float64) { fmt.Fprintf(tw, "%s\t%.4f\t\n", name, s) }
+	if p.asm != nil {
+		row("assembly (symbolic)", p.symbolic.Seconds())
+		row("assembly (numeric)", p.numeric.Seconds())
+	}
+	ph := r.Phases
+	row("strength", ph.Strength.Seconds())
+	row("aggregation", ph.Aggregation.Seconds())
+	row("P_tent", ph.Tentative.Seconds())
+	row("block-Jacobi set-up", ph.SmootherSetup.Seconds())
+	row("eigenvalue estimates", ph.EigEstimate.Seconds())
+	row("P smoothing", ph.Smoothing.Seconds())
+	row("R = Pᵀ", ph.Transpose.Seconds())
+	for _, l := range r.Levels {
+		if l.PNNZBlocks > 0 {
+			row(fmt.Sprintf("Galerkin PᵀAP level %d→%d", l.Level, l.Level+1), l.Times.Galerkin.Seconds())
+		}
+	}
+	row("coarse Cholesky", ph.CoarseFactor.Seconds())
+	row("set-up total", r.SetupSeconds)
+	row("solve", r.SolveSeconds)
+	tw.Flush()
+	fmt.Fprintf(w, "\nCG: %d iterations, relative true residual %.3e\n", r.Iterations, r.RelativeResidual)
+	if r.SolutionError != 0 {
+		fmt.Fprintf(w, "manufactured solution: relative error ‖x−x*‖/‖x*‖ = %.3e\n", r.SolutionError)
+	}
+	if len(r.Steps) > 0 {
+		fmt.Fprintln(w)
+		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintln(tw, "step\tassembly s\tre-setup s\tPᵀAP s\tsolve s\titerations\trel. residual\t")
+		for _, s := range r.Steps {
+			fmt.Fprintf(tw, "%d\t%.4f\t%.4f\t%.4f\t%.4f\t%d\t%.3e\t\n", s.Step, s.AssemblySeconds, s.SetupSeconds,
+				s.GalerkinSeconds, s.SolveSeconds, s.Iterations, s.RelativeResidual)
+		}
+		tw.Flush()
+	}
+	fmt.Fprintf(w, "peak RSS %.1f MB\n", float64(r.PeakRSSBytes)/1e6)
+}
+
+func norm(v []float64) float64 {
+	s := 0.0
+	for _, x := range v {
+		s += x * x
+	}
+	return math.Sqrt(s)
+}
+
+func relDiff(x, y []float64) float64 {
+	d := 0.0
+	for i := range x {
+		d += (x[i] - y[i]) * (x[i] - y[i])
+	}
+	return math.Sqrt(d) / nonzero(norm(y))
+}
+
+func nonzero(v float64) float64 {
+	if v == 0 {
+		return 1
+	}
+	return v
+}
+
+func median(v []float64) float64 {
+	s := append([]float64(nil), v...)
+	for i := 1; i < len(s); i++ {
+		for j := i; j > 0 && s[j] < s[j-1]; j-- {
+			s[j], s[j-1] = s[j-1], s[j]
+		}
+	}
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+func workersOf(threads int) int {
+	if threads > 0 {
+		return threads
+	}
+	return runtimeWorkers()
+}
+
+// peakRSS returns the peak resident set size of this process (VmHWM), or 0 where
+// /proc is not available.
+func peakRSS() int64 {
+	data, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			f := strings.Fields(rest)
+			if len(f) >= 1 {
+				kb, err := strconv.ParseInt(f[0], 10, 64)
+				if err == nil {
+					return kb * 1024
+				}
+			}
+		}
+	}
+	return 0
+}
+
+func solveVariantNames() string {
+	names := []string{string(galerkin.Auto)}
+	for _, v := range galerkin.Variants {
+		names = append(names, string(v))
+	}
+	return strings.Join(names, ", ")
+}

@@ -54,11 +54,11 @@ func (lr *lineReader) next() ([]byte, error) {
 	if errors.Is(err, bufio.ErrBufferFull) {
 		lr.long = append(lr.long[:0], b...)
 		for errors.Is(err, bufio.ErrBufferFull) {
+			b, err = lr.r.ReadSlice('\n')
+			lr.long = append(lr.long, b...)
 			if len(lr.long) > maxLine {
 				return nil, lineErr(lr.file, lr.line+1, nil, "line longer than %d bytes (not a text file?)", maxLine)
 			}
-			b, err = lr.r.ReadSlice('\n')
-			lr.long = append(lr.long, b...)
 		}
 		b = lr.long
 	}

@@ -1,0 +1,133 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func runSolveJSON(t *testing.T, args ...string) solveReport {
+	t.Helper()
+	var out, errb bytes.Buffer
+	if code := run(append([]string{"solve", "--json"}, args...), &out, &errb); code != 0 {
+		t.Fatalf("solve %v: exit %d: %s", args, code, errb.String())
+	}
+	var r solveReport
+	if err := json.Unmarshal(out.Bytes(), &r); err != nil {
+		t.Fatalf("solve %v: bad JSON: %v\n%s", args, err, out.String())
+	}
+	return r
+}
+
+func TestSolveDefaultProblem(t *testing.T) {
+	r := runSolveJSON(t, "--ne", "8")
+	if r.Iterations < 1 || r.Iterations > 20 {
+		t.Errorf("iterations = %d, want 1…20 for SA with rigid-body modes on ex56 ne=8", r.Iterations)
+	}
+	if r.RelativeResidual > 1e-8 {
+		t.Errorf("relative residual %g > rtol 1e-8", r.RelativeResidual)
+	}
+	if r.Unknowns != 3*9*9*9 || r.BlockSize != 3 || r.NullSpace != 6 {
+		t.Errorf("problem: %d unknowns, block %d, %d modes; want 2187, 3, 6", r.Unknowns, r.BlockSize, r.NullSpace)
+	}
+	if len(r.Levels) < 2 || r.Levels[0].Rows != r.Unknowns || r.Levels[1].BlockSize != 6 {
+		t.Errorf("levels %+v: want ≥ 2 levels, fine rows = unknowns, 6×6 coarse blocks", r.Levels)
+	}
+	if r.PeakRSSBytes <= 0 || r.SetupSeconds <= 0 || r.SolveSeconds <= 0 {
+		t.Errorf("missing measurements: rss %d, setup %g, solve %g", r.PeakRSSBytes, r.SetupSeconds, r.SolveSeconds)
+	}
+	if len(r.History) != r.Iterations+1 {
+		t.Errorf("history has %d entries for %d iterations", len(r.History), r.Iterations)
+	}
+}
+
+func TestSolveManufacturedAndDeterministic(t *testing.T) {
+	r1 := runSolveJSON(t, "--ne", "6", "--manufactured", "--threads", "1", "--rtol", "1e-10")
+	r2 := runSolveJSON(t, "--ne", "6", "--manufactured", "--threads", "2", "--rtol", "1e-10")
+	// κ(A) of this small problem is far below 1e4, so rtol 1e-10 recovers x* well below 1e-6.
+	if r1.SolutionError > 1e-6 || r1.SolutionError == 0 {
+		t.Errorf("manufactured solution error %g, want (0, 1e-6]", r1.SolutionError)
+	}
+	if len(r1.History) != len(r2.History) {
+		t.Fatalf("1 thread: %d iterations, 2 threads: %d", r1.Iterations, r2.Iterations)
+	}
+	for i := range r1.History {
+		if r1.History[i] != r2.History[i] {
+			t.Fatalf("residual %d differs between 1 and 2 threads: %v vs %v", i, r1.History[i], r2.History[i])
+		}
+	}
+}
+
+func TestSolveSteps(t *testing.T) {
+	r := runSolveJSON(t, "--ne", "6", "--steps", "2")
+	if len(r.Steps) != 2 || r.ResetupSeconds <= 0 {
+		t.Fatalf("steps %+v, resetup %g: want 2 steps and a re-setup time", r.Steps, r.ResetupSeconds)
+	}
+	for _, s := range r.Steps {
+		if s.RelativeResidual > 1e-8 || s.Iterations < 1 {
+			t.Errorf("step %d: %d iterations, residual %g", s.Step, s.Iterations, s.RelativeResidual)
+		}
+	}
+}
+
+func TestSolveMatrixFile(t *testing.T) {
+	dir := "../../../shared/data/hypre_beam_hex_459"
+	if _, err := os.Stat(dir); err != nil {
+		t.Skip("../shared/data absent: skipping the hypre beam solve")
+	}
+	r := runSolveJSON(t, "--matrix", filepath.Join(dir, "A.mtx"), "--block-size", "3",
+		"--coords", filepath.Join(dir, "coords.mtx"), "--rhs", filepath.Join(dir, "b.mtx"), "--threshold", "0")
+	// ../shared/data/README.md: PETSc GAMG with the rigid-body modes needs 28.
+	if r.Iterations > 28 || r.RelativeResidual > 1e-8 {
+		t.Errorf("hypre beam hex: %d iterations (PETSc 28), residual %g", r.Iterations, r.RelativeResidual)
+	}
+}
+
+func TestSolveErrors(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.mtx")
+	os.WriteFile(bad, []byte("%%MatrixMarket matrix coordinate real general\n3 3 2\n1 1 1.0\n"), 0o644)
+	rhs := filepath.Join(dir, "b.mtx")
+	os.WriteFile(rhs, []byte("%%MatrixMarket matrix array real general\n2 1\n1\n2\n"), 0o644)
+	good := filepath.Join(dir, "good.mtx")
+	os.WriteFile(good, []byte("%%MatrixMarket matrix coordinate real general\n3 3 3\n1 1 2\n2 2 2\n3 3 2\n"), 0o644)
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--ne", "0"}, "--ne"},
+		{[]string{"--matrix", bad}, "bad.mtx"},
+		{[]string{"--matrix", good, "--rhs", rhs}, "b.mtx"},
+		{[]string{"--ne", "8", "--maxit", "2"}, "iteration"},
+		{[]string{"--cheb-esteig", "1,2"}, "cheb-esteig"},
+		{[]string{"--galerkin", "nope"}, "galerkin"},
+		{[]string{"--coords", "x.mtx"}, "--matrix"},
+		{[]string{"stray"}, "stray"},
+	}
+	for _, c := range cases {
+		var out, errb bytes.Buffer
+		code := run(append([]string{"solve"}, c.args...), &out, &errb)
+		if code == 0 {
+			t.Errorf("solve %v: exit 0, want failure", c.args)
+			continue
+		}
+		if !strings.Contains(errb.String(), c.want) {
+			t.Errorf("solve %v: stderr %q does not mention %q", c.args, errb.String(), c.want)
+		}
+		if strings.Contains(errb.String(), "panic") || strings.Contains(errb.String(), "goroutine 1 [") {
+			t.Errorf("solve %v: stack trace on stderr", c.args)
+		}
+	}
+}
+
+func TestSolvePlot(t *testing.T) {
+	png := filepath.Join(t.TempDir(), "res.png")
+	runSolveJSON(t, "--ne", "4", "--plot", png)
+	data, err := os.ReadFile(png)
+	if err != nil || !bytes.HasPrefix(data, []byte("\x89PNG")) {
+		t.Fatalf("--plot did not write a PNG: %v", err)
+	}
+}

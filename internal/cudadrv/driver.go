@@ -2,6 +2,7 @@ package cudadrv
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"sync"
 	"unsafe"
@@ -398,7 +399,7 @@ func (a *Args) I32(v int32) *Args { return a.push(uint64(uint32(v))) }
 func (a *Args) I64(v int64) *Args { return a.push(uint64(v)) }
 
 // F64 appends a double argument.
-func (a *Args) F64(v float64) *Args { return a.push(*(*uint64)(unsafe.Pointer(&v))) }
+func (a *Args) F64(v float64) *Args { return a.push(math.Float64bits(v)) }
 
 // StreamCreate creates a stream with the given flags.
 func StreamCreate(flags uint32) (Stream, error) {

@@ -40,7 +40,9 @@ func nvrtcCandidates() []string {
 	if h := os.Getenv("CUDA_HOME"); h != "" {
 		c = append(c, filepath.Join(h, "lib64", "libnvrtc.so.13"), filepath.Join(h, "lib64", "libnvrtc.so"))
 	}
-	return c
+	// Versioned toolkit directories (/usr/local/cuda-13.0), newest name last.
+	more, _ := filepath.Glob("/usr/local/cuda-*/lib64/libnvrtc.so.1[3-9]")
+	return append(c, more...)
 }
 
 // LoadNVRTC opens NVRTC (see the package documentation for the search order) and

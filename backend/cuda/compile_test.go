@@ -1,0 +1,59 @@
+package cuda
+
+import (
+	"bytes"
+	"errors"
+	"testing"
+
+	"blockamg/internal/cudadrv"
+)
+
+// TestKernelsCompile compiles the embedded kernels for sm_90 with NVRTC, when a library
+// is found (no GPU needed: set BLOCKAMG_NVRTC on a machine without a toolkit), and
+// checks that the CUBIN defines every kernel the launchers resolve.
+func TestKernelsCompile(t *testing.T) {
+	if _, err := cudadrv.LoadNVRTC(); errors.Is(err, cudadrv.ErrNoNVRTC) {
+		t.Skip("no NVRTC library (set BLOCKAMG_NVRTC to test kernel compilation)")
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	img, log, err := cudadrv.CompileCUBIN(Source(), "blockamg.cu", compileOptions("sm_90", false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if log != "" {
+		t.Logf("compiler log:\n%s", log)
+	}
+	// A CUBIN is an ELF file whose version field debug/elf rejects; its string table
+	// holds each kernel's name between NUL bytes.
+	if !bytes.HasPrefix(img, []byte("\x7fELF")) {
+		t.Fatalf("CUBIN does not start with the ELF magic")
+	}
+	have := func(name string) bool { return bytes.Contains(img, []byte("\x00"+name+"\x00")) }
+	want := []string{"bsr_spmv_generic", "blockdiag_apply", "vec_axpby", "vec_scale", "vec_vmul", "dot_partial", "dot_final", "copy_kernel"}
+	for s, vs := range spmvVariants {
+		for _, v := range vs {
+			want = append(want, spmvKernelName(s, v))
+		}
+	}
+	for _, name := range want {
+		if !have(name) {
+			t.Errorf("kernel %s missing from the CUBIN", name)
+		}
+	}
+}
+
+// TestCacheKey checks that the cache key changes with each input it depends on.
+func TestCacheKey(t *testing.T) {
+	base := cacheKey("src", []string{"-a"}, 13, 0, "sm_90")
+	for _, k := range []string{
+		cacheKey("src2", []string{"-a"}, 13, 0, "sm_90"),
+		cacheKey("src", []string{"-b"}, 13, 0, "sm_90"),
+		cacheKey("src", []string{"-a"}, 13, 1, "sm_90"),
+		cacheKey("src", []string{"-a"}, 13, 0, "sm_80"),
+	} {
+		if k == base {
+			t.Errorf("cache key %s did not change", k)
+		}
+	}
+}

@@ -1,0 +1,307 @@
+package cuda
+
+import (
+	"fmt"
+	"runtime"
+	"sync"
+
+	"blockamg/backend"
+	"blockamg/internal/cudadrv"
+)
+
+// Options selects the device and the kernel cache.
+type Options struct {
+	Device int // device ordinal, default 0
+	// CacheDir is where compiled kernels are kept; "" means os.UserCacheDir()/blockamg
+	// (or no cache when that is unknown), "-" disables the cache.
+	CacheDir string
+}
+
+// Info describes the device and the toolchain a Backend runs with.
+type Info struct {
+	Ordinal         int
+	Name            string
+	CCMajor         int // compute capability
+	CCMinor         int
+	SMs             int    // multiprocessors
+	L2Bytes         int    // L2 cache size
+	TotalMem        uint64 // device memory in bytes
+	FreeMem         uint64 // free at start-up
+	MemClockKHz     int    // memory clock
+	BusWidthBits    int    // memory bus width
+	DriverVersion   int    // CUDA version of the driver, major*1000 + minor*10
+	NVRTCMajor      int
+	NVRTCMinor      int
+	NVRTCPath       string
+	Arch            string // the NVRTC target, e.g. "sm_90"
+	KernelCache     string // the CUBIN file used, or "" when not cached
+	KernelsFromDisk bool   // whether the CUBIN came from the cache
+	Debug           bool   // BLOCKAMG_CUDA_DEBUG=1: synchronise and check after every launch
+}
+
+// Backend is the CUDA backend. It is not safe for concurrent use; see the package
+// documentation for its threading.
+type Backend struct {
+	work   chan func()
+	closed bool
+
+	errMu sync.Mutex
+	err   error // first device failure (sticky)
+
+	info     Info
+	phase    string
+	counters backend.Counters
+
+	// Owned by the worker goroutine.
+	dev        cudadrv.Device
+	ctx        cudadrv.Context
+	stream     cudadrv.Stream
+	mod        cudadrv.Module
+	k          kernels
+	args       *cudadrv.Args
+	partial    cudadrv.DevPtr // dotBlocks partial sums
+	scalar     cudadrv.DevPtr // one reduction result
+	hostScalar *float64       // its host copy
+	evStart    cudadrv.Event
+	evEnd      cudadrv.Event
+}
+
+var _ backend.Backend = (*Backend)(nil)
+
+// New starts a backend on the device opt.Device: it loads the driver and NVRTC, makes
+// the primary context current on a dedicated thread, and compiles or loads the
+// kernels. Without a driver the error wraps cudadrv.ErrNoDriver; without a device,
+// cudadrv.ErrNoDevice.
+func New(opt Options) (*Backend, error) {
+	if err := cudadrv.Load(); err != nil {
+		return nil, err
+	}
+	b := &Backend{work: make(chan func(), 256), args: new(cudadrv.Args), hostScalar: new(float64)}
+	ready := make(chan error)
+	go b.worker(opt, ready)
+	if err := <-ready; err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// worker owns the device: it locks its OS thread, sets up, and then runs closures until
+// the work channel closes. It never unlocks: the thread ends with the goroutine.
+func (b *Backend) worker(opt Options, ready chan<- error) {
+	runtime.LockOSThread()
+	if err := b.setup(opt); err != nil {
+		b.teardown()
+		ready <- err
+		return
+	}
+	ready <- nil
+	for f := range b.work {
+		f()
+	}
+}
+
+func (b *Backend) setup(opt Options) error {
+	if err := cudadrv.Init(); err != nil {
+		return err
+	}
+	n, err := cudadrv.DeviceCount()
+	if err != nil {
+		return err
+	}
+	if opt.Device < 0 || opt.Device >= n {
+		return fmt.Errorf("%w: device %d requested, %d present", cudadrv.ErrNoDevice, opt.Device, n)
+	}
+	if b.dev, err = cudadrv.DeviceGet(opt.Device); err != nil {
+		return err
+	}
+	if b.ctx, err = cudadrv.PrimaryCtxRetain(b.dev); err != nil {
+		return err
+	}
+	if err = cudadrv.CtxSetCurrent(b.ctx); err != nil {
+		return err
+	}
+	if err = b.readInfo(opt.Device); err != nil {
+		return err
+	}
+	if b.stream, err = cudadrv.StreamCreate(cudadrv.StreamDefault); err != nil {
+		return err
+	}
+	if b.evStart, err = cudadrv.EventCreate(cudadrv.EventDefault); err != nil {
+		return err
+	}
+	if b.evEnd, err = cudadrv.EventCreate(cudadrv.EventDefault); err != nil {
+		return err
+	}
+	if err = b.loadKernels(opt.CacheDir); err != nil {
+		return err
+	}
+	if b.partial, err = cudadrv.MemAlloc(dotBlocks * 8); err != nil {
+		return err
+	}
+	if b.scalar, err = cudadrv.MemAlloc(8); err != nil {
+		return err
+	}
+	return nil
+}
+
+func (b *Backend) readInfo(ordinal int) error {
+	in := &b.info
+	in.Ordinal = ordinal
+	in.Debug = cudadrv.Debug()
+	var err error
+	if in.Name, err = cudadrv.DeviceName(b.dev); err != nil {
+		return err
+	}
+	attrs := []struct {
+		dst *int
+		a   cudadrv.DeviceAttribute
+	}{
+		{&in.CCMajor, cudadrv.AttrComputeCapabilityMajor},
+		{&in.CCMinor, cudadrv.AttrComputeCapabilityMinor},
+		{&in.SMs, cudadrv.AttrMultiprocessorCount},
+		{&in.L2Bytes, cudadrv.AttrL2CacheSize},
+		{&in.MemClockKHz, cudadrv.AttrMemoryClockRate},
+		{&in.BusWidthBits, cudadrv.AttrGlobalMemoryBusWidth},
+	}
+	for _, a := range attrs {
+		if *a.dst, err = cudadrv.DeviceAttr(b.dev, a.a); err != nil {
+			return err
+		}
+	}
+	if in.TotalMem, err = cudadrv.DeviceTotalMem(b.dev); err != nil {
+		return err
+	}
+	if in.FreeMem, _, err = cudadrv.MemGetInfo(); err != nil {
+		return err
+	}
+	if in.DriverVersion, err = cudadrv.DriverVersion(); err != nil {
+		return err
+	}
+	return nil
+}
+
+// teardown releases what setup created; it runs on the worker.
+func (b *Backend) teardown() {
+	if b.scalar != 0 {
+		cudadrv.MemFree(b.scalar)
+		b.scalar = 0
+	}
+	if b.partial != 0 {
+		cudadrv.MemFree(b.partial)
+		b.partial = 0
+	}
+	if b.mod != 0 {
+		cudadrv.ModuleUnload(b.mod)
+		b.mod = 0
+	}
+	for _, e := range []*cudadrv.Event{&b.evStart, &b.evEnd} {
+		if *e != 0 {
+			cudadrv.EventDestroy(*e)
+			*e = 0
+		}
+	}
+	if b.stream != 0 {
+		cudadrv.StreamDestroy(b.stream)
+		b.stream = 0
+	}
+	if b.ctx != 0 {
+		cudadrv.PrimaryCtxRelease(b.dev)
+		b.ctx = 0
+	}
+}
+
+// Info returns the device and toolchain description.
+func (b *Backend) Info() Info { return b.info }
+
+// Name returns "cuda:<ordinal> <device name>".
+func (b *Backend) Name() string { return fmt.Sprintf("cuda:%d %s", b.info.Ordinal, b.info.Name) }
+
+func (b *Backend) sticky() error {
+	b.errMu.Lock()
+	defer b.errMu.Unlock()
+	return b.err
+}
+
+func (b *Backend) fail(err error) {
+	b.errMu.Lock()
+	if b.err == nil {
+		b.err = err
+	}
+	b.errMu.Unlock()
+}
+
+// call runs f on the device thread and waits for its result. It does not look at or
+// set the sticky error; see do.
+func (b *Backend) call(f func() error) error {
+	if b.closed {
+		panic("cuda: backend used after Close")
+	}
+	done := make(chan error, 1)
+	b.work <- func() { done <- f() }
+	return <-done
+}
+
+// do is call for operations of the data flow: skipped after a failure, and a failure
+// becomes sticky.
+func (b *Backend) do(f func() error) error {
+	err := b.call(func() error {
+		if err := b.sticky(); err != nil {
+			return err
+		}
+		if err := f(); err != nil {
+			b.fail(err)
+			return err
+		}
+		return nil
+	})
+	return err
+}
+
+// enqueue queues f on the device thread without waiting; a failure becomes sticky and
+// later queued work is skipped. After Close it does nothing (the context and all its
+// memory are gone).
+func (b *Backend) enqueue(f func() error) {
+	if b.closed {
+		return
+	}
+	b.work <- func() {
+		if b.sticky() != nil {
+			return
+		}
+		if err := f(); err != nil {
+			b.fail(err)
+		}
+	}
+}
+
+// Err waits for all queued work and returns the first failure.
+func (b *Backend) Err() error {
+	if b.closed {
+		return b.sticky()
+	}
+	b.do(func() error { return cudadrv.StreamSynchronize(b.stream) })
+	return b.sticky()
+}
+
+// Close waits for queued work, releases the backend's resources and stops its thread.
+// Vectors and matrices must be freed before; a second Close is a no-op.
+func (b *Backend) Close() error {
+	if b.closed {
+		return nil
+	}
+	err := b.Err()
+	b.call(func() error { b.teardown(); return nil })
+	b.closed = true
+	close(b.work)
+	return err
+}
+
+// SetPhase names the phase later copies are counted under.
+func (b *Backend) SetPhase(name string) string {
+	prev := b.phase
+	b.phase = name
+	return prev
+}
+
+// Counters returns the transfer counters.
+func (b *Backend) Counters() *backend.Counters { return &b.counters }

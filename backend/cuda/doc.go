@@ -1,0 +1,37 @@
+// Package cuda is the NVIDIA GPU implementation of backend.Backend, built without cgo:
+// the driver API and NVRTC are opened at run time through internal/cudadrv, so the same
+// CGO_ENABLED=0 binary runs with or without a GPU. New fails with an error wrapping
+// cudadrv.ErrNoDriver ("no CUDA driver: libcuda.so.1 not found") where there is none.
+//
+// # One device thread
+//
+// A CUDA context is current per OS thread. A Backend therefore owns one worker
+// goroutine, locked to its thread, that makes the primary context current and runs
+// every driver call; public methods send it closures over a channel. Kernel launches
+// and other device-side operations are queued without waiting (the channel keeps their
+// order, and all kernels go to one stream); host↔device copies and reductions wait for
+// their result. A failure is sticky (see package backend) and Err reports it.
+//
+// # Kernels
+//
+// The kernels are CUDA C files embedded from kernels/, compiled once per process by
+// NVRTC to a CUBIN for the device's own compute capability (sm_XY), and cached on disk
+// in os.UserCacheDir()/blockamg keyed by a hash of the source, the options, the NVRTC
+// version and the architecture. Each kernel has one typed Go launcher (launch.go).
+//
+// # Data
+//
+// Buffer[T] is typed device memory with an explicit Free. A device BSR matrix keeps
+// bsr.Matrix's layout (RowPtr int64, ColIdx int32, Val float64 row-major blocks).
+// SpMV has kernels specialised for 3×3, 3×6, 6×3 and 6×6 blocks, where a group of 8,
+// 16 or 32 lanes owns a block row and reads its contiguous values coalesced, and a
+// generic one-thread-per-row kernel for other shapes. The transposed product uses an
+// explicit transpose built once at upload, so it is a gather with no atomics. Dot
+// products reduce in two stages over a fixed grid and a fixed tree: repeated runs give
+// the same bits on any device.
+//
+// # Residency
+//
+// Every host↔device copy is counted per phase in the backend's Counters (SetPhase),
+// including the 8 bytes each reduction brings back.
+package cuda

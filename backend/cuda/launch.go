@@ -1,0 +1,172 @@
+package cuda
+
+import (
+	"fmt"
+
+	"blockamg/internal/cudadrv"
+)
+
+// threads is the block size of every launch; kernels/common.cuh's THREADS must match.
+const threads = 256
+
+// dotBlocks is the fixed grid of the first reduction stage: a constant, so that the
+// summation order (and the bits) are the same on every device.
+const dotBlocks = 1024
+
+// maxGrid caps grid-stride launches; each element is still handled by one thread.
+const maxGrid = 1 << 16
+
+// spmvShape is a block shape with specialised SpMV kernels.
+type spmvShape struct{ r, c int }
+
+// spmvVariant is one instantiation of the specialised SpMV kernel: g lanes per block
+// row, the value loop unrolled u times. g == 0 stands for the generic kernel.
+type spmvVariant struct{ g, u int }
+
+func (v spmvVariant) String() string {
+	if v.g == 0 {
+		return "generic"
+	}
+	return fmt.Sprintf("g%d_u%d", v.g, v.u)
+}
+
+// spmvVariants lists the instantiations in kernels/bsr.cu (SPMV_KERNEL lines); 3×3, the
+// operator of every smoother sweep, has extra ones that the bandwidth report compares.
+var spmvVariants = map[spmvShape][]spmvVariant{
+	{3, 3}: {{8, 4}, {16, 4}, {32, 4}, {16, 8}, {32, 8}, {32, 2}},
+	{3, 6}: {{8, 4}, {16, 4}, {32, 4}},
+	{6, 3}: {{8, 4}, {16, 4}, {32, 4}},
+	{6, 6}: {{8, 4}, {16, 4}, {32, 4}},
+}
+
+func spmvKernelName(s spmvShape, v spmvVariant) string {
+	if v.g == 0 {
+		return "bsr_spmv_generic"
+	}
+	return fmt.Sprintf("bsr_spmv_%dx%d_%v", s.r, s.c, v)
+}
+
+// kernels holds the resolved functions of the module.
+type kernels struct {
+	spmv        map[spmvShape]map[spmvVariant]cudadrv.Function
+	spmvGeneric cudadrv.Function
+	blockDiag   cudadrv.Function
+	axpby       cudadrv.Function
+	scale       cudadrv.Function
+	vmul        cudadrv.Function
+	dotPartial  cudadrv.Function
+	dotFinal    cudadrv.Function
+	copy        cudadrv.Function
+}
+
+func (k *kernels) resolve(m cudadrv.Module) error {
+	get := func(dst *cudadrv.Function, name string) error {
+		f, err := cudadrv.ModuleGetFunction(m, name)
+		*dst = f
+		return err
+	}
+	k.spmv = map[spmvShape]map[spmvVariant]cudadrv.Function{}
+	for s, vs := range spmvVariants {
+		k.spmv[s] = map[spmvVariant]cudadrv.Function{}
+		for _, v := range vs {
+			var f cudadrv.Function
+			if err := get(&f, spmvKernelName(s, v)); err != nil {
+				return err
+			}
+			k.spmv[s][v] = f
+		}
+	}
+	for _, p := range []struct {
+		dst  *cudadrv.Function
+		name string
+	}{
+		{&k.spmvGeneric, "bsr_spmv_generic"},
+		{&k.blockDiag, "blockdiag_apply"},
+		{&k.axpby, "vec_axpby"},
+		{&k.scale, "vec_scale"},
+		{&k.vmul, "vec_vmul"},
+		{&k.dotPartial, "dot_partial"},
+		{&k.dotFinal, "dot_final"},
+		{&k.copy, "copy_kernel"},
+	} {
+		if err := get(p.dst, p.name); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// blocksFor returns the number of thread blocks that give one thread per item.
+func blocksFor(items int64) uint32 { return uint32((items + threads - 1) / threads) }
+
+// stridedBlocks returns the grid of a grid-stride launch over n elements.
+func stridedBlocks(n int64) uint32 { return uint32(min((n+threads-1)/threads, maxGrid)) }
+
+// launch runs f with the argument list built in b.args on b.stream; name labels errors.
+// It runs on the worker.
+func (b *Backend) launch(name string, f cudadrv.Function, blocks uint32) error {
+	if blocks == 0 {
+		b.args.Reset()
+		return nil
+	}
+	err := cudadrv.LaunchKernel(f, cudadrv.Dim3{X: blocks, Y: 1, Z: 1}, cudadrv.Dim3{X: threads, Y: 1, Z: 1}, 0, b.stream, b.args)
+	b.args.Reset()
+	if err != nil {
+		return fmt.Errorf("cuda: kernel %s: %w", name, err)
+	}
+	return nil
+}
+
+// launchSpMVGroup: bsr_spmv_RxC_gG over nbrows block rows, G lanes per row.
+func (b *Backend) launchSpMVGroup(f cudadrv.Function, name string, g int, nbrows int32, rowPtr, col, val, x, y cudadrv.DevPtr, alpha, beta float64) error {
+	b.args.I32(nbrows).Ptr(rowPtr).Ptr(col).Ptr(val).Ptr(x).Ptr(y).F64(alpha).F64(beta)
+	return b.launch(name, f, blocksFor(int64(nbrows)*int64(g)))
+}
+
+// launchSpMVGeneric: bsr_spmv_generic, one thread per scalar row.
+func (b *Backend) launchSpMVGeneric(nbrows, r, c int32, rowPtr, col, val, x, y cudadrv.DevPtr, alpha, beta float64) error {
+	b.args.I32(nbrows).I32(r).I32(c).Ptr(rowPtr).Ptr(col).Ptr(val).Ptr(x).Ptr(y).F64(alpha).F64(beta)
+	return b.launch("bsr_spmv_generic", b.k.spmvGeneric, blocksFor(int64(nbrows)*int64(r)))
+}
+
+// launchBlockDiag: blockdiag_apply, y = D·x.
+func (b *Backend) launchBlockDiag(nb, bs int32, d, x, y cudadrv.DevPtr) error {
+	b.args.I32(nb).I32(bs).Ptr(d).Ptr(x).Ptr(y)
+	return b.launch("blockdiag_apply", b.k.blockDiag, blocksFor(int64(nb)*int64(bs)))
+}
+
+// launchAxpby: vec_axpby, y = a·x + b·y.
+func (b *Backend) launchAxpby(n int64, a float64, x cudadrv.DevPtr, bb float64, y cudadrv.DevPtr) error {
+	b.args.I64(n).F64(a).Ptr(x).F64(bb).Ptr(y)
+	return b.launch("vec_axpby", b.k.axpby, stridedBlocks(n))
+}
+
+// launchScale: vec_scale, x = a·x.
+func (b *Backend) launchScale(n int64, a float64, x cudadrv.DevPtr) error {
+	b.args.I64(n).F64(a).Ptr(x)
+	return b.launch("vec_scale", b.k.scale, stridedBlocks(n))
+}
+
+// launchVmul: vec_vmul, z = a·x∘y + b·z.
+func (b *Backend) launchVmul(n int64, a float64, x, y cudadrv.DevPtr, bb float64, z cudadrv.DevPtr) error {
+	b.args.I64(n).F64(a).Ptr(x).Ptr(y).F64(bb).Ptr(z)
+	return b.launch("vec_vmul", b.k.vmul, stridedBlocks(n))
+}
+
+// launchDotPartial: dot_partial over the fixed grid of dotBlocks blocks.
+func (b *Backend) launchDotPartial(n int64, x, y, partial cudadrv.DevPtr) error {
+	b.args.I64(n).Ptr(x).Ptr(y).Ptr(partial)
+	return b.launch("dot_partial", b.k.dotPartial, dotBlocks)
+}
+
+// launchDotFinal: dot_final, one block.
+func (b *Backend) launchDotFinal(m int32, partial, out cudadrv.DevPtr) error {
+	b.args.I32(m).Ptr(partial).Ptr(out)
+	return b.launch("dot_final", b.k.dotFinal, 1)
+}
+
+// launchCopy: copy_kernel, y = x.
+func (b *Backend) launchCopy(n int64, x, y cudadrv.DevPtr) error {
+	b.args.I64(n).Ptr(x).Ptr(y)
+	return b.launch("copy_kernel", b.k.copy, stridedBlocks(n))
+}

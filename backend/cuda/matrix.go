@@ -1,0 +1,255 @@
+package cuda
+
+import (
+	"fmt"
+
+	"blockamg/backend"
+	"blockamg/bsr"
+)
+
+// Matrix is a BSR matrix in device memory with bsr.Matrix's layout, optionally with
+// its explicit transpose for SpMVTrans.
+type Matrix struct {
+	b                          *Backend
+	blockRows, blockCols, r, c int
+	rowPtr                     *Buffer[int64]
+	col                        *Buffer[int32]
+	val                        *Buffer[float64]
+	variant                    spmvVariant // the SpMV kernel used
+	t                          *Matrix
+	freed                      bool
+}
+
+var _ backend.Matrix = (*Matrix)(nil)
+
+// Dims returns the block dimensions and shape.
+func (m *Matrix) Dims() (int, int, int, int) { return m.blockRows, m.blockCols, m.r, m.c }
+
+// Bytes returns the device memory of the pattern and values (without the transpose).
+func (m *Matrix) Bytes() int64 { return m.rowPtr.Bytes() + m.col.Bytes() + m.val.Bytes() }
+
+// Transpose returns the device transpose, or nil when the matrix was uploaded without.
+func (m *Matrix) Transpose() *Matrix { return m.t }
+
+// Free releases the device memory, the transpose's too.
+func (m *Matrix) Free() {
+	if m.freed {
+		return
+	}
+	m.freed = true
+	m.rowPtr.Free()
+	m.col.Free()
+	m.val.Free()
+	if m.t != nil {
+		m.t.Free()
+	}
+}
+
+// chooseGroup picks the lanes per block row for the specialised kernels from the mean
+// number of values per block row: a warp for long rows (the 27-block rows of a 3D
+// elasticity operator hold 243 values), fewer lanes for short rows (a tentative
+// prolongator holds one block per row) so that lanes are not left idle.
+func chooseVariant(r, c int, nnzBlocks int64, blockRows int) spmvVariant {
+	if _, ok := spmvVariants[spmvShape{r, c}]; !ok {
+		return spmvVariant{}
+	}
+	if blockRows == 0 {
+		return spmvVariant{8, 4}
+	}
+	perRow := float64(nnzBlocks) * float64(r*c) / float64(blockRows)
+	switch {
+	case perRow >= 96:
+		return spmvVariant{32, 4}
+	case perRow >= 40:
+		return spmvVariant{16, 4}
+	}
+	return spmvVariant{8, 4}
+}
+
+// UploadMatrixBSR copies m to the device (and its transpose, built on the host by
+// bsr.Matrix.Transpose, when withTranspose), counting the bytes under the current
+// phase.
+func (b *Backend) UploadMatrixBSR(m *bsr.Matrix, withTranspose bool) (*Matrix, error) {
+	if err := m.Validate(); err != nil {
+		return nil, err
+	}
+	if int64(m.BlockRows)*int64(max(m.R, 32)) >= 1<<31 {
+		return nil, fmt.Errorf("cuda: %d block rows: too many for 32-bit row counts in the kernels", m.BlockRows)
+	}
+	d, err := b.upload(m)
+	if err != nil {
+		return nil, err
+	}
+	if withTranspose {
+		if d.t, err = b.upload(m.Transpose()); err != nil {
+			d.Free()
+			return nil, err
+		}
+	}
+	return d, nil
+}
+
+func (b *Backend) upload(m *bsr.Matrix) (*Matrix, error) {
+	d := &Matrix{b: b, blockRows: m.BlockRows, blockCols: m.BlockCols, r: m.R, c: m.C}
+	d.variant = chooseVariant(m.R, m.C, m.NNZBlocks(), m.BlockRows)
+	fail := func(e error) (*Matrix, error) {
+		d.Free()
+		return nil, fmt.Errorf("cuda: uploading %d×%d blocks of %d×%d: %w", m.BlockRows, m.BlockCols, m.R, m.C, e)
+	}
+	// Empty placeholders first, so that fail can Free whatever was allocated.
+	d.rowPtr, d.col, d.val = &Buffer[int64]{b: b}, &Buffer[int32]{b: b}, &Buffer[float64]{b: b}
+	rp, err := Alloc[int64](b, len(m.RowPtr))
+	if err != nil {
+		return fail(err)
+	}
+	d.rowPtr = rp
+	col, err := Alloc[int32](b, len(m.ColIdx))
+	if err != nil {
+		return fail(err)
+	}
+	d.col = col
+	val, err := Alloc[float64](b, len(m.Val))
+	if err != nil {
+		return fail(err)
+	}
+	d.val = val
+	if err = d.rowPtr.Upload(m.RowPtr); err != nil {
+		return fail(err)
+	}
+	if err = d.col.Upload(m.ColIdx); err != nil {
+		return fail(err)
+	}
+	if err = d.val.Upload(m.Val); err != nil {
+		return fail(err)
+	}
+	return d, nil
+}
+
+// UploadMatrix implements backend.Backend.
+func (b *Backend) UploadMatrix(m *bsr.Matrix, withTranspose bool) (backend.Matrix, error) {
+	d, err := b.UploadMatrixBSR(m, withTranspose)
+	if err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+func (b *Backend) mat(a backend.Matrix) *Matrix {
+	m, ok := a.(*Matrix)
+	if !ok || m.b != b {
+		panic("cuda: matrix from another backend")
+	}
+	if m.freed {
+		panic("cuda: matrix used after Free")
+	}
+	return m
+}
+
+// spmv queues y = alpha·m·x + beta·y.
+func (b *Backend) spmv(m *Matrix, alpha float64, x *Vector, beta float64, y *Vector) {
+	if x.Len() != m.blockCols*m.c || y.Len() != m.blockRows*m.r {
+		panic("cuda: SpMV: vector length mismatch")
+	}
+	if y.Len() == 0 {
+		return
+	}
+	if alpha == 0 {
+		// BLAS convention: A and x are not read.
+		if beta == 0 {
+			b.Zero(y)
+		} else if beta != 1 {
+			b.Scale(beta, y)
+		}
+		return
+	}
+	rp, col, val, xp, yp := m.rowPtr.Ptr(), m.col.Ptr(), m.val.Ptr(), x.buf.Ptr(), y.buf.Ptr()
+	nbr := int32(m.blockRows)
+	v := m.variant
+	if v.g == 0 {
+		r, c := int32(m.r), int32(m.c)
+		b.enqueue(func() error { return b.launchSpMVGeneric(nbr, r, c, rp, col, val, xp, yp, alpha, beta) })
+		return
+	}
+	shape := spmvShape{m.r, m.c}
+	f, ok := b.k.spmv[shape][v]
+	if !ok {
+		panic("cuda: no SpMV kernel " + spmvKernelName(shape, v))
+	}
+	name := spmvKernelName(shape, v)
+	b.enqueue(func() error { return b.launchSpMVGroup(f, name, v.g, nbr, rp, col, val, xp, yp, alpha, beta) })
+}
+
+// SpMV implements backend.Backend.
+func (b *Backend) SpMV(alpha float64, a backend.Matrix, x backend.Vector, beta float64, y backend.Vector) {
+	b.spmv(b.mat(a), alpha, b.vec(x), beta, b.vec(y))
+}
+
+// SpMVTrans implements backend.Backend with the transpose built at upload: a gather,
+// no atomics.
+func (b *Backend) SpMVTrans(alpha float64, a backend.Matrix, x backend.Vector, beta float64, y backend.Vector) {
+	m := b.mat(a)
+	if m.t == nil {
+		panic("cuda: SpMVTrans on a matrix uploaded without its transpose")
+	}
+	b.spmv(m.t, alpha, b.vec(x), beta, b.vec(y))
+}
+
+// BlockDiag is a block-diagonal operator on the device.
+type BlockDiag struct {
+	b         *Backend
+	blocks, n int
+	val       *Buffer[float64]
+	freed     bool
+}
+
+var _ backend.BlockDiag = (*BlockDiag)(nil)
+
+// Dims returns the block count and size.
+func (d *BlockDiag) Dims() (int, int) { return d.blocks, d.n }
+
+// Free releases the device memory.
+func (d *BlockDiag) Free() {
+	if !d.freed {
+		d.freed = true
+		d.val.Free()
+	}
+}
+
+// UploadBlockDiag implements backend.Backend.
+func (b *Backend) UploadBlockDiag(blocks, n int, vals []float64) (backend.BlockDiag, error) {
+	if blocks < 0 || n < 1 || len(vals) != blocks*n*n {
+		panic("cuda: UploadBlockDiag: len(vals) != blocks*b*b")
+	}
+	buf, err := Alloc[float64](b, len(vals))
+	if err != nil {
+		return nil, err
+	}
+	if err := buf.Upload(vals); err != nil {
+		buf.Free()
+		return nil, err
+	}
+	return &BlockDiag{b: b, blocks: blocks, n: n, val: buf}, nil
+}
+
+// BlockDiagApply implements backend.Backend.
+func (b *Backend) BlockDiagApply(d backend.BlockDiag, x, y backend.Vector) {
+	bd, ok := d.(*BlockDiag)
+	if !ok || bd.b != b {
+		panic("cuda: block diagonal from another backend")
+	}
+	if bd.freed {
+		panic("cuda: block diagonal used after Free")
+	}
+	xv, yv := b.vec(x), b.vec(y)
+	if xv.Len() != bd.blocks*bd.n || yv.Len() != xv.Len() {
+		panic("cuda: BlockDiagApply: vector length mismatch")
+	}
+	if xv == yv {
+		panic("cuda: BlockDiagApply: x and y alias")
+	}
+	if xv.Len() == 0 {
+		return
+	}
+	nb, n, dp, xp, yp := int32(bd.blocks), int32(bd.n), bd.val.Ptr(), xv.buf.Ptr(), yv.buf.Ptr()
+	b.enqueue(func() error { return b.launchBlockDiag(nb, n, dp, xp, yp) })
+}

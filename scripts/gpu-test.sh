@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# GPU test driver, in two halves because the GPU machine has no Go toolchain:
+#
+#   scripts/gpu-test.sh build   here: CGO_ENABLED=0 test binaries and the CLI into devbin/
+#   scripts/gpu-test.sh run     there (repo root, devbin/ carried): gpu-info, the GPU test
+#                               suites, compute-sanitizer memcheck on the conformance
+#                               suite, and the SpMV bandwidth report (ne=100)
+#
+# run writes its logs to $OUT (or ./out when OUT is unset): all.log (every step),
+# memcheck.log, perf.log and summary.txt, and ends by printing the summary.
+# Environment for run: PERF=0 skips the bandwidth report, SANITIZE=0 skips memcheck,
+# BLOCKAMG_PERF_NE sets the report's size (default 100).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+build() {
+	set -e
+	mkdir -p devbin
+	export CGO_ENABLED=0
+	go test -c -o devbin/cuda.test ./backend/cuda
+	go test -c -o devbin/cpu.test ./backend/cpu
+	go test -c -o devbin/cudadrv.test ./internal/cudadrv
+	go build -o devbin/blockamg ./cmd/blockamg
+	ls -l devbin
+}
+
+run() {
+	local out=${OUT:-out}
+	mkdir -p "$out"
+	local summary="$out/summary.txt"
+	: >"$summary"
+	local all="$out/all.log"
+	: >"$all"
+	step() { # step NAME TIMEOUT CMD...: run with a time limit, log, record the status
+		local name=$1 limit=$2 log="$out/all.log"
+		shift 2
+		case $name in memcheck | perf) log="$out/$name.log" ;; esac
+		echo "=== $name: $*" | tee -a "$all"
+		local t0=$SECONDS
+		timeout "$limit" "$@" 2>&1 | tee -a "$log"
+		local rc=${PIPESTATUS[0]}
+		echo "$name: exit $rc ($((SECONDS - t0)) s)" | tee -a "$summary"
+	}
+	{
+		nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --format=csv
+		ldconfig -p | grep -E 'libcuda\.so|libnvrtc'
+	} 2>&1 | tee -a "$all"
+	# Ordered by importance, limits adding up to under the device tool's 10 minutes.
+	step gpu-info 60 devbin/blockamg gpu-info
+	step cudadrv 60 devbin/cudadrv.test -test.v
+	step cuda 150 devbin/cuda.test -test.v -test.run 'Conformance|MatchesCPU|Counters|KernelCache|Generators'
+	if [ "${PERF:-1}" != 0 ]; then
+		step perf 200 env BLOCKAMG_GPU_PERF=1 devbin/cuda.test -test.v -test.run 'PerfReport'
+		grep -E 'copy bandwidth|%' "$out/perf.log" | sed 's/^ *perf_test.go:[0-9]*: //' >>"$summary"
+	fi
+	if [ "${SANITIZE:-1}" != 0 ]; then
+		step memcheck 120 compute-sanitizer --tool memcheck --error-exitcode 3 devbin/cuda.test -test.run 'Conformance'
+		grep -E 'ERROR SUMMARY' "$out/memcheck.log" | tail -1 | tee -a "$summary"
+	fi
+	step cuda-debug 60 env BLOCKAMG_CUDA_DEBUG=1 devbin/cuda.test -test.run 'Conformance'
+	step cpu 30 devbin/cpu.test
+	echo "==== summary"
+	cat "$summary"
+	! grep -q 'exit [1-9]' "$summary"
+}
+
+case "${1:-}" in
+build) build ;;
+run) run ;;
+*)
+	echo "usage: $0 build|run" >&2
+	exit 2
+	;;
+esac

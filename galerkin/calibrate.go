@@ -68,7 +68,7 @@ func measureKernel() float64 {
 	for r := 0; r < 5; r++ {
 		start := time.Now()
 		for k := 0; k < reps; k++ {
-			kern336(&a, src, 18, 0, slots, out, 18, 0)
+			kern336(&a, src, 18, 0, slots, nil, out, 18, 0)
 		}
 		rate := float64(reps*nb*2*54) / time.Since(start).Seconds()
 		best = max(best, rate)

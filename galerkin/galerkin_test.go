@@ -233,3 +233,40 @@ func TestPatternChangeRejected(t *testing.T) {
 		}
 	}
 }
+
+// TestPureGoKernels runs the specialised shapes with the assembly kernel switched off
+// (where there is one) and checks the pure Go path against the dense product and
+// against the default path.
+func TestPureGoKernels(t *testing.T) {
+	smallChunks(t)
+	rng := rand.New(rand.NewPCG(9, 10))
+	for trial := 0; trial < 8; trial++ {
+		b := 3 + 3*(trial%2)
+		A := randomBSR(rng, 30, 30, b, b, 0.2, 3)
+		P := randomBSR(rng, 30, 9, b, 6, 0.2, 3)
+		ref := denseGalerkin(A, P)
+		var got [2][]float64
+		for path, asm := range []bool{false, useAsm} {
+			old := useAsm
+			useAsm = asm
+			for _, v := range Variants {
+				plan, err := Symbolic(A, P, v)
+				if err != nil {
+					t.Fatal(err)
+				}
+				poison(plan.Ac.Val)
+				if err := plan.Numeric(A, P, 2); err != nil {
+					t.Fatal(err)
+				}
+				if e := relErr(dense(plan.Ac), ref); e > 1e-13 {
+					t.Fatalf("trial %d b %d %s asm=%v: relative error %g", trial, b, v, asm, e)
+				}
+				got[path] = plan.Ac.Val
+			}
+			useAsm = old
+		}
+		if e := relErr(got[0], got[1]); e > 1e-14 {
+			t.Errorf("trial %d: Go and assembly kernels differ by %g", trial, e)
+		}
+	}
+}

@@ -93,7 +93,7 @@ func (p *Plan) numericInspector(A, P *bsr.Matrix, workers int) {
 			for q := A.RowPtr[i]; q < A.RowPtr[i+1]; q++ {
 				j := A.ColIdx[q]
 				r0, r1 := P.RowPtr[j], P.RowPtr[j+1]
-				p.kern.wAcc(A.Val[q*bb:(q+1)*bb], P.Val[r0*bk:r1*bk], d.wSlots[x:x+r1-r0], out)
+				p.kern.wAcc(A.Val[q*bb:(q+1)*bb], P.Val[r0*bk:r1*bk], d.wSlots[x:x+r1-r0], nil, out)
 				x += r1 - r0
 			}
 		}
@@ -106,7 +106,7 @@ func (p *Plan) numericInspector(A, P *bsr.Matrix, workers int) {
 			for t := p.pt.rowPtr[I]; t < p.pt.rowPtr[I+1]; t++ {
 				i := p.pt.colIdx[t]
 				w0, w1 := p.w.rowPtr[i], p.w.rowPtr[i+1]
-				p.kern.acAcc(p.pBlock(P, p.ptPerm[t]), p.wVal[w0*bk:w1*bk], d.acSlots[x:x+w1-w0], out)
+				p.kern.acAcc(p.pBlock(P, p.ptPerm[t]), p.wVal[w0*bk:w1*bk], d.acSlots[x:x+w1-w0], nil, out)
 				x += w1 - w0
 			}
 		}

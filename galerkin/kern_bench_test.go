@@ -4,6 +4,14 @@ import "testing"
 
 // BenchmarkKern336 measures the register kernel on L1-resident data: its ceiling.
 func BenchmarkKern336(b *testing.B) {
+	b.Run("go", func(b *testing.B) { benchKern(b, false) })
+	b.Run("asm", func(b *testing.B) { benchKern(b, useAsm) })
+}
+
+func benchKern(b *testing.B, asm bool) {
+	old := useAsm
+	useAsm = asm
+	defer func() { useAsm = old }()
 	const nb = 16
 	var a [9]float64
 	for i := range a {
@@ -19,7 +27,7 @@ func BenchmarkKern336(b *testing.B) {
 		}
 	}
 	for b.Loop() {
-		kern336(&a, src, 18, 0, slots, out, 18, 0)
+		kern336(&a, src, 18, 0, slots, nil, out, 18, 0)
 	}
 	b.ReportMetric(float64(nb*108)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
 }

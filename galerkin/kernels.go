@@ -42,15 +42,18 @@ func gemmTNAcc(r, t, c int, a, b, out []float64) {
 	}
 }
 
-// kern336 adds a·src_q into out for every block q of src: a is 3×3 (row-major, held in
-// registers), src_q is the 3×6 slab src[q*srcStride+srcOff:][:18] and its product goes to
-// out[slots[q]*outStride+outOff:][:18]. Each output entry is updated as
-// o += (a0*b0 + a1*b1) + a2*b2, the generic kernels' order.
-func kern336(a *[9]float64, src []float64, srcStride, srcOff int, slots []int32, out []float64, outStride, outOff int) {
+// kern336Go is the pure Go kern336: a is 3×3 (row-major, held in registers), src_q is
+// the 3×6 slab src[q*srcStride+srcOff:][:18] and its product goes to
+// out[s*outStride+outOff:][:18], s = pos[cols[q]] (cols[q] when pos is nil). Each
+// output entry is updated as o += (a0*b0 + a1*b1) + a2*b2, the generic kernels' order.
+func kern336Go(a *[9]float64, src []float64, srcStride, srcOff int, cols, pos []int32, out []float64, outStride, outOff int) {
 	a0, a1, a2 := a[0], a[1], a[2]
 	a3, a4, a5 := a[3], a[4], a[5]
 	a6, a7, a8 := a[6], a[7], a[8]
-	for q, s := range slots {
+	for q, s := range cols {
+		if pos != nil {
+			s = pos[s]
+		}
 		b := (*[18]float64)(src[q*srcStride+srcOff:])
 		o := (*[18]float64)(out[int(s)*outStride+outOff:])
 		{
@@ -93,12 +96,14 @@ func kern336(a *[9]float64, src []float64, srcStride, srcOff int, slots []int32,
 }
 
 // blockKernels are the two block operations of the numeric phase for one (b, k) shape.
-// Every variant calls these and only these, so all variants round identically.
+// Every variant calls these and only these, so all variants round identically. Output
+// block q goes to slot pos[cols[q]] of out, or cols[q] when pos is nil (precomputed
+// slots).
 type blockKernels struct {
-	// wAcc adds a·src_q (b×b · b×k) into out block slots[q] (b×k blocks), for each q.
-	wAcc func(a, src []float64, slots []int32, out []float64)
-	// acAcc adds pᵀ·src_q ((b×k)ᵀ · b×k) into out block slots[q] (k×k blocks), for each q.
-	acAcc func(p, src []float64, slots []int32, out []float64)
+	// wAcc adds a·src_q (b×b · b×k) into the b×k output blocks, for each q.
+	wAcc func(a, src []float64, cols, pos []int32, out []float64)
+	// acAcc adds pᵀ·src_q ((b×k)ᵀ · b×k) into the k×k output blocks, for each q.
+	acAcc func(p, src []float64, cols, pos []int32, out []float64)
 	name  string
 }
 
@@ -113,15 +118,21 @@ func kernelsFor(b, k int) blockKernels {
 	}
 	bb, bk, kk := b*b, b*k, k*k
 	return blockKernels{
-		wAcc: func(a, src []float64, slots []int32, out []float64) {
+		wAcc: func(a, src []float64, cols, pos []int32, out []float64) {
 			a = a[:bb]
-			for q, s := range slots {
+			for q, s := range cols {
+				if pos != nil {
+					s = pos[s]
+				}
 				gemmAcc(b, b, k, a, src[q*bk:(q+1)*bk], out[int(s)*bk:(int(s)+1)*bk])
 			}
 		},
-		acAcc: func(p, src []float64, slots []int32, out []float64) {
+		acAcc: func(p, src []float64, cols, pos []int32, out []float64) {
 			p = p[:bk]
-			for q, s := range slots {
+			for q, s := range cols {
+				if pos != nil {
+					s = pos[s]
+				}
 				gemmTNAcc(k, b, k, p, src[q*bk:(q+1)*bk], out[int(s)*kk:(int(s)+1)*kk])
 			}
 		},
@@ -129,13 +140,13 @@ func kernelsFor(b, k int) blockKernels {
 	}
 }
 
-func wAcc36(a, src []float64, slots []int32, out []float64) {
-	kern336((*[9]float64)(a), src, 18, 0, slots, out, 18, 0)
+func wAcc36(a, src []float64, cols, pos []int32, out []float64) {
+	kern336((*[9]float64)(a), src, 18, 0, cols, pos, out, 18, 0)
 }
 
 // acAcc36: Pᵀ is 6×3; its rows 3h…3h+2 form the 3×3 register block (transposed
 // columns of p) that multiplies each 3×6 W block into rows 3h…3h+2 of the 6×6 output.
-func acAcc36(p, src []float64, slots []int32, out []float64) {
+func acAcc36(p, src []float64, cols, pos []int32, out []float64) {
 	P := (*[18]float64)(p)
 	for h := 0; h < 2; h++ {
 		c := 3 * h
@@ -144,13 +155,13 @@ func acAcc36(p, src []float64, slots []int32, out []float64) {
 			P[c+1], P[6+c+1], P[12+c+1],
 			P[c+2], P[6+c+2], P[12+c+2],
 		}
-		kern336(&a, src, 18, 0, slots, out, 36, 18*h)
+		kern336(&a, src, 18, 0, cols, pos, out, 36, 18*h)
 	}
 }
 
 // wAcc66 splits the 6×6 A block into four 3×3 blocks: output rows 3rh… receive
 // A[rh][lh]·src rows 3lh… for lh = 0 then 1.
-func wAcc66(a, src []float64, slots []int32, out []float64) {
+func wAcc66(a, src []float64, cols, pos []int32, out []float64) {
 	A := (*[36]float64)(a)
 	for rh := 0; rh < 2; rh++ {
 		for lh := 0; lh < 2; lh++ {
@@ -160,13 +171,13 @@ func wAcc66(a, src []float64, slots []int32, out []float64) {
 				A[(r+1)*6+l], A[(r+1)*6+l+1], A[(r+1)*6+l+2],
 				A[(r+2)*6+l], A[(r+2)*6+l+1], A[(r+2)*6+l+2],
 			}
-			kern336(&s, src, 36, 18*lh, slots, out, 36, 18*rh)
+			kern336(&s, src, 36, 18*lh, cols, pos, out, 36, 18*rh)
 		}
 	}
 }
 
 // acAcc66: output rows 3rh… receive (P[3lh…][3rh…])ᵀ·src rows 3lh… for lh = 0 then 1.
-func acAcc66(p, src []float64, slots []int32, out []float64) {
+func acAcc66(p, src []float64, cols, pos []int32, out []float64) {
 	P := (*[36]float64)(p)
 	for rh := 0; rh < 2; rh++ {
 		for lh := 0; lh < 2; lh++ {
@@ -176,7 +187,7 @@ func acAcc66(p, src []float64, slots []int32, out []float64) {
 				P[l*6+r+1], P[(l+1)*6+r+1], P[(l+2)*6+r+1],
 				P[l*6+r+2], P[(l+1)*6+r+2], P[(l+2)*6+r+2],
 			}
-			kern336(&s, src, 36, 18*lh, slots, out, 36, 18*rh)
+			kern336(&s, src, 36, 18*lh, cols, pos, out, 36, 18*rh)
 		}
 	}
 }

@@ -11,13 +11,12 @@ import "blockamg/bsr"
 
 // scratch is one worker's scratch space.
 type scratch struct {
-	pos   []int32   // column → slot map of the current W or Ac row (stale entries are never read)
-	slots []int32   // slots of the blocks being multiplied
-	wrow  []float64 // values of one W row (fused variants)
+	pos  []int32   // column → slot map of the current W or Ac row (stale entries are never read)
+	wrow []float64 // values of one W row (fused variants)
 }
 
 func (p *Plan) newScratch(withRow bool) *scratch {
-	s := &scratch{pos: make([]int32, p.m), slots: make([]int32, p.stats.MaxRowSlots)}
+	s := &scratch{pos: make([]int32, p.m)}
 	if withRow {
 		s.wrow = make([]float64, int64(p.stats.MaxRowW)*int64(p.b*p.k))
 	}
@@ -38,11 +37,7 @@ func (p *Plan) wRow(A, P *bsr.Matrix, i int, sc *scratch, out []float64) {
 		if r0 == r1 {
 			continue
 		}
-		sl := sc.slots[:r1-r0]
-		for t, c := range P.ColIdx[r0:r1] {
-			sl[t] = pos[c]
-		}
-		p.kern.wAcc(A.Val[q*bb:(q+1)*bb], P.Val[r0*bk:r1*bk], sl, out)
+		p.kern.wAcc(A.Val[q*bb:(q+1)*bb], P.Val[r0*bk:r1*bk], P.ColIdx[r0:r1], pos, out)
 	}
 }
 
@@ -56,12 +51,7 @@ func (p *Plan) setAcPos(I int, sc *scratch) {
 // acAdd adds pv ᵀ·W(i,:) to the values out of Ac row I, where wv holds W row i and
 // sc.pos maps the columns of Ac row I (setAcPos).
 func (p *Plan) acAdd(i int, pv, wv []float64, sc *scratch, out []float64) {
-	wcol := p.w.colIdx[p.w.rowPtr[i]:p.w.rowPtr[i+1]]
-	sl := sc.slots[:len(wcol)]
-	for t, c := range wcol {
-		sl[t] = sc.pos[c]
-	}
-	p.kern.acAcc(pv, wv, sl, out)
+	p.kern.acAcc(pv, wv, p.w.colIdx[p.w.rowPtr[i]:p.w.rowPtr[i+1]], sc.pos, out)
 }
 
 // acRowVals returns the values of Ac row I.

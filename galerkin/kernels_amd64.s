@@ -1,0 +1,150 @@
+#include "textflag.h"
+
+// func kern336AVX2(a *[9]float64, src *float64, srcStride int, cols, pos *int32, n int, out *float64, outStride int)
+//
+// For q = 0 … n-1, with s = pos[cols[q]] (or s = cols[q] when pos is nil):
+// out[s*outStride : +18] += a · src[q*srcStride : +18], a 3×3, the blocks 3×6, all
+// row-major; strides in float64 units. Each output row is formed as s = a_r0·b_0;
+// s = a_r1·b_1 + s; s = a_r2·b_2 + s (fused); out = out + s.
+// Registers: Y0–Y8 the broadcast entries of a; Y9/X10, Y11/X12, Y13/X14 the three rows
+// of the source block (columns 0–3 and 4–5); Y15 the accumulator; R9 the output block.
+TEXT ·kern336AVX2(SB), NOSPLIT, $0-64
+	MOVQ a+0(FP), AX
+	MOVQ src+8(FP), SI
+	MOVQ srcStride+16(FP), BX
+	SHLQ $3, BX
+	MOVQ cols+24(FP), DX
+	MOVQ pos+32(FP), R10
+	MOVQ n+40(FP), CX
+	MOVQ out+48(FP), DI
+	MOVQ outStride+56(FP), R8
+	SHLQ $3, R8
+	TESTQ CX, CX
+	JZ done
+	VBROADCASTSD 0(AX), Y0
+	VBROADCASTSD 8(AX), Y1
+	VBROADCASTSD 16(AX), Y2
+	VBROADCASTSD 24(AX), Y3
+	VBROADCASTSD 32(AX), Y4
+	VBROADCASTSD 40(AX), Y5
+	VBROADCASTSD 48(AX), Y6
+	VBROADCASTSD 56(AX), Y7
+	VBROADCASTSD 64(AX), Y8
+	TESTQ R10, R10
+	JZ directloop
+
+lookuploop:
+	MOVLQSX (DX), R9
+	MOVLQSX (R10)(R9*4), R9
+	IMULQ R8, R9
+	ADDQ DI, R9
+	VMOVUPD 0(SI), Y9
+	VMOVUPD 32(SI), X10
+	VMOVUPD 48(SI), Y11
+	VMOVUPD 80(SI), X12
+	VMOVUPD 96(SI), Y13
+	VMOVUPD 128(SI), X14
+	VMULPD Y9, Y0, Y15
+	VFMADD231PD Y11, Y1, Y15
+	VFMADD231PD Y13, Y2, Y15
+	VADDPD 0(R9), Y15, Y15
+	VMOVUPD Y15, 0(R9)
+	VMULPD X10, X0, X15
+	VFMADD231PD X12, X1, X15
+	VFMADD231PD X14, X2, X15
+	VADDPD 32(R9), X15, X15
+	VMOVUPD X15, 32(R9)
+	VMULPD Y9, Y3, Y15
+	VFMADD231PD Y11, Y4, Y15
+	VFMADD231PD Y13, Y5, Y15
+	VADDPD 48(R9), Y15, Y15
+	VMOVUPD Y15, 48(R9)
+	VMULPD X10, X3, X15
+	VFMADD231PD X12, X4, X15
+	VFMADD231PD X14, X5, X15
+	VADDPD 80(R9), X15, X15
+	VMOVUPD X15, 80(R9)
+	VMULPD Y9, Y6, Y15
+	VFMADD231PD Y11, Y7, Y15
+	VFMADD231PD Y13, Y8, Y15
+	VADDPD 96(R9), Y15, Y15
+	VMOVUPD Y15, 96(R9)
+	VMULPD X10, X6, X15
+	VFMADD231PD X12, X7, X15
+	VFMADD231PD X14, X8, X15
+	VADDPD 128(R9), X15, X15
+	VMOVUPD X15, 128(R9)
+	ADDQ BX, SI
+	ADDQ $4, DX
+	DECQ CX
+	JNZ lookuploop
+	JMP done
+
+directloop:
+	MOVLQSX (DX), R9
+	IMULQ R8, R9
+	ADDQ DI, R9
+	VMOVUPD 0(SI), Y9
+	VMOVUPD 32(SI), X10
+	VMOVUPD 48(SI), Y11
+	VMOVUPD 80(SI), X12
+	VMOVUPD 96(SI), Y13
+	VMOVUPD 128(SI), X14
+	VMULPD Y9, Y0, Y15
+	VFMADD231PD Y11, Y1, Y15
+	VFMADD231PD Y13, Y2, Y15
+	VADDPD 0(R9), Y15, Y15
+	VMOVUPD Y15, 0(R9)
+	VMULPD X10, X0, X15
+	VFMADD231PD X12, X1, X15
+	VFMADD231PD X14, X2, X15
+	VADDPD 32(R9), X15, X15
+	VMOVUPD X15, 32(R9)
+	VMULPD Y9, Y3, Y15
+	VFMADD231PD Y11, Y4, Y15
+	VFMADD231PD Y13, Y5, Y15
+	VADDPD 48(R9), Y15, Y15
+	VMOVUPD Y15, 48(R9)
+	VMULPD X10, X3, X15
+	VFMADD231PD X12, X4, X15
+	VFMADD231PD X14, X5, X15
+	VADDPD 80(R9), X15, X15
+	VMOVUPD X15, 80(R9)
+	VMULPD Y9, Y6, Y15
+	VFMADD231PD Y11, Y7, Y15
+	VFMADD231PD Y13, Y8, Y15
+	VADDPD 96(R9), Y15, Y15
+	VMOVUPD Y15, 96(R9)
+	VMULPD X10, X6, X15
+	VFMADD231PD X12, X7, X15
+	VFMADD231PD X14, X8, X15
+	VADDPD 128(R9), X15, X15
+	VMOVUPD X15, 128(R9)
+	ADDQ BX, SI
+	ADDQ $4, DX
+	DECQ CX
+	JNZ directloop
+	JMP done
+
+done:
+	VZEROUPPER
+	RET
+
+// func cpuid(eaxArg, ecxArg uint32) (eax, ebx, ecx, edx uint32)
+TEXT ·cpuid(SB), NOSPLIT, $0-24
+	MOVL eaxArg+0(FP), AX
+	MOVL ecxArg+4(FP), CX
+	CPUID
+	MOVL AX, eax+8(FP)
+	MOVL BX, ebx+12(FP)
+	MOVL CX, ecx+16(FP)
+	MOVL DX, edx+20(FP)
+	RET
+
+// func xgetbv() (eax, edx uint32)
+TEXT ·xgetbv(SB), NOSPLIT, $0-8
+	MOVL $0, CX
+	XGETBV
+	MOVL AX, eax+0(FP)
+	MOVL DX, edx+4(FP)
+	RET

@@ -65,9 +65,10 @@ func blockCSR(name string, a *bsr.CSR, bs int) (*bsr.Matrix, error) {
 	}
 	nnzb := m.RowPtr[nbr]
 	nnz := a.RowPtr[a.Rows]
-	if vals := nnzb * int64(bs*bs); vals > maxFill*nnz+fillAllowance {
-		return nil, fileErr(name, nil, "block size %d would store %d values for %d entries; the pattern is too far from %d×%d blocks",
-			bs, vals, nnz, bs, bs)
+	// Divide rather than multiply: nnzb·bs² can overflow for absurd block sizes.
+	if limit := maxFill*nnz + fillAllowance; nnzb > limit/(int64(bs)*int64(bs)) {
+		return nil, fileErr(name, nil, "block size %d would store %d blocks of %d values for %d entries; the pattern is too far from %d×%d blocks",
+			bs, nnzb, bs*bs, nnz, bs, bs)
 	}
 	m.ColIdx = make([]int32, nnzb)
 	m.Val = make([]float64, nnzb*int64(bs*bs))

@@ -77,6 +77,9 @@ func readMMHeader(lr *lineReader) (*mmHeader, error) {
 		return nil, lineErr(name, 1, nil, "symmetry %q not supported, expected \"general\", \"symmetric\" or \"skew-symmetric\"", f[4])
 	}
 	symName := string(f[4])
+	if h.field == "pattern" && h.symmetry == symSkew {
+		return nil, lineErr(name, 1, nil, "field \"pattern\" with symmetry %q: a pattern cannot be skew-symmetric", symName)
+	}
 	if !h.coordinate && h.symmetry != symGeneral {
 		return nil, lineErr(name, 1, nil, "array format with symmetry %q not supported, expected \"general\"", symName)
 	}

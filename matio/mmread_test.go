@@ -184,6 +184,8 @@ func TestReadMatrixMarketErrors(t *testing.T) {
 		{"symmetric pair given twice", banner + "real symmetric\n3 3 2\n2 1 1\n1 2 1\n", 1, []string{"t.mtx:4:", "duplicate entry (1, 2)", "line 3", "symmetric"}},
 		{"block size does not divide", g + "4 6 1\n1 1 1\n", 3, []string{"t.mtx:2:", "block size 3 does not divide the dimensions 4×6"}},
 		{"negative block size", g + "4 4 1\n1 1 1\n", -2, []string{"block size -2"}},
+		{"pattern skew", banner + "pattern skew-symmetric\n2 2 1\n2 1\n", 1, []string{"t.mtx:1:", "cannot be skew-symmetric"}},
+		{"block fill too large", g + "10000 10000 2\n1 1 1\n10000 10000 1\n", 5000, []string{"t.mtx:", "block size 5000 would store 2 blocks of 25000000 values for 2 entries"}},
 		{"mostly empty", g + "2000000000 2000000000 1\n1 1 1\n", 1, []string{"t.mtx:2:", "empty rows"}},
 		{"binary garbage", "\x00\x12{P\x00\x00", 1, []string{"t.mtx:1:", "banner"}},
 	}

@@ -15,12 +15,33 @@ type cholesky struct {
 	l []float64
 }
 
-// factorCholesky factors the square-blocked matrix A = L·Lᵀ. A pivot that is not
-// positive (relative to the original diagonal entry, up to rounding) means A is not
-// symmetric positive definite: an error wrapping ErrNotSPD names the scalar row.
+// factorCholesky factors the square-blocked matrix A = L·Lᵀ.
 func factorCholesky(A *bsr.Matrix) (*cholesky, error) {
+	c := &cholesky{}
+	return c, c.factor(A)
+}
+
+// factor factors A = L·Lᵀ into c, reusing c's storage when the size matches. A pivot
+// that is not positive (relative to the original diagonal entry, up to rounding) means
+// A is not symmetric positive definite: an error wrapping ErrNotSPD names the scalar row.
+func (c *cholesky) factor(A *bsr.Matrix) error {
 	n := A.Rows()
-	l := A.ToDense()
+	if len(c.l) != n*n {
+		c.l = make([]float64, n*n)
+	}
+	c.n = n
+	l := c.l
+	clear(l)
+	bs := A.R * A.C
+	for i := 0; i < A.BlockRows; i++ {
+		for k := A.RowPtr[i]; k < A.RowPtr[i+1]; k++ {
+			j := int(A.ColIdx[k])
+			blk := A.Val[k*int64(bs) : (k+1)*int64(bs)]
+			for p := 0; p < A.R; p++ {
+				copy(l[(i*A.R+p)*n+j*A.C:(i*A.R+p)*n+(j+1)*A.C], blk[p*A.C:(p+1)*A.C])
+			}
+		}
+	}
 	for j := 0; j < n; j++ {
 		orig := l[j*n+j]
 		d := orig
@@ -28,7 +49,7 @@ func factorCholesky(A *bsr.Matrix) (*cholesky, error) {
 			d -= l[j*n+k] * l[j*n+k]
 		}
 		if !(d > 1e-14*math.Abs(orig)) || math.IsInf(d, 0) {
-			return nil, fmt.Errorf("%w: coarse Cholesky: pivot %g at row %d (diagonal %g)", ErrNotSPD, d, j, orig)
+			return fmt.Errorf("%w: coarse Cholesky: pivot %g at row %d (diagonal %g)", ErrNotSPD, d, j, orig)
 		}
 		d = math.Sqrt(d)
 		l[j*n+j] = d
@@ -44,7 +65,7 @@ func factorCholesky(A *bsr.Matrix) (*cholesky, error) {
 	for i := 0; i < n; i++ {
 		clear(l[i*n+i+1 : (i+1)*n])
 	}
-	return &cholesky{n: n, l: l}, nil
+	return nil
 }
 
 // solve computes x = A⁻¹·b (x and b may alias).

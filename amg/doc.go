@@ -16,7 +16,6 @@
 //	               Q gives P_tent (b×k blocks), R the coarse near-null space
 //	smooth.go      P = (I − ω·D⁻¹A)·P_tent on a pattern computed once, D the block
 //	               diagonal, ω = ProlongDamping/λmax(D⁻¹A)
-//	transpose.go   R = Pᵀ stored explicitly (the restriction is a row-parallel product)
 //	               Ac = PᵀAP through galerkin.Symbolic/Numeric
 //	chebyshev.go   Chebyshev smoother preconditioned by block Jacobi, its interval from
 //	               a CG–Lanczos estimate of λ(D⁻¹A) (krylov.EstimateEigenvalues)
@@ -30,10 +29,10 @@
 //
 // Everything that depends only on patterns (strength graph, aggregates, tentative
 // prolongator and coarse near-null spaces, the patterns of the smoothed prolongators,
-// of R and of every coarse operator, the Galerkin plans) is computed once by Setup.
+// of every coarse operator, the Galerkin plans) is computed once by Setup.
 // Update takes new values of the fine matrix on the same pattern and redoes only the
 // numeric work: block-diagonal inverses, eigenvalue estimates, the prolongator values
-// (re-smoothed with the new D⁻¹ and ω), R, the Galerkin products and the coarse
+// (re-smoothed with the new D⁻¹ and ω), the Galerkin products and the coarse
 // factorisation — PETSc's -pc_gamg_reuse_interpolation, with the smoothed prolongator
 // kept consistent with the new operator. For the same aggregates, Update gives
 // bitwise the hierarchy Setup would.

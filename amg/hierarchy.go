@@ -30,8 +30,8 @@ var _ krylov.Preconditioner = (*Hierarchy)(nil)
 //
 // Each level: strength graph → aggregates → tentative prolongator by per-aggregate QR
 // of the near-null space (giving the coarse near-null space) → block-Jacobi inverse
-// and CG–Lanczos estimate of λ(D⁻¹A) → AggNSmooths Jacobi steps on P → R = Pᵀ →
-// Galerkin Ac = PᵀAP. Coarsening stops at MaxLevels levels, once a level has at most
+// and CG–Lanczos estimate of λ(D⁻¹A) → AggNSmooths Jacobi steps on P → Galerkin
+// Ac = PᵀAP. Coarsening stops at MaxLevels levels, once a level has at most
 // CoarseEqLimit unknowns, or when aggregation no longer reduces the grid; the last
 // level is factored by dense Cholesky.
 //
@@ -103,7 +103,7 @@ func (h *Hierarchy) coarsen(l int) (*Level, error) {
 	if agg.Count == 0 || agg.Count*k >= A.Rows() {
 		return nil, nil
 	}
-	L.Graph, L.Agg = g, agg
+	L.Agg, L.Edges = agg, int64(len(g.Adj))
 	var Bc []float64
 	L.Ptent, Bc = Tentative(agg, L.B, b, k, w)
 	sw.lap(&L.Times.Tentative)
@@ -120,9 +120,6 @@ func (h *Hierarchy) coarsen(l int) (*Level, error) {
 	}
 	L.P = X
 	sw.lap(&L.Times.Smoothing)
-	L.restrict = newTransposePlan(L.P, w)
-	L.R = L.restrict.R
-	sw.lap(&L.Times.Transpose)
 	L.rap, err = galerkin.Symbolic(A, L.P, opt.GalerkinVariant)
 	if err == nil {
 		err = L.rap.Numeric(A, L.P, w)
@@ -140,14 +137,16 @@ func (h *Hierarchy) setupSmoother(l int) error {
 	L := h.Levels[l]
 	opt := &h.Opt
 	sw := newStopwatch()
-	dinv, err := L.A.InvertDiag()
-	if err != nil {
+	if L.Dinv == nil {
+		L.Dinv = make([]float64, L.A.BlockRows*L.A.R*L.A.R)
+		L.eig = krylov.NewEigenEstimator(L.A.Rows())
+	}
+	if err := invertDiag(L.A, L.Dinv, opt.Workers); err != nil {
 		return fmt.Errorf("level %d: %w", l, err)
 	}
-	L.Dinv = dinv
 	sw.lap(&L.Times.SmootherSetup)
-	eig, err := krylov.EstimateEigenvalues(matOp{L.A, opt.Workers}, jacobiOp{L.A.R, dinv, opt.Workers},
-		L.A.Rows(), opt.EstEigKSPMaxIt, opt.Workers)
+	eig, err := L.eig.Estimate(matOp{L.A, opt.Workers}, jacobiOp{L.A.R, L.Dinv, opt.Workers},
+		opt.EstEigKSPMaxIt, opt.Workers)
 	var be *krylov.BreakdownError
 	if errors.As(err, &be) {
 		return fmt.Errorf("level %d: %w: eigenvalue estimate: %w", l, ErrNotSPD, err)
@@ -174,11 +173,12 @@ func (h *Hierarchy) factorCoarsest() error {
 	l := len(h.Levels) - 1
 	L := h.Levels[l]
 	sw := newStopwatch()
-	c, err := factorCholesky(L.A)
-	if err != nil {
+	if h.coarse == nil {
+		h.coarse = &cholesky{}
+	}
+	if err := h.coarse.factor(L.A); err != nil {
 		return fmt.Errorf("level %d (coarsest, %d unknowns): %w", l, L.A.Rows(), err)
 	}
-	h.coarse = c
 	sw.lap(&L.Times.CoarseFactor)
 	return nil
 }
@@ -199,10 +199,10 @@ func (h *Hierarchy) allocate() {
 // Update recomputes every value of the hierarchy for new values of the fine matrix A,
 // whose pattern must be the one given to Setup (else an error wrapping ErrPattern),
 // keeping every pattern and plan: the strength graph, aggregates, tentative
-// prolongator and coarse near-null spaces, the patterns of the smoothed prolongators,
-// of R and of the coarse operators. Redone: block-diagonal inverses, eigenvalue
-// estimates, ω and Chebyshev intervals, the smoothed P's values, R = Pᵀ, the Galerkin
-// products and the coarse factorisation. This is PETSc's -pc_gamg_reuse_interpolation
+// prolongator and coarse near-null spaces, the patterns of the smoothed prolongators
+// and of the coarse operators. Redone: block-diagonal inverses, eigenvalue estimates,
+// ω and Chebyshev intervals, the smoothed P's values, the Galerkin products and the
+// coarse factorisation. This is PETSc's -pc_gamg_reuse_interpolation
 // with the prolongator re-smoothed for the new operator. The result is bitwise
 // identical to what Setup would build with the same aggregates.
 //
@@ -232,8 +232,6 @@ func (h *Hierarchy) Update(A *bsr.Matrix) error {
 			X = sp.Y
 		}
 		sw.lap(&L.Times.Smoothing)
-		L.restrict.numeric(L.P, w)
-		sw.lap(&L.Times.Transpose)
 		if err := L.rap.Numeric(L.A, L.P, w); err != nil {
 			return fmt.Errorf("level %d: %w", l, err)
 		}
@@ -266,7 +264,7 @@ func (h *Hierarchy) cycle(l int, b, x []float64) {
 	L.cheb.apply(L.A, L.Dinv, b, x, L.d, true, w)
 	residual(L.A, b, x, L.r, w)
 	C := h.Levels[l+1]
-	L.R.MulVecWorkers(w, 1, L.r, 0, C.b)
+	L.P.MulTransVecWorkers(w, 1, L.r, 0, C.b)
 	h.cycle(l+1, C.b, C.x)
 	L.P.MulVecWorkers(w, 1, C.x, 1, x)
 	L.cheb.apply(L.A, L.Dinv, b, x, L.d, false, w)

@@ -18,7 +18,8 @@ type LevelInfo struct {
 	PR         int   `json:"p_r"`
 	PC         int   `json:"p_c"`
 	PNNZBlocks int64 `json:"p_nnz_blocks"`
-	PBytes     int64 `json:"p_bytes"` // P and R = Pᵀ together
+	PBytes     int64 `json:"p_bytes"`
+	Edges      int64 `json:"graph_edges"` // directed edges of the strength graph
 
 	EigMin  float64 `json:"eig_min"` // estimates of the spectrum of D⁻¹A
 	EigMax  float64 `json:"eig_max"`
@@ -44,7 +45,8 @@ func (h *Hierarchy) Info() []LevelInfo {
 			li.Aggregates = L.Agg.Count
 			li.PBlockRows, li.PBlockCols, li.PR, li.PC = L.P.BlockRows, L.P.BlockCols, L.P.R, L.P.C
 			li.PNNZBlocks = L.P.NNZBlocks()
-			li.PBytes = L.P.Bytes() + L.R.Bytes()
+			li.PBytes = L.P.Bytes()
+			li.Edges = L.Edges
 		}
 		out[l] = li
 	}

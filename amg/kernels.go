@@ -32,6 +32,22 @@ func rowResidual(A *bsr.Matrix, i int, b, x, t []float64) {
 		t[0], t[1], t[2] = t0, t1, t2
 		return
 	}
+	if r == 6 {
+		var acc [6]float64
+		for k := A.RowPtr[i]; k < A.RowPtr[i+1]; k++ {
+			j := int(A.ColIdx[k]) * 6
+			a := (*[36]float64)(A.Val[k*36:])
+			xj := (*[6]float64)(x[j:])
+			for p := 0; p < 6; p++ {
+				ap := (*[6]float64)(a[p*6:])
+				acc[p] += ap[0]*xj[0] + ap[1]*xj[1] + ap[2]*xj[2] + ap[3]*xj[3] + ap[4]*xj[4] + ap[5]*xj[5]
+			}
+		}
+		for p := range acc {
+			t[p] -= acc[p]
+		}
+		return
+	}
 	for k := A.RowPtr[i]; k < A.RowPtr[i+1]; k++ {
 		j := int(A.ColIdx[k]) * r
 		a := A.Val[k*bs : (k+1)*bs]

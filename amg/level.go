@@ -36,10 +36,12 @@ type Level struct {
 	// Times of the last Setup or Update.
 	Times PhaseTimes
 
-	smooth   []*smoothPlan // AggNSmooths smoothing steps, each with its fixed pattern
-	restrict *transposePlan
-	rap      *galerkin.Plan
-	cheb     chebyshev
+	Edges int64 // directed edges of the strength graph (the graph itself is not kept)
+
+	smooth []*smoothPlan // AggNSmooths smoothing steps, each with its fixed pattern
+	rap    *galerkin.Plan
+	cheb   chebyshev
+	eig    *krylov.EigenEstimator
 
 	x, b, r, d []float64 // cycle work vectors (x and b borrowed on level 0)
 }
@@ -54,7 +56,6 @@ type PhaseTimes struct {
 	SmootherSetup time.Duration `json:"smoother_setup_ns"` // block-diagonal inverse
 	EigEstimate   time.Duration `json:"eig_estimate_ns"`   // CG–Lanczos on D⁻¹A
 	Smoothing     time.Duration `json:"smoothing_ns"`      // P = (I − ωD⁻¹A)·P_tent, pattern and values
-	Transpose     time.Duration `json:"transpose_ns"`      // R = Pᵀ
 	Galerkin      time.Duration `json:"galerkin_ns"`       // Ac = PᵀAP, symbolic and numeric
 	CoarseFactor  time.Duration `json:"coarse_factor_ns"`  // dense Cholesky (coarsest level)
 }
@@ -62,7 +63,7 @@ type PhaseTimes struct {
 // Total returns the sum of the phases.
 func (p PhaseTimes) Total() time.Duration {
 	return p.Strength + p.Aggregation + p.Tentative + p.SmootherSetup + p.EigEstimate +
-		p.Smoothing + p.Transpose + p.Galerkin + p.CoarseFactor
+		p.Smoothing + p.Galerkin + p.CoarseFactor
 }
 
 // Add returns the phase-wise sum of p and q.
@@ -71,7 +72,7 @@ func (p PhaseTimes) Add(q PhaseTimes) PhaseTimes {
 		Strength: p.Strength + q.Strength, Aggregation: p.Aggregation + q.Aggregation,
 		Tentative: p.Tentative + q.Tentative, SmootherSetup: p.SmootherSetup + q.SmootherSetup,
 		EigEstimate: p.EigEstimate + q.EigEstimate, Smoothing: p.Smoothing + q.Smoothing,
-		Transpose: p.Transpose + q.Transpose, Galerkin: p.Galerkin + q.Galerkin,
+		Galerkin: p.Galerkin + q.Galerkin,
 		CoarseFactor: p.CoarseFactor + q.CoarseFactor,
 	}
 }

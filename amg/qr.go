@@ -14,15 +14,17 @@ func thinQR(m, k int, a, r, tau, v []float64) {
 	// Factor: Householder vectors below the diagonal, R on and above it.
 	for j := 0; j < k; j++ {
 		alpha := a[j*k+j]
-		xnorm := 0.0
+		// Plain sums of squares: near-null space entries are O(1) to O(size of the
+		// domain), far from overflow.
+		xx := 0.0
 		for i := j + 1; i < m; i++ {
-			xnorm = math.Hypot(xnorm, a[i*k+j])
+			xx += a[i*k+j] * a[i*k+j]
 		}
-		if xnorm == 0 {
+		if xx == 0 {
 			tau[j] = 0
 			continue
 		}
-		beta := -math.Copysign(math.Hypot(alpha, xnorm), alpha)
+		beta := -math.Copysign(math.Sqrt(alpha*alpha+xx), alpha)
 		tau[j] = (beta - alpha) / beta
 		s := 1 / (alpha - beta)
 		for i := j + 1; i < m; i++ {

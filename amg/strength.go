@@ -3,6 +3,7 @@ package amg
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"blockamg/bsr"
 	"blockamg/internal/par"
@@ -100,9 +101,24 @@ func Strength(A *bsr.Matrix, threshold float64, workers int) (*Graph, error) {
 	return symmetrize(n, sPtr, sAdj, workers), nil
 }
 
-// symmetrize returns the graph S ∪ Sᵀ. Rows of S are sorted; rows of Sᵀ come out
-// sorted because they are filled in row order; the union is a sorted merge.
+// symmetrize returns the graph S ∪ Sᵀ: S itself when it is already symmetric (the
+// usual case, checked by binary searches without allocating), else the sorted merge of
+// each row of S with the same row of Sᵀ (filled in row order, hence sorted).
 func symmetrize(n int, sPtr []int64, sAdj []int32, workers int) *Graph {
+	asym := make([]bool, n)
+	par.For(n, workers, minChunk, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			for _, j := range sAdj[sPtr[i]:sPtr[i+1]] {
+				if _, ok := slices.BinarySearch(sAdj[sPtr[j]:sPtr[j+1]], int32(i)); !ok {
+					asym[i] = true
+					break
+				}
+			}
+		}
+	})
+	if !slices.Contains(asym, true) {
+		return &Graph{Nodes: n, RowPtr: sPtr, Adj: sAdj}
+	}
 	tPtr := make([]int64, n+1)
 	for _, j := range sAdj {
 		tPtr[j+1]++

@@ -42,7 +42,8 @@ func Tentative(agg *Aggregates, B []float64, b, k, workers int) (P *bsr.Matrix, 
 	Bc = make([]float64, m*k*k)
 	bk := b * k
 	par.ForWeighted(agg.Ptr, workers, int64(minChunk)/8, func(lo, hi int) {
-		var q, tau, vv []float64
+		var q, vv []float64
+		tau := make([]float64, k)
 		for a := lo; a < hi; a++ {
 			nodes := agg.Members(a)
 			rows := len(nodes) * b
@@ -52,7 +53,6 @@ func Tentative(agg *Aggregates, B []float64, b, k, workers int) (P *bsr.Matrix, 
 				vv = make([]float64, mdata)
 			}
 			q = q[:mdata*k]
-			tau = append(tau[:0], make([]float64, k)...)
 			for t, v := range nodes {
 				copy(q[t*bk:(t+1)*bk], B[int(v)*bk:(int(v)+1)*bk])
 			}

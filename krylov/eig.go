@@ -24,16 +24,35 @@ type EigenEstimate struct {
 // non-positive pᵀAp or rᵀz returns *BreakdownError. The result depends only on the
 // inputs, never on workers.
 func EstimateEigenvalues(A Operator, M Preconditioner, n, steps, workers int) (EigenEstimate, error) {
+	if n < 1 {
+		return EigenEstimate{}, fmt.Errorf("%w: eigenvalue estimate on size %d", ErrTolerance, n)
+	}
+	return NewEigenEstimator(n).Estimate(A, M, steps, workers)
+}
+
+// EigenEstimator runs EstimateEigenvalues in work vectors it keeps, so that repeated
+// estimates of the same size (multigrid re-setup) do not allocate them again. It is
+// not safe for concurrent use.
+type EigenEstimator struct {
+	n          int
+	r, z, p, q []float64
+}
+
+// NewEigenEstimator returns an estimator for operators of size n ≥ 1.
+func NewEigenEstimator(n int) *EigenEstimator {
+	return &EigenEstimator{n: n, r: make([]float64, n), z: make([]float64, n), p: make([]float64, n), q: make([]float64, n)}
+}
+
+// Estimate is EstimateEigenvalues for the estimator's size.
+func (e *EigenEstimator) Estimate(A Operator, M Preconditioner, steps, workers int) (EigenEstimate, error) {
+	n := e.n
 	if steps < 1 || n < 1 {
 		return EigenEstimate{}, fmt.Errorf("%w: eigenvalue estimate with %d steps on size %d", ErrTolerance, steps, n)
 	}
 	if M == nil {
 		M = Identity{}
 	}
-	r := make([]float64, n)
-	z := make([]float64, n)
-	p := make([]float64, n)
-	q := make([]float64, n)
+	r, z, p, q := e.r, e.z, e.p, e.q
 	forEach(n, workers, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			r[i] = noise(uint64(i))
@@ -87,17 +106,17 @@ func EstimateEigenvalues(A Operator, M Preconditioner, n, steps, workers int) (E
 	// Lanczos tridiagonal from CG: d₀ = 1/α₀, dⱼ = 1/αⱼ + βⱼ₋₁/αⱼ₋₁, eⱼ = √βⱼ/αⱼ.
 	k := len(alphas)
 	d := make([]float64, k)
-	e := make([]float64, k)
+	off := make([]float64, k)
 	for j := 0; j < k; j++ {
 		d[j] = 1 / alphas[j]
 		if j > 0 {
 			d[j] += betas[j-1] / alphas[j-1]
 		}
 		if j < k-1 {
-			e[j] = math.Sqrt(betas[j]) / alphas[j]
+			off[j] = math.Sqrt(betas[j]) / alphas[j]
 		}
 	}
-	if !(gonum.Implementation{}).Dsterf(k, d, e) {
+	if !(gonum.Implementation{}).Dsterf(k, d, off) {
 		return EigenEstimate{}, fmt.Errorf("krylov: eigenvalue estimate: tridiagonal eigenvalue iteration did not converge")
 	}
 	// Dsterf sorts ascending.

@@ -48,3 +48,20 @@ func (halfPC) Apply(r, z []float64) {
 		z[i] = r[i] / 2
 	}
 }
+
+func TestEigenEstimatorReuse(t *testing.T) {
+	n := 3000
+	e := NewEigenEstimator(n)
+	a, err := e.Estimate(laplace1D{n}, halfPC{}, 10, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := e.Estimate(laplace1D{n}, halfPC{}, 10, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, _ := EstimateEigenvalues(laplace1D{n}, halfPC{}, n, 10, 1)
+	if a != b || a != c {
+		t.Fatalf("reused estimator gives %v then %v; fresh %v", a, b, c)
+	}
+}

@@ -72,7 +72,7 @@ func (p PhaseTimes) Add(q PhaseTimes) PhaseTimes {
 		Strength: p.Strength + q.Strength, Aggregation: p.Aggregation + q.Aggregation,
 		Tentative: p.Tentative + q.Tentative, SmootherSetup: p.SmootherSetup + q.SmootherSetup,
 		EigEstimate: p.EigEstimate + q.EigEstimate, Smoothing: p.Smoothing + q.Smoothing,
-		Galerkin: p.Galerkin + q.Galerkin,
+		Galerkin:     p.Galerkin + q.Galerkin,
 		CoarseFactor: p.CoarseFactor + q.CoarseFactor,
 	}
 }

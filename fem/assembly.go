@@ -74,10 +74,12 @@ func (b *Box) Symbolic(workers int) (*Assembly, error) {
 			}
 		}
 	})
+	val := make([]float64, nnzb*9)
+	adviseHugePages(val)
 	a := &Assembly{
 		box: b,
 		Matrix: &bsr.Matrix{BlockRows: nodes, BlockCols: nodes, R: 3, C: 3,
-			RowPtr: rowPtr, ColIdx: colIdx, Val: make([]float64, nnzb*9)},
+			RowPtr: rowPtr, ColIdx: colIdx, Val: val},
 		defaultModulus: b.ElementModulus(),
 	}
 	for p := 0; p < 8; p++ {

@@ -168,10 +168,18 @@ func (h *Hierarchy) setupSmoother(l int) error {
 	return nil
 }
 
+// MaxCoarseUnknowns bounds the coarsest level, which is factored as a dense matrix
+// (8 bytes × n², n³/3 flops): 8000 unknowns take 512 MB.
+const MaxCoarseUnknowns = 8000
+
 // factorCoarsest factors the last level.
 func (h *Hierarchy) factorCoarsest() error {
 	l := len(h.Levels) - 1
 	L := h.Levels[l]
+	if n := L.A.Rows(); n > MaxCoarseUnknowns {
+		return fmt.Errorf("%w: coarsest level %d has %d unknowns, more than the %d a dense Cholesky factor is allowed (raise MaxLevels or lower CoarseEqLimit)",
+			ErrOptions, l, n, MaxCoarseUnknowns)
+	}
 	sw := newStopwatch()
 	if h.coarse == nil {
 		h.coarse = &cholesky{}

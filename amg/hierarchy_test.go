@@ -276,6 +276,11 @@ func TestSetupErrors(t *testing.T) {
 	if _, err := Setup(nan, ns, DefaultOptions()); !errors.Is(err, ErrInput) {
 		t.Errorf("NaN in matrix: %v", err)
 	}
+	one := DefaultOptions()
+	one.MaxLevels = 1
+	if _, err := Setup(gridMatrix(t, 60, 50, 3, false, 1, 1), nil, one); !errors.Is(err, ErrOptions) {
+		t.Errorf("one level of 9000 unknowns: %v", err)
+	}
 	rect := &bsr.Matrix{BlockRows: 2, BlockCols: 3, R: 3, C: 3, RowPtr: make([]int64, 3)}
 	if _, err := Setup(rect, nil, DefaultOptions()); !errors.Is(err, ErrInput) {
 		t.Errorf("rectangular matrix: %v", err)

@@ -34,8 +34,11 @@ type Options struct {
 	// D⁻¹A on each level (for ω and the Chebyshev bounds).
 	// -pc_gamg_esteig_ksp_max_it, default 10.
 	EstEigKSPMaxIt int
-	// ProlongDamping sets the prolongator smoothing weight ω = ProlongDamping/λmax(D⁻¹A).
-	// Default 4/3 (PyAMG's classical choice; PETSc GAMG hard-codes 1.4).
+	// ProlongDamping sets the prolongator smoothing weight ω = ProlongDamping/λmax,
+	// λmax the CG–Lanczos estimate of λmax(D⁻¹A). Ritz values approach λmax from below,
+	// so the effective ω·λmax stays under ProlongDamping/0.9 or so, well inside the
+	// stable range (0, 2). Default 4/3, the classical choice (PyAMG); PETSc GAMG
+	// hard-codes 1.4.
 	ProlongDamping float64
 	// SmootherIts is the Chebyshev degree, applied before and after the coarse
 	// correction. -mg_levels_ksp_max_it, default 2.

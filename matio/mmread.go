@@ -227,12 +227,12 @@ func readMatrixMarket(r io.Reader, name string, blockSize int, size int64) (*bsr
 	if size >= 0 {
 		size -= lr.bytes
 	}
+	if msg := sparseDimsMsg(h.rows, h.cols, h.nnz); msg != "" {
+		return nil, lineErr(name, h.sizeLine, nil, "%s", msg)
+	}
 	t, err := readCoordinate(lr, h, size)
 	if err != nil {
 		return nil, err
-	}
-	if msg := sparseDimsMsg(h.rows, h.cols, h.nnz); msg != "" {
-		return nil, lineErr(name, h.sizeLine, nil, "%s", msg)
 	}
 	a, err := t.toCSR(name, int(h.rows), int(h.cols), h.symmetry)
 	if err != nil {
@@ -250,9 +250,8 @@ func checkBlockSize(name string, line int, bs int, rows, cols int64) (int, error
 		return 0, fileErr(name, nil, "block size %d: must be positive", bs)
 	}
 	if rows%int64(bs) != 0 || cols%int64(bs) != 0 {
-		return 0, &ParseError{File: name, Line: line, Offset: -1,
-			Msg: "block size " + strconv.Itoa(bs) + " does not divide the dimensions " +
-				strconv.FormatInt(rows, 10) + "×" + strconv.FormatInt(cols, 10)}
+		// line is 0 for binary files, where the dimensions sit in the header.
+		return 0, lineErr(name, line, nil, "block size %d does not divide the dimensions %d×%d", bs, rows, cols)
 	}
 	return bs, nil
 }

@@ -472,7 +472,6 @@ func printSolve(w io.Writer, r *solveReport, p *problem) {
 	row("block-Jacobi set-up", ph.SmootherSetup.Seconds())
 	row("eigenvalue estimates", ph.EigEstimate.Seconds())
 	row("P smoothing", ph.Smoothing.Seconds())
-	row("R = Pᵀ", ph.Transpose.Seconds())
 	for _, l := range r.Levels {
 		if l.PNNZBlocks > 0 {
 			row(fmt.Sprintf("Galerkin PᵀAP level %d→%d", l.Level, l.Level+1), l.Times.Galerkin.Seconds())

@@ -42,7 +42,7 @@ func Tentative(agg *Aggregates, B []float64, b, k, workers int) (P *bsr.Matrix, 
 	Bc = make([]float64, m*k*k)
 	bk := b * k
 	par.ForWeighted(agg.Ptr, workers, int64(minChunk)/8, func(lo, hi int) {
-		var q, vv []float64
+		var q []float64
 		tau := make([]float64, k)
 		for a := lo; a < hi; a++ {
 			nodes := agg.Members(a)
@@ -50,16 +50,26 @@ func Tentative(agg *Aggregates, B []float64, b, k, workers int) (P *bsr.Matrix, 
 			mdata := max(rows, k)
 			if cap(q) < mdata*k {
 				q = make([]float64, mdata*k)
-				vv = make([]float64, mdata)
 			}
 			q = q[:mdata*k]
+			clear(q)
+			// Gather the aggregate's rows of B column-major (QR runs down columns).
 			for t, v := range nodes {
-				copy(q[t*bk:(t+1)*bk], B[int(v)*bk:(int(v)+1)*bk])
+				blk := B[int(v)*bk : (int(v)+1)*bk]
+				for p := 0; p < b; p++ {
+					for j := 0; j < k; j++ {
+						q[j*mdata+t*b+p] = blk[p*k+j]
+					}
+				}
 			}
-			clear(q[rows*k:])
-			thinQR(mdata, k, q, Bc[a*k*k:(a+1)*k*k], tau, vv[:mdata])
+			thinQR(mdata, k, q, Bc[a*k*k:(a+1)*k*k], tau)
 			for t, v := range nodes {
-				copy(P.Block(P.RowPtr[v]), q[t*bk:(t+1)*bk])
+				blk := P.Block(P.RowPtr[v])
+				for p := 0; p < b; p++ {
+					for j := 0; j < k; j++ {
+						blk[p*k+j] = q[j*mdata+t*b+p]
+					}
+				}
 			}
 		}
 	})

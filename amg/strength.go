@@ -36,12 +36,12 @@ func Strength(A *bsr.Matrix, threshold float64, workers int) (*Graph, error) {
 	}
 	n := A.BlockRows
 	bs := A.R * A.C
-	norm := func(k int64) float64 {
+	norm2 := func(k int64) float64 {
 		s := 0.0
 		for _, v := range A.Val[k*int64(bs) : (k+1)*int64(bs)] {
 			s += v * v
 		}
-		return math.Sqrt(s)
+		return s
 	}
 	// Diagonal norms, with the lowest bad row reported whatever the split.
 	diag := make([]float64, n)
@@ -50,7 +50,7 @@ func Strength(A *bsr.Matrix, threshold float64, workers int) (*Graph, error) {
 		for i := lo; i < hi; i++ {
 			k, ok := A.Find(i, i)
 			if ok {
-				diag[i] = norm(k)
+				diag[i] = math.Sqrt(norm2(k))
 			}
 			bad[i] = !(diag[i] > 0) || math.IsInf(diag[i], 0)
 		}
@@ -60,23 +60,19 @@ func Strength(A *bsr.Matrix, threshold float64, workers int) (*Graph, error) {
 			return nil, fmt.Errorf("%w: block row %d: diagonal block missing, zero or not finite", ErrInput, i)
 		}
 	}
-	strong := func(i int, k int64) bool {
-		j := int(A.ColIdx[k])
-		if j == i {
-			return false
-		}
-		if threshold < 0 {
-			return true
-		}
-		return norm(k)/math.Sqrt(diag[i]*diag[j]) > threshold
-	}
-	// S: count, then fill.
+	// keep[k] marks the strong off-diagonal blocks. ‖A_ij‖/√(d_i·d_j) > θ is tested as
+	// ‖A_ij‖² > θ²·d_i·d_j (θ ≥ 0): no root and no division per block; a negative θ
+	// keeps every stored off-diagonal block and needs no norm at all.
+	keep := make([]bool, A.NNZBlocks())
+	th2 := threshold * threshold
 	sPtr := make([]int64, n+1)
 	par.ForWeighted(A.RowPtr, workers, int64(minChunk), func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			c := int64(0)
 			for k := A.RowPtr[i]; k < A.RowPtr[i+1]; k++ {
-				if strong(i, k) {
+				j := int(A.ColIdx[k])
+				if j != i && (threshold < 0 || norm2(k) > th2*diag[i]*diag[j]) {
+					keep[k] = true
 					c++
 				}
 			}
@@ -91,7 +87,7 @@ func Strength(A *bsr.Matrix, threshold float64, workers int) (*Graph, error) {
 		for i := lo; i < hi; i++ {
 			p := sPtr[i]
 			for k := A.RowPtr[i]; k < A.RowPtr[i+1]; k++ {
-				if strong(i, k) {
+				if keep[k] {
 					sAdj[p] = A.ColIdx[k]
 					p++
 				}

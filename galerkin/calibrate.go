@@ -4,15 +4,17 @@ import (
 	"slices"
 	"time"
 
+	"blockamg/galerkin/galerkintest"
 	"blockamg/internal/par"
 )
 
-// Calibrate measures the two rates of the model on this machine for the given worker
-// count (<= 0: GOMAXPROCS): the streaming bandwidth, as the best of a few passes of a
-// read-modify-write sweep y += x over arrays much larger than any cache (counted as
-// 3 × 8 bytes per element: read x, read y, write y), and the flop rate of the 3×3·3×6
-// block kernel on cache-resident data. CacheBytes is left at DefaultMachine's. It takes
-// about a second.
+// Calibrate measures the rates of the model on this machine for the given worker
+// count (<= 0: GOMAXPROCS): Bandwidth, the best of a few passes of a read-modify-write
+// sweep y += x over arrays much larger than any cache on that many workers (counted
+// as 3 × 8 bytes per element: read x, read y, write y), and FlopRate, the best rate of
+// one worker running the numeric phase on a product small enough to stay in cache (a
+// synthetic 8×8×8-node elasticity grid, 3×3·3×6 blocks). CacheBytes is left at
+// DefaultMachine's. It takes about a second.
 func Calibrate(workers int) Machine {
 	if workers <= 0 {
 		workers = par.Workers()
@@ -20,7 +22,9 @@ func Calibrate(workers int) Machine {
 	mc := DefaultMachine()
 	mc.Workers = workers
 	mc.Bandwidth = measureBandwidth(workers, 1<<24) // 2 × 128 MiB
-	mc.FlopRate = measureKernel()
+	if r := measureInCache(); r > 0 {
+		mc.FlopRate = r
+	}
 	return mc
 }
 
@@ -46,32 +50,25 @@ func measureBandwidth(workers, n int) float64 {
 	return float64(3*8*n) / slices.Min(times)
 }
 
-// measureKernel returns the single-thread flop rate of kern336 on blocks that stay in
-// the L1 cache.
-func measureKernel() float64 {
-	const nb = 16
-	var a [9]float64
-	for i := range a {
-		a[i] = 0.1 * float64(i)
+// measureInCache returns the best single-worker flop rate of the fused row-wise
+// numeric phase on a cache-resident synthetic product, or 0 if it cannot be built.
+func measureInCache() float64 {
+	pr, err := galerkintest.Grid(8, 8, 8, 27, 1)
+	if err != nil {
+		return 0
 	}
-	src := make([]float64, nb*18)
-	out := make([]float64, nb*18)
-	slots := make([]int32, nb)
-	for i := range slots {
-		slots[i] = int32(nb - 1 - i)
+	plan, err := Symbolic(pr.A, pr.P, FusedRow)
+	if err != nil {
+		return 0
 	}
-	for i := range src {
-		src[i] = 1e-3 * float64(i)
-	}
-	const reps = 20000
+	flops := float64(Predict(plan.Stats(), DefaultMachine(), FusedRow).Flops)
 	best := 0.0
-	for r := 0; r < 5; r++ {
+	for r := 0; r < 20; r++ {
 		start := time.Now()
-		for k := 0; k < reps; k++ {
-			kern336(&a, src, 18, 0, slots, nil, out, 18, 0)
+		if plan.Numeric(pr.A, pr.P, 1) != nil {
+			return 0
 		}
-		rate := float64(reps*nb*2*54) / time.Since(start).Seconds()
-		best = max(best, rate)
+		best = max(best, flops/time.Since(start).Seconds())
 	}
 	return best
 }

@@ -6,7 +6,8 @@ import (
 )
 
 // Stats are the pattern statistics of one Galerkin product that the traffic model
-// needs. They depend on the patterns and block shapes only.
+// needs. They depend on the patterns and block shapes only (not on values, nor on the
+// machine); see the package documentation for how Predict uses them.
 type Stats struct {
 	N, M int // fine and coarse block rows
 	B, K int // fine (A) and coarse (Ac) block sizes; P blocks are B×K
@@ -17,7 +18,23 @@ type Stats struct {
 	ProdPW int64 // block products (B×K)ᵀ·B×K forming Ac: Σ over fine rows i of |P row i|·|W row i|
 
 	MaxRowP, MaxRowW, MaxRowAc int // longest block rows of P, W and Ac
-	MaxRowSlots                int // max(MaxRowP, MaxRowW): scratch length of the kernels
+
+	// Live data, in bytes, averaged over the sweep that reuses it: the reuse distances
+	// that decide whether a cache of a given size keeps the data between two uses.
+	//   LiveP:  P rows (values and indices) between their first and last use by the
+	//           A·P sweep over fine rows;
+	//   LiveW:  W rows between their first and last use by the Pᵀ·W sweep over coarse
+	//           rows (two-pass, inspector);
+	//   LiveAc: Ac rows between their first and last update by the fused sweep over
+	//           fine rows (fused-row, fused-recompute).
+	LiveP, LiveW, LiveAc int64
+
+	// Parallel overheads for a split into two chunks (Predict scales them by
+	// workers−1): W blocks of the fine rows fused-row defers to its second pass, and
+	// block products (W rows' A·P) that fused-recompute computes twice.
+	DeferredW2    int64
+	RecomputeAP2  int64
+	RecomputeRow2 int64 // fine rows computed twice by fused-recompute
 }
 
 // ComputeStats returns the statistics of PᵀAP for the patterns of A and P (which must
@@ -26,67 +43,242 @@ func ComputeStats(A, P *bsr.Matrix) Stats {
 	w := productPattern(A.BlockRows, A.RowPtr, A.ColIdx, P.RowPtr, P.ColIdx, P.BlockCols, par.Workers())
 	pt, _ := transposePattern(P.BlockRows, P.BlockCols, P.RowPtr, P.ColIdx)
 	ac := productPattern(P.BlockCols, pt.rowPtr, pt.colIdx, w.rowPtr, w.colIdx, P.BlockCols, par.Workers())
-	return computeStats(A, P, w, pt, ac)
-}
-
-func computeStats(A, P *bsr.Matrix, w, pt, ac *pattern) Stats {
-	s := Stats{
-		N: A.BlockRows, M: P.BlockCols, B: A.R, K: P.C,
-		NnzA: A.NNZBlocks(), NnzP: P.NNZBlocks(), NnzW: w.nnz(), NnzAc: ac.nnz(),
-	}
-	for i := 0; i < A.BlockRows; i++ {
-		for q := A.RowPtr[i]; q < A.RowPtr[i+1]; q++ {
-			j := A.ColIdx[q]
-			s.ProdAP += P.RowPtr[j+1] - P.RowPtr[j]
-		}
-		s.ProdPW += (P.RowPtr[i+1] - P.RowPtr[i]) * (w.rowPtr[i+1] - w.rowPtr[i])
-		s.MaxRowP = max(s.MaxRowP, int(P.RowPtr[i+1]-P.RowPtr[i]))
-		s.MaxRowW = max(s.MaxRowW, int(w.rowPtr[i+1]-w.rowPtr[i]))
-	}
-	for I := 0; I < ac.rows; I++ {
-		s.MaxRowAc = max(s.MaxRowAc, int(ac.rowPtr[I+1]-ac.rowPtr[I]))
-	}
-	s.MaxRowSlots = max(s.MaxRowP, s.MaxRowW)
+	s, _, _ := analyse(A, P, w, pt, ac)
 	return s
 }
 
-// Machine holds the parameters of the traffic model.
-type Machine struct {
-	CacheBytes int64   // last-level cache available to the product
-	Bandwidth  float64 // sustained memory bandwidth, bytes per second
-	FlopRate   float64 // sustained floating-point rate of the block kernels, flop/s
-	Workers    int     // worker goroutines
+// analyse computes the statistics and the load-balancing weights of the plan: work,
+// the prefix sum over fine rows of the multiply-adds of each W row and its Ac scatter,
+// and coarseWork, the prefix sum over coarse rows of those of the fine rows each needs.
+func analyse(A, P *bsr.Matrix, w, pt, ac *pattern) (s Stats, work, coarseWork []int64) {
+	n, m := A.BlockRows, P.BlockCols
+	b, k := int64(A.R), int64(P.C)
+	s = Stats{
+		N: n, M: m, B: A.R, K: P.C,
+		NnzA: A.NNZBlocks(), NnzP: P.NNZBlocks(), NnzW: w.nnz(), NnzAc: ac.nnz(),
+	}
+	bbk, bkk := b*b*k, b*k*k
+	prodAP := make([]int64, n) // block products of W row i
+	work = make([]int64, n+1)
+	for i := 0; i < n; i++ {
+		for q := A.RowPtr[i]; q < A.RowPtr[i+1]; q++ {
+			j := A.ColIdx[q]
+			prodAP[i] += P.RowPtr[j+1] - P.RowPtr[j]
+		}
+		np, nw := P.RowPtr[i+1]-P.RowPtr[i], w.rowPtr[i+1]-w.rowPtr[i]
+		s.ProdAP += prodAP[i]
+		s.ProdPW += np * nw
+		s.MaxRowP = max(s.MaxRowP, int(np))
+		s.MaxRowW = max(s.MaxRowW, int(nw))
+		work[i+1] = work[i] + prodAP[i]*bbk + np*nw*bkk
+	}
+	coarseWork = make([]int64, m+1)
+	for I := 0; I < m; I++ {
+		s.MaxRowAc = max(s.MaxRowAc, int(ac.rowPtr[I+1]-ac.rowPtr[I]))
+		var c int64
+		for t := pt.rowPtr[I]; t < pt.rowPtr[I+1]; t++ {
+			i := pt.colIdx[t]
+			c += prodAP[i]*bbk + (w.rowPtr[i+1]-w.rowPtr[i])*bkk
+		}
+		coarseWork[I+1] = coarseWork[I] + c
+	}
+
+	// Live bytes: each row is live from its first to its last use; a difference array
+	// over the sweep gives the bytes live at every step.
+	live := func(steps int, rows int, first, last func(r int) int, bytes func(r int) int64) int64 {
+		if steps == 0 {
+			return 0
+		}
+		d := make([]int64, steps+1)
+		for r := 0; r < rows; r++ {
+			f := first(r)
+			if f < 0 {
+				continue
+			}
+			l := last(r)
+			d[f] += bytes(r)
+			d[l+1] -= bytes(r)
+		}
+		var cur, sum int64
+		for t := 0; t < steps; t++ {
+			cur += d[t]
+			sum += cur
+		}
+		return sum / int64(steps)
+	}
+	// P row j is used by the fine rows i of A's column j.
+	pFirst, pLast := make([]int32, n), make([]int32, n)
+	for j := range pFirst {
+		pFirst[j], pLast[j] = -1, -1
+	}
+	for i := 0; i < n; i++ {
+		for q := A.RowPtr[i]; q < A.RowPtr[i+1]; q++ {
+			j := A.ColIdx[q]
+			if pFirst[j] < 0 {
+				pFirst[j] = int32(i)
+			}
+			pLast[j] = int32(i)
+		}
+	}
+	pRowBytes := func(r int) int64 { return (P.RowPtr[r+1]-P.RowPtr[r])*(8*b*k+4) + 8 }
+	s.LiveP = live(n, n, func(r int) int { return int(pFirst[r]) }, func(r int) int { return int(pLast[r]) }, pRowBytes)
+	// W row i is used by the coarse rows of P row i.
+	s.LiveW = live(m, n, func(r int) int {
+		if P.RowPtr[r] == P.RowPtr[r+1] {
+			return -1
+		}
+		return int(P.ColIdx[P.RowPtr[r]])
+	}, func(r int) int { return int(P.ColIdx[P.RowPtr[r+1]-1]) },
+		func(r int) int64 { return (w.rowPtr[r+1]-w.rowPtr[r])*(8*b*k+4) + 8 })
+	// Ac row I is updated by the fine rows of Pᵀ row I.
+	s.LiveAc = live(n, m, func(r int) int {
+		if pt.rowPtr[r] == pt.rowPtr[r+1] {
+			return -1
+		}
+		return int(pt.colIdx[pt.rowPtr[r]])
+	}, func(r int) int { return int(pt.colIdx[pt.rowPtr[r+1]-1]) },
+		func(r int) int64 { return (ac.rowPtr[r+1]-ac.rowPtr[r])*(8*k*k+4) + 8 })
+
+	// Two-chunk splits, as the variants make them.
+	if n > 0 && m > 0 {
+		fb := chunkBounds(work, 2, 1)
+		chunkOf := func(i int) int32 {
+			if len(fb) > 2 && i >= fb[1] {
+				return 1
+			}
+			return 0
+		}
+		for i := 0; i < n; i++ {
+			for q := P.RowPtr[i]; q < P.RowPtr[i+1]; q++ {
+				I := P.ColIdx[q]
+				if chunkOf(int(pt.colIdx[pt.rowPtr[I]])) != chunkOf(i) {
+					s.DeferredW2 += w.rowPtr[i+1] - w.rowPtr[i]
+					break
+				}
+			}
+		}
+		cb := chunkBounds(coarseWork, 2, 1)
+		if len(cb) > 2 {
+			// A fine row is computed twice when its P row has coarse columns on both
+			// sides of the split.
+			for i := 0; i < n; i++ {
+				r0, r1 := P.RowPtr[i], P.RowPtr[i+1]
+				if r0 < r1 && int(P.ColIdx[r0]) < cb[1] && int(P.ColIdx[r1-1]) >= cb[1] {
+					s.RecomputeAP2 += prodAP[i]
+					s.RecomputeRow2++
+				}
+			}
+		}
+	}
+	return s, work, coarseWork
 }
 
-// DefaultMachine returns parameters for a generic current CPU.
+// Machine holds the parameters of the traffic model. The same model serves other
+// processors (a GPU) with other parameters.
+type Machine struct {
+	// CacheBytes is the last-level cache the product may use. Workers share it: each
+	// sweep is assumed to get CacheBytes/Workers.
+	CacheBytes int64
+	// Bandwidth is the sustained memory bandwidth of Workers workers together, bytes
+	// per second.
+	Bandwidth float64
+	// FlopRate is the rate of one worker on the numeric phase when every operand is in
+	// cache (block kernels and their index work), flop/s.
+	FlopRate float64
+	// Workers is the number of workers the prediction is for.
+	Workers int
+}
+
+// DefaultMachine returns parameters for the 2-core development VM this package was
+// tuned on (AMD EPYC Zen 5, AVX2 kernel), with Workers = GOMAXPROCS. Calibrate
+// measures them.
 func DefaultMachine() Machine {
-	return Machine{CacheBytes: 32 << 20, Bandwidth: 10e9, FlopRate: 3e9, Workers: par.Workers()}
+	w := par.Workers()
+	return Machine{CacheBytes: 32 << 20, Bandwidth: 12e9 * float64(min(w, 2)), FlopRate: 12e9, Workers: w}
 }
 
 // Prediction is the model's estimate for one variant.
 type Prediction struct {
 	Bytes   int64   // bytes read and written from memory
 	Flops   int64   // floating-point operations
-	Seconds float64 // predicted time
+	Seconds float64 // predicted time: Flops/(FlopRate·Workers) + Bytes/Bandwidth
 }
 
-// Predict returns the model's estimate of the numeric phase of variant v.
+// reuse returns how many times data used `uses` times is read from memory when `live`
+// bytes are live between two uses and `cache` bytes of cache are available: once when
+// it fits, every time when none of it fits, in proportion in between.
+func reuse(live, cache int64, uses float64) float64 {
+	if uses <= 1 || live <= cache || live == 0 {
+		return 1
+	}
+	return 1 + (uses-1)*float64(live-cache)/float64(live)
+}
+
+// Predict returns the model's estimate of the numeric phase of variant v (the formulas
+// are in the package documentation).
 func Predict(s Stats, mc Machine, v Variant) Prediction {
 	b, k := int64(s.B), int64(s.K)
+	n, m := int64(s.N), int64(s.M)
+	w := int64(max(mc.Workers, 1))
+	cache := mc.CacheBytes / w
+	vA, vP, vW, vAc := 8*b*b, 8*b*k, 8*b*k, 8*k*k // bytes of one block's values
 	flops := 2 * (s.ProdAP*b*b*k + s.ProdPW*b*k*k)
-	bytes := s.NnzA*(b*b*8+4) + s.NnzP*(b*k*8+4) + s.NnzAc*k*k*8
-	if v == TwoPass {
-		bytes += 2 * s.NnzW * (b*k*8 + 4)
+	perRow := func(nnz, rows int64) float64 {
+		if rows == 0 {
+			return 0
+		}
+		return float64(nnz) / float64(rows)
 	}
-	w := float64(max(mc.Workers, 1))
-	sec := float64(bytes)/mc.Bandwidth + float64(flops)/(mc.FlopRate*w)
+
+	// Common to all: A once; P once plus its re-reads in the A·P sweep; Ac written
+	// once (read for ownership, then written back) with its pattern.
+	readA := s.NnzA*(vA+4) + 8*(n+1)
+	readP := int64(float64(s.NnzP*(vP+4)+8*(n+1)) * reuse(s.LiveP, cache, perRow(s.NnzA, n)))
+	writeAc := s.NnzAc*(2*vAc+4) + 8*(m+1)
+	wPattern := s.NnzW*4 + 8*(n+1)
+	var bytes int64
+	switch v {
+	case TwoPass, Inspector:
+		// W written (with read for ownership) and read back by coarse rows through Pᵀ,
+		// each W row once per coarse row of its P row unless the cache keeps it.
+		readW := int64(float64(s.NnzW*(vW+4)+8*(n+1)) * reuse(s.LiveW, cache, perRow(s.NnzP, n)))
+		ptPattern := s.NnzP*(4+8+vP) + 8*(m+1) // Pᵀ indices, permutation, P values again
+		bytes = readA + readP + 2*s.NnzW*vW + readW + ptPattern + writeAc
+		if v == TwoPass {
+			bytes += wPattern
+		} else {
+			bytes += 4*(s.ProdAP+s.ProdPW) + 8*(n+m+2) // the slot lists replace the column lookups
+		}
+	case FusedRow, FusedRecompute:
+		// Each (fine row, coarse row) pair updates |W row| blocks of an Ac row: from
+		// cache while the live Ac rows fit, else a read and a write-back each.
+		acMiss := reuse(s.LiveAc, cache, 2) - 1
+		acPairs := int64(acMiss * float64(s.ProdPW*2*vAc+s.NnzP*perRowInt(s.NnzAc, m)*4))
+		bytes = readA + readP + wPattern + writeAc + acPairs
+		if v == FusedRow {
+			bytes += (w - 1) * s.DeferredW2 * 2 * vW // deferred W rows written and read
+		} else {
+			frac := perRow(s.RecomputeRow2, n)
+			bytes += int64(float64((w-1)*(readA+readP+wPattern)) * frac)
+			flops += (w - 1) * 2 * s.RecomputeAP2 * b * b * k
+		}
+	}
+	sec := float64(flops)/(mc.FlopRate*float64(w)) + float64(bytes)/mc.Bandwidth
 	return Prediction{Bytes: bytes, Flops: flops, Seconds: sec}
 }
 
-// Choose returns the variant with the smallest predicted time.
+func perRowInt(nnz, rows int64) int64 {
+	if rows == 0 {
+		return 0
+	}
+	return nnz / rows
+}
+
+// Choose returns the variant with the smallest predicted time; ties go to the earlier
+// of Variants.
 func Choose(s Stats, mc Machine) Variant {
-	best, bt := TwoPass, Predict(s, mc, TwoPass).Seconds
-	for _, v := range Variants {
+	best, bt := Variants[0], Predict(s, mc, Variants[0]).Seconds
+	for _, v := range Variants[1:] {
 		if t := Predict(s, mc, v).Seconds; t < bt {
 			best, bt = v, t
 		}

@@ -120,9 +120,8 @@ func Symbolic(A, P *bsr.Matrix, v Variant) (*Plan, error) {
 		RowPtr: ac.rowPtr, ColIdx: ac.colIdx,
 		Val: make([]float64, ac.nnz()*int64(p.k*p.k)),
 	}
-	p.stats = computeStats(A, P, p.w, p.pt, ac)
+	p.stats, p.work, p.coarseWork = analyse(A, P, p.w, p.pt, ac)
 	p.kern = kernelsFor(p.b, p.k)
-	p.setWork(A, P)
 	if v == Auto {
 		v = Choose(p.stats, DefaultMachine())
 	}
@@ -252,29 +251,4 @@ func sameIndex(ptr []int64, col []int32, ptr0 []int64, col0 []int32) bool {
 		}
 	}
 	return true
-}
-
-// setWork fills p.work and p.coarseWork, the load-balancing weights.
-func (p *Plan) setWork(A, P *bsr.Matrix) {
-	bbk, bkk := int64(p.b*p.b*p.k), int64(p.b*p.k*p.k)
-	p.work = make([]int64, p.n+1)
-	wOnly := make([]int64, p.n)
-	for i := 0; i < p.n; i++ {
-		var c int64
-		for q := A.RowPtr[i]; q < A.RowPtr[i+1]; q++ {
-			j := A.ColIdx[q]
-			c += P.RowPtr[j+1] - P.RowPtr[j]
-		}
-		wOnly[i] = c * bbk
-		p.work[i+1] = p.work[i] + wOnly[i] + (P.RowPtr[i+1]-P.RowPtr[i])*(p.w.rowPtr[i+1]-p.w.rowPtr[i])*bkk
-	}
-	p.coarseWork = make([]int64, p.m+1)
-	for I := 0; I < p.m; I++ {
-		var c int64
-		for t := p.pt.rowPtr[I]; t < p.pt.rowPtr[I+1]; t++ {
-			i := p.pt.colIdx[t]
-			c += wOnly[i] + (p.w.rowPtr[i+1]-p.w.rowPtr[i])*bkk
-		}
-		p.coarseWork[I+1] = p.coarseWork[I] + c
-	}
 }

@@ -7,7 +7,8 @@ import (
 
 // The cycle's row kernels. Each output row is written by one goroutine from values it
 // reads in storage order, so the bits do not depend on the worker count. They take the
-// matrix arrays directly so that each maps onto one GPU kernel.
+// matrix arrays directly so that each maps onto one GPU kernel. Blocks of 3×3 and 6×6
+// (elasticity's fine and coarse levels) have unrolled paths; other sizes a generic one.
 
 // minChunk is the least work (stored blocks plus rows, or vector entries) of a
 // parallel chunk, so that small levels run on one goroutine. Tests lower it to drive
@@ -16,48 +17,81 @@ var minChunk = 1 << 13
 
 // rowResidual writes t = b_i − (A·x)_i for block row i into t (len A.R).
 func rowResidual(A *bsr.Matrix, i int, b, x, t []float64) {
-	r := A.R
-	bs := int64(r * r)
-	copy(t, b[i*r:(i+1)*r])
-	if r == 3 {
-		t0, t1, t2 := t[0], t[1], t[2]
+	switch A.R {
+	case 3:
+		rowResidual3(A, i, b, x, (*[3]float64)(t))
+	case 6:
+		rowResidual6(A, i, b, x, (*[6]float64)(t))
+	default:
+		r := A.R
+		bs := int64(r * r)
+		copy(t, b[i*r:(i+1)*r])
 		for k := A.RowPtr[i]; k < A.RowPtr[i+1]; k++ {
-			j := int(A.ColIdx[k]) * 3
-			a := (*[9]float64)(A.Val[k*9:])
-			xj := (*[3]float64)(x[j:])
-			t0 -= a[0]*xj[0] + a[1]*xj[1] + a[2]*xj[2]
-			t1 -= a[3]*xj[0] + a[4]*xj[1] + a[5]*xj[2]
-			t2 -= a[6]*xj[0] + a[7]*xj[1] + a[8]*xj[2]
-		}
-		t[0], t[1], t[2] = t0, t1, t2
-		return
-	}
-	if r == 6 {
-		var acc [6]float64
-		for k := A.RowPtr[i]; k < A.RowPtr[i+1]; k++ {
-			j := int(A.ColIdx[k]) * 6
-			a := (*[36]float64)(A.Val[k*36:])
-			xj := (*[6]float64)(x[j:])
-			for p := 0; p < 6; p++ {
-				ap := (*[6]float64)(a[p*6:])
-				acc[p] += ap[0]*xj[0] + ap[1]*xj[1] + ap[2]*xj[2] + ap[3]*xj[3] + ap[4]*xj[4] + ap[5]*xj[5]
+			j := int(A.ColIdx[k]) * r
+			a := A.Val[k*bs : (k+1)*bs]
+			for p := 0; p < r; p++ {
+				s := 0.0
+				for q, v := range a[p*r : (p+1)*r] {
+					s += v * x[j+q]
+				}
+				t[p] -= s
 			}
 		}
-		for p := range acc {
-			t[p] -= acc[p]
-		}
-		return
 	}
+}
+
+func rowResidual3(A *bsr.Matrix, i int, b, x []float64, t *[3]float64) {
+	var s0, s1, s2 float64
 	for k := A.RowPtr[i]; k < A.RowPtr[i+1]; k++ {
-		j := int(A.ColIdx[k]) * r
-		a := A.Val[k*bs : (k+1)*bs]
-		for p := 0; p < r; p++ {
-			s := 0.0
-			for q, v := range a[p*r : (p+1)*r] {
-				s += v * x[j+q]
-			}
-			t[p] -= s
+		j := int(A.ColIdx[k]) * 3
+		a := (*[9]float64)(A.Val[k*9:])
+		xj := (*[3]float64)(x[j:])
+		x0, x1, x2 := xj[0], xj[1], xj[2]
+		s0 += a[0]*x0 + a[1]*x1 + a[2]*x2
+		s1 += a[3]*x0 + a[4]*x1 + a[5]*x2
+		s2 += a[6]*x0 + a[7]*x1 + a[8]*x2
+	}
+	bi := (*[3]float64)(b[i*3:])
+	t[0], t[1], t[2] = bi[0]-s0, bi[1]-s1, bi[2]-s2
+}
+
+func rowResidual6(A *bsr.Matrix, i int, b, x []float64, t *[6]float64) {
+	var s [6]float64
+	for k := A.RowPtr[i]; k < A.RowPtr[i+1]; k++ {
+		j := int(A.ColIdx[k]) * 6
+		a := (*[36]float64)(A.Val[k*36:])
+		xj := (*[6]float64)(x[j:])
+		x0, x1, x2, x3, x4, x5 := xj[0], xj[1], xj[2], xj[3], xj[4], xj[5]
+		for p := 0; p < 6; p++ {
+			s[p] += a[6*p]*x0 + a[6*p+1]*x1 + a[6*p+2]*x2 + a[6*p+3]*x3 + a[6*p+4]*x4 + a[6*p+5]*x5
 		}
+	}
+	bi := (*[6]float64)(b[i*6:])
+	for p := 0; p < 6; p++ {
+		t[p] = bi[p] - s[p]
+	}
+}
+
+// blockGemv writes z = d·t for an r×r block d.
+func blockGemv(r int, d, t, z []float64) {
+	switch r {
+	case 3:
+		D := (*[9]float64)(d)
+		T := (*[3]float64)(t)
+		Z := (*[3]float64)(z)
+		Z[0] = D[0]*T[0] + D[1]*T[1] + D[2]*T[2]
+		Z[1] = D[3]*T[0] + D[4]*T[1] + D[5]*T[2]
+		Z[2] = D[6]*T[0] + D[7]*T[1] + D[8]*T[2]
+	case 6:
+		D := (*[36]float64)(d)
+		T := (*[6]float64)(t)
+		Z := (*[6]float64)(z)
+		for p := 0; p < 6; p++ {
+			Z[p] = D[6*p]*T[0] + D[6*p+1]*T[1] + D[6*p+2]*T[2] + D[6*p+3]*T[3] + D[6*p+4]*T[4] + D[6*p+5]*T[5]
+		}
+	default:
+		clear(z[:r])
+		bsr.GemvAcc(r, r, d, t, z)
 	}
 }
 
@@ -75,12 +109,16 @@ func residual(A *bsr.Matrix, b, x, res []float64, workers int) {
 func jacobiScale(r int, dinv, b, d []float64, c2 float64, workers int) {
 	n := len(b) / r
 	par.For(n, workers, minChunk, func(lo, hi int) {
-		t := make([]float64, r)
+		var z [8]float64
+		zz := z[:]
+		if r > len(z) {
+			zz = make([]float64, r)
+		}
 		for i := lo; i < hi; i++ {
-			clear(t)
-			bsr.GemvAcc(r, r, dinv[i*r*r:(i+1)*r*r], b[i*r:(i+1)*r], t)
-			for p, v := range t {
-				d[i*r+p] = c2 * v
+			blockGemv(r, dinv[i*r*r:(i+1)*r*r], b[i*r:(i+1)*r], zz)
+			di := d[i*r : (i+1)*r]
+			for p := range di {
+				di[p] = c2 * zz[p]
 			}
 		}
 	})
@@ -90,15 +128,17 @@ func jacobiScale(r int, dinv, b, d []float64, c2 float64, workers int) {
 func chebStep(A *bsr.Matrix, dinv, b, x, d []float64, c1, c2 float64, workers int) {
 	r := A.R
 	par.ForWeighted(A.RowPtr, workers, int64(minChunk), func(lo, hi int) {
-		t := make([]float64, r)
-		z := make([]float64, r)
+		var t, z [8]float64
+		tt, zz := t[:], z[:]
+		if r > len(t) {
+			tt, zz = make([]float64, r), make([]float64, r)
+		}
 		for i := lo; i < hi; i++ {
-			rowResidual(A, i, b, x, t)
-			clear(z)
-			bsr.GemvAcc(r, r, dinv[i*r*r:(i+1)*r*r], t, z)
+			rowResidual(A, i, b, x, tt)
+			blockGemv(r, dinv[i*r*r:(i+1)*r*r], tt, zz)
 			di := d[i*r : (i+1)*r]
-			for p, v := range z {
-				di[p] = c1*di[p] + c2*v
+			for p := range di {
+				di[p] = c1*di[p] + c2*zz[p]
 			}
 		}
 	})

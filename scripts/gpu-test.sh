@@ -9,7 +9,8 @@
 # run writes its logs to $OUT (or ./out when OUT is unset): all.log (every step),
 # memcheck.log, perf.log and summary.txt, and ends by printing the summary.
 # Environment for run: PERF=0 skips the bandwidth report, SANITIZE=0 skips memcheck,
-# BLOCKAMG_PERF_NE sets the report's size (default 100).
+# BLOCKAMG_PERF_NE sets the report's size (default 100), PROFILE=1 adds the SASS of the
+# 3×3 SpMV kernels (sass.txt) and an Nsight Compute profile of one of them (ncu.log).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -34,7 +35,7 @@ run() {
 	step() { # step NAME TIMEOUT CMD...: run with a time limit, log, record the status
 		local name=$1 limit=$2 log="$out/all.log"
 		shift 2
-		case $name in memcheck | perf) log="$out/$name.log" ;; esac
+		case $name in memcheck | perf | ncu) log="$out/$name.log" ;; esac
 		echo "=== $name: $*" | tee -a "$all"
 		local t0=$SECONDS
 		timeout "$limit" "$@" 2>&1 | tee -a "$log"
@@ -59,6 +60,17 @@ run() {
 	fi
 	step cuda-debug 60 env BLOCKAMG_CUDA_DEBUG=1 devbin/cuda.test -test.run 'Conformance'
 	step cpu 30 devbin/cpu.test
+	if [ "${PROFILE:-0}" = 1 ]; then
+		local cubin
+		cubin=$(ls -t "${HOME:-/root}"/.cache/blockamg/kernels-*.cubin | head -1)
+		{
+			cuobjdump -res-usage "$cubin" | grep -A1 -E 'spmv_3x3'
+			cuobjdump -sass "$cubin" | awk '/Function : bsr_spmv_3x3_g16_u8$/,/EXIT/'
+		} >"$out/sass.txt" 2>&1
+		step ncu 150 env BLOCKAMG_GPU_PERF=1 ncu --clock-control none -k regex:"${NCU_KERNEL:-bsr_spmv_3x3_g16_u8$}" -c 1 \
+			--section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy --section LaunchStats \
+			devbin/cuda.test -test.run PerfReport
+	fi
 	echo "==== summary"
 	cat "$summary"
 	! grep -q 'exit [1-9]' "$summary"

@@ -57,3 +57,34 @@ func TestCacheKey(t *testing.T) {
 		}
 	}
 }
+
+// TestChooseVariant pins the selection rule on the operators of the bandwidth report
+// and checks that every choice names an instantiated kernel.
+func TestChooseVariant(t *testing.T) {
+	for _, tc := range []struct {
+		r, c      int
+		nnz       int64
+		rows      int
+		want      string
+		specialis bool
+	}{
+		{3, 3, 27_270_901, 1_030_301, "r16_u2", true}, // ex56 ne=100 operator, 26.5 blocks/row
+		{3, 6, 4_776_588, 1_030_301, "r16_u1", true},  // smoothed prolongator, 4.6 blocks/row
+		{6, 3, 4_776_588, 39_304, "r32_u2_b4", true},  // its transpose, 122 blocks/row
+		{6, 6, 1_000_000, 39_304, "r32_u2", true},     // coarse operator, 25 blocks/row
+		{3, 3, 0, 0, "r16_u1", true},                  // empty
+		{5, 2, 100, 10, "generic", false},             // no specialised kernel
+	} {
+		v := chooseVariant(tc.r, tc.c, tc.nnz, tc.rows)
+		if v.String() != tc.want {
+			t.Errorf("%d×%d, %d blocks in %d rows: chose %v, want %s", tc.r, tc.c, tc.nnz, tc.rows, v, tc.want)
+		}
+		found := false
+		for _, k := range spmvVariants[spmvShape{tc.r, tc.c}] {
+			found = found || k == v
+		}
+		if found != tc.specialis {
+			t.Errorf("%d×%d: variant %v instantiated = %v, want %v", tc.r, tc.c, v, found, tc.specialis)
+		}
+	}
+}

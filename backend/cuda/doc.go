@@ -23,9 +23,10 @@
 //
 // Buffer[T] is typed device memory with an explicit Free. A device BSR matrix keeps
 // bsr.Matrix's layout (RowPtr int64, ColIdx int32, Val float64 row-major blocks).
-// SpMV has kernels specialised for 3×3, 3×6, 6×3 and 6×6 blocks, where a group of 8,
-// 16 or 32 lanes owns a block row and reads its contiguous values coalesced, and a
-// generic one-thread-per-row kernel for other shapes. The transposed product uses an
+// SpMV has kernels specialised for 3×3, 3×6, 6×3 and 6×6 blocks, in which 16 or 32
+// lanes own a block row and each lane one row of a block at a time (kernels/bsr.cu has
+// the design and the measurements that chose it; chooseVariant the selection rule),
+// and a generic one-thread-per-row kernel for other shapes. The transposed product uses an
 // explicit transpose built once at upload, so it is a gather with no atomics. Dot
 // products reduce in two stages over a fixed grid and a fixed tree: repeated runs give
 // the same bits on any device.

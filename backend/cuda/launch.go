@@ -19,31 +19,49 @@ const maxGrid = 1 << 16
 // spmvShape is a block shape with specialised SpMV kernels.
 type spmvShape struct{ r, c int }
 
-// spmvVariant is one instantiation of the specialised SpMV kernel: g lanes per block
-// row, the value loop unrolled u times. g == 0 stands for the generic kernel.
-type spmvVariant struct{ g, u int }
-
-func (v spmvVariant) String() string {
-	if v.g == 0 {
-		return "generic"
-	}
-	return fmt.Sprintf("g%d_u%d", v.g, v.u)
+// spmvVariant is one SpMV kernel of kernels/bsr.cu: its tag in the name
+// bsr_spmv_RxC_TAG and the lanes that share a block row. The zero value stands for
+// the generic kernel (one thread per scalar row, any shape).
+type spmvVariant struct {
+	tag   string
+	lanes int
 }
 
-// spmvVariants lists the instantiations in kernels/bsr.cu (SPMV_KERNEL lines); 3×3, the
-// operator of every smoother sweep, has extra ones that the bandwidth report compares.
+func (v spmvVariant) String() string {
+	if v.tag == "" {
+		return "generic"
+	}
+	return v.tag
+}
+
+func g(lanes, u int, hint string) spmvVariant {
+	return spmvVariant{fmt.Sprintf("g%d_u%d%s", lanes, u, hint), lanes}
+}
+
+func rl(lanes, u int, suffix string) spmvVariant {
+	return spmvVariant{fmt.Sprintf("r%d_u%d%s", lanes, u, suffix), lanes}
+}
+
+// shapeVariants mirrors SPMV_SHAPE in kernels/bsr.cu.
+var shapeVariants = []spmvVariant{
+	g(16, 8, ""),
+	rl(16, 1, ""), rl(16, 2, ""), rl(32, 1, ""), rl(32, 2, ""), rl(32, 4, ""),
+	rl(16, 2, "_b4"), rl(32, 2, "_b4"), rl(32, 4, "_b4"),
+}
+
+// spmvVariants maps each specialised shape to its kernels.
 var spmvVariants = map[spmvShape][]spmvVariant{
-	{3, 3}: {{8, 4}, {16, 4}, {32, 4}, {16, 8}, {32, 8}, {32, 2}},
-	{3, 6}: {{8, 4}, {16, 4}, {32, 4}},
-	{6, 3}: {{8, 4}, {16, 4}, {32, 4}},
-	{6, 6}: {{8, 4}, {16, 4}, {32, 4}},
+	{3, 3}: shapeVariants,
+	{3, 6}: shapeVariants,
+	{6, 3}: shapeVariants,
+	{6, 6}: shapeVariants,
 }
 
 func spmvKernelName(s spmvShape, v spmvVariant) string {
-	if v.g == 0 {
+	if v.tag == "" {
 		return "bsr_spmv_generic"
 	}
-	return fmt.Sprintf("bsr_spmv_%dx%d_%v", s.r, s.c, v)
+	return fmt.Sprintf("bsr_spmv_%dx%d_%s", s.r, s.c, v.tag)
 }
 
 // kernels holds the resolved functions of the module.
@@ -117,10 +135,11 @@ func (b *Backend) launch(name string, f cudadrv.Function, blocks uint32) error {
 	return nil
 }
 
-// launchSpMVGroup: bsr_spmv_RxC_gG over nbrows block rows, G lanes per row.
-func (b *Backend) launchSpMVGroup(f cudadrv.Function, name string, g int, nbrows int32, rowPtr, col, val, x, y cudadrv.DevPtr, alpha, beta float64) error {
+// launchSpMVGroup: a specialised bsr_spmv_RxC_TAG over nbrows block rows, lanes per
+// row.
+func (b *Backend) launchSpMVGroup(f cudadrv.Function, name string, lanes int, nbrows int32, rowPtr, col, val, x, y cudadrv.DevPtr, alpha, beta float64) error {
 	b.args.I32(nbrows).Ptr(rowPtr).Ptr(col).Ptr(val).Ptr(x).Ptr(y).F64(alpha).F64(beta)
-	return b.launch(name, f, blocksFor(int64(nbrows)*int64(g)))
+	return b.launch(name, f, blocksFor(int64(nbrows)*int64(lanes)))
 }
 
 // launchSpMVGeneric: bsr_spmv_generic, one thread per scalar row.

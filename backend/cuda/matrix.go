@@ -45,25 +45,36 @@ func (m *Matrix) Free() {
 	}
 }
 
-// chooseGroup picks the lanes per block row for the specialised kernels from the mean
-// number of values per block row: a warp for long rows (the 27-block rows of a 3D
-// elasticity operator hold 243 values), fewer lanes for short rows (a tentative
-// prolongator holds one block per row) so that lanes are not left idle.
+// chooseVariant picks the SpMV kernel from the block shape and the mean number of
+// blocks per block row, nb (rules read off the H200 bandwidth report; see the package
+// documentation):
+//   - rowlane with 16 lanes while a row's rows-times-blocks nb·R stays under 128 (3×3
+//     operators, prolongators), else 32 lanes (6×6 coarse operators, restrictions);
+//   - one step of P = lanes/R blocks in flight when the row fits in it, else two;
+//   - the 64-register build (_b4) for rows of at least 8P blocks, where more loads in
+//     flight per lane beat occupancy.
+//
+// Shapes without specialised kernels use the generic kernel.
 func chooseVariant(r, c int, nnzBlocks int64, blockRows int) spmvVariant {
 	if _, ok := spmvVariants[spmvShape{r, c}]; !ok {
 		return spmvVariant{}
 	}
-	if blockRows == 0 {
-		return spmvVariant{8, 4}
+	nb := 0.0
+	if blockRows > 0 {
+		nb = float64(nnzBlocks) / float64(blockRows)
 	}
-	perRow := float64(nnzBlocks) * float64(r*c) / float64(blockRows)
+	lanes := 16
+	if nb*float64(r) >= 128 {
+		lanes = 32
+	}
+	p := float64(lanes / r)
 	switch {
-	case perRow >= 96:
-		return spmvVariant{32, 4}
-	case perRow >= 40:
-		return spmvVariant{16, 4}
+	case nb <= p:
+		return rl(lanes, 1, "")
+	case nb >= 8*p:
+		return rl(lanes, 2, "_b4")
 	}
-	return spmvVariant{8, 4}
+	return rl(lanes, 2, "")
 }
 
 // UploadMatrixBSR copies m to the device (and its transpose, built on the host by
@@ -165,7 +176,7 @@ func (b *Backend) spmv(m *Matrix, alpha float64, x *Vector, beta float64, y *Vec
 	rp, col, val, xp, yp := m.rowPtr.Ptr(), m.col.Ptr(), m.val.Ptr(), x.buf.Ptr(), y.buf.Ptr()
 	nbr := int32(m.blockRows)
 	v := m.variant
-	if v.g == 0 {
+	if v.tag == "" {
 		r, c := int32(m.r), int32(m.c)
 		b.enqueue(func() error { return b.launchSpMVGeneric(nbr, r, c, rp, col, val, xp, yp, alpha, beta) })
 		return
@@ -176,7 +187,7 @@ func (b *Backend) spmv(m *Matrix, alpha float64, x *Vector, beta float64, y *Vec
 		panic("cuda: no SpMV kernel " + spmvKernelName(shape, v))
 	}
 	name := spmvKernelName(shape, v)
-	b.enqueue(func() error { return b.launchSpMVGroup(f, name, v.g, nbr, rp, col, val, xp, yp, alpha, beta) })
+	b.enqueue(func() error { return b.launchSpMVGroup(f, name, v.lanes, nbr, rp, col, val, xp, yp, alpha, beta) })
 }
 
 // SpMV implements backend.Backend.

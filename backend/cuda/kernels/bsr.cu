@@ -4,12 +4,96 @@
 // sits in block column col[k] and its R*C values are val[k*R*C ...], row-major. A block
 // row's values are therefore one contiguous run of n = nblocks*R*C doubles.
 //
-// spmv_group: a group of G lanes (G in 8, 16, 32; G >= R) owns one block row. Lane l
-// takes the values t = l, l+G, l+2G, ... of the row's run, so the group's loads of val
-// are contiguous (coalesced), multiplies each by its x entry, and adds it into one of R
-// running sums chosen by the value's row inside its block. A butterfly over the group
-// then totals each sum; lane r writes y[i*R + r]. The element-to-lane map and the
-// butterfly are fixed by the pattern alone, so results are bitwise reproducible.
+// Two kernel families share the launch shape (L lanes per block row, 256 threads per
+// thread block) and the argument list; they are named bsr_spmv_RxC_TAG.
+//
+// spmv_rowlane (TAG rW_uU, the default): W lanes (16 or 32) own one block row; lane l
+// handles row l % R of the blocks l / R, l / R + P, ... (P = W / R blocks per step,
+// lanes past P*R idle). So each lane keeps a single running sum, does C multiply-adds
+// per block on contiguous values and contiguous x entries, and loads each column index
+// once per block row-row; lane l's values sit at offset l*C of the step's run, so the
+// warp still reads one contiguous stretch. U steps are loaded before any x entry they
+// need is, with out-of-range blocks predicated off, so a short row costs one round trip
+// to memory. The R totals are gathered by shuffles in lane order.
+//
+// spmv_group (TAG gG_uU, kept as the baseline of the bandwidth report): G lanes own a
+// block row and take its values round-robin (lane l: values l, l+G, ...), so the loads
+// of val are fully coalesced, but every value needs its own column index, x entry and
+// a choice among R sums, and the R sums need a butterfly each. On an H200 it reached
+// 80% of copy bandwidth for 3×3 at best where rowlane reaches 99%: it is limited by L2
+// throughput and instruction count, not by DRAM.
+//
+// In every kernel the element-to-lane map and the order of every sum are fixed by the
+// pattern alone, so results are bitwise reproducible from run to run.
+
+// store_row writes y[g*R + lane] = alpha*s + beta*y[...] from lanes 0..R-1, each holding
+// the total of its row.
+template <int R>
+__device__ __forceinline__ void store_row(bool active, i64 g, int lane, double s, double* __restrict__ y,
+                                          double alpha, double beta)
+{
+    if (active && lane < R) {
+        const i64 o = g * R + lane;
+        double out = alpha * s;
+        if (beta != 0.0) out += beta * y[o];
+        y[o] = out;
+    }
+}
+
+template <int R, int C, int W, int U>
+__device__ __forceinline__ void spmv_rowlane(int nbrows, const i64* __restrict__ rowptr,
+                                             const int* __restrict__ col, const double* __restrict__ val,
+                                             const double* __restrict__ x, double* __restrict__ y,
+                                             double alpha, double beta)
+{
+    constexpr int BS = R * C;
+    constexpr int P = W / R; // blocks per step
+    const i64 g = ((i64)blockIdx.x * blockDim.x + threadIdx.x) / W;
+    const int lane = threadIdx.x & (W - 1);
+    const int r = lane % R;
+    const int q = lane / R;
+    const bool active = g < nbrows;
+    int nb = 0;
+    i64 kb = 0;
+    if (active && q < P) {
+        kb = rowptr[g];
+        nb = (int)(rowptr[g + 1] - kb);
+    }
+    const double* __restrict__ vp = val + kb * BS + r * C;
+    const int* __restrict__ cp = col + kb;
+    double s = 0.0;
+    for (int k0 = q; k0 < nb; k0 += P * U) {
+        double v[U][C];
+        int c[U];
+#pragma unroll
+        for (int u = 0; u < U; u++) {
+            const int k = k0 + u * P;
+            c[u] = 0;
+#pragma unroll
+            for (int j = 0; j < C; j++) v[u][j] = 0.0;
+            if (k < nb) {
+                c[u] = __ldg(cp + k);
+#pragma unroll
+                for (int j = 0; j < C; j++) v[u][j] = __ldg(vp + (i64)k * BS + j);
+            }
+        }
+#pragma unroll
+        for (int u = 0; u < U; u++) {
+            const int k = k0 + u * P;
+            if (k < nb) {
+                const double* __restrict__ xx = x + (i64)c[u] * C;
+#pragma unroll
+                for (int j = 0; j < C; j++) s += v[u][j] * __ldg(xx + j);
+            }
+        }
+    }
+    // Total of row r: lanes r, r+R, ..., r+(P-1)R, added in that order by every lane.
+    double t = 0.0;
+#pragma unroll
+    for (int qq = 0; qq < P; qq++) t += __shfl_sync(0xffffffffu, s, qq * R + r, W);
+    store_row<R>(active, g, lane, t, y, alpha, beta);
+}
+
 template <int R, int C, int G, int U>
 __device__ __forceinline__ void spmv_group(int nbrows, const i64* __restrict__ rowptr,
                                            const int* __restrict__ col, const double* __restrict__ val,
@@ -26,20 +110,35 @@ __device__ __forceinline__ void spmv_group(int nbrows, const i64* __restrict__ r
         kb = rowptr[g];
         n = (int)(rowptr[g + 1] - kb) * BS;
     }
-    const double* __restrict__ v = val + kb * BS;
-    const int* __restrict__ c = col + kb;
+    const double* __restrict__ vp = val + kb * BS;
+    const int* __restrict__ cp = col + kb;
     double s[R];
 #pragma unroll
     for (int r = 0; r < R; r++) s[r] = 0.0;
-#pragma unroll U
-    for (int t = lane; t < n; t += G) {
-        const int kk = t / BS;
-        const int rem = t - kk * BS;
-        const int rr = rem / C;
-        const int cc = rem - rr * C;
-        const double p = __ldg(v + t) * __ldg(x + (i64)__ldg(c + kk) * C + cc);
+    for (int base = lane; base < n; base += G * U) {
+        double v[U];
+        int c[U];
 #pragma unroll
-        for (int r = 0; r < R; r++) s[r] += (rr == r) ? p : 0.0;
+        for (int u = 0; u < U; u++) {
+            const int t = base + u * G;
+            v[u] = 0.0;
+            c[u] = 0;
+            if (t < n) {
+                v[u] = __ldg(vp + t);
+                c[u] = __ldg(cp + t / BS);
+            }
+        }
+#pragma unroll
+        for (int u = 0; u < U; u++) {
+            const int t = base + u * G;
+            const int rem = t % BS;
+            const int rr = rem / C;
+            const int cc = rem - rr * C;
+            const double xv = (t < n) ? __ldg(x + (i64)c[u] * C + cc) : 0.0;
+            const double p = v[u] * xv;
+#pragma unroll
+            for (int r = 0; r < R; r++) s[r] += (rr == r) ? p : 0.0;
+        }
     }
     // Every lane of the warp takes part in the shuffles, active or not.
 #pragma unroll
@@ -47,45 +146,55 @@ __device__ __forceinline__ void spmv_group(int nbrows, const i64* __restrict__ r
 #pragma unroll
         for (int off = G / 2; off > 0; off >>= 1) s[r] += __shfl_xor_sync(0xffffffffu, s[r], off, G);
     }
-    if (active) {
+    double mine = 0.0;
 #pragma unroll
-        for (int r = 0; r < R; r++) {
-            if (lane == r) {
-                const i64 o = g * R + r;
-                double out = alpha * s[r];
-                if (beta != 0.0) out += beta * y[o];
-                y[o] = out;
-            }
-        }
-    }
+    for (int r = 0; r < R; r++)
+        if (lane == r) mine = s[r];
+    store_row<R>(active, g, lane, mine, y, alpha, beta);
 }
 
-// SPMV_KERNEL instantiates bsr_spmv_RxC_gG_uU: G lanes per block row, the value loop
-// unrolled U times (more loads in flight per lane).
-#define SPMV_KERNEL(R, C, G, U)                                                                       \
-    extern "C" __global__ void __launch_bounds__(THREADS) bsr_spmv_##R##x##C##_g##G##_u##U(           \
+// LB is the kernel's launch-bounds attribute. The plain __launch_bounds__(THREADS) lets
+// ptxas pick its register budget (it settles on 32 registers: full occupancy); LB4 (TAG
+// suffix _b4) asks for 4 resident blocks per multiprocessor, i.e. up to 64 registers
+// per thread for more loads in flight at half the occupancy, which pays on very long
+// block rows (Pᵀ).
+#define LB0 __launch_bounds__(THREADS)
+#define LB4 __launch_bounds__(THREADS, 4)
+
+#define SPMV_G(R, C, G, U, LB, SUFFIX)                                                                \
+    extern "C" __global__ void LB bsr_spmv_##R##x##C##_g##G##_u##U##SUFFIX(                           \
         int nbrows, const i64* __restrict__ rowptr, const int* __restrict__ col,                      \
         const double* __restrict__ val, const double* __restrict__ x, double* __restrict__ y,         \
         double alpha, double beta)                                                                    \
     {                                                                                                 \
-        spmv_group<R, C, G, U>(nbrows, rowptr, col, val, x, y, alpha, beta);                             \
+        spmv_group<R, C, G, U>(nbrows, rowptr, col, val, x, y, alpha, beta);                          \
     }
 
-SPMV_KERNEL(3, 3, 8, 4)
-SPMV_KERNEL(3, 3, 16, 4)
-SPMV_KERNEL(3, 3, 32, 4)
-SPMV_KERNEL(3, 3, 16, 8)
-SPMV_KERNEL(3, 3, 32, 8)
-SPMV_KERNEL(3, 3, 32, 2)
-SPMV_KERNEL(3, 6, 8, 4)
-SPMV_KERNEL(3, 6, 16, 4)
-SPMV_KERNEL(3, 6, 32, 4)
-SPMV_KERNEL(6, 3, 8, 4)
-SPMV_KERNEL(6, 3, 16, 4)
-SPMV_KERNEL(6, 3, 32, 4)
-SPMV_KERNEL(6, 6, 8, 4)
-SPMV_KERNEL(6, 6, 16, 4)
-SPMV_KERNEL(6, 6, 32, 4)
+#define SPMV_R(R, C, W, U, LB, SUFFIX)                                                                \
+    extern "C" __global__ void LB bsr_spmv_##R##x##C##_r##W##_u##U##SUFFIX(                           \
+        int nbrows, const i64* __restrict__ rowptr, const int* __restrict__ col,                      \
+        const double* __restrict__ val, const double* __restrict__ x, double* __restrict__ y,         \
+        double alpha, double beta)                                                                    \
+    {                                                                                                 \
+        spmv_rowlane<R, C, W, U>(nbrows, rowptr, col, val, x, y, alpha, beta);                        \
+    }
+
+// The instantiations; backend/cuda/launch.go lists the same ones (shapeVariants).
+#define SPMV_SHAPE(R, C)                                                                              \
+    SPMV_G(R, C, 16, 8, LB0, )                                                                        \
+    SPMV_R(R, C, 16, 1, LB0, )                                                                        \
+    SPMV_R(R, C, 16, 2, LB0, )                                                                        \
+    SPMV_R(R, C, 32, 1, LB0, )                                                                        \
+    SPMV_R(R, C, 32, 2, LB0, )                                                                        \
+    SPMV_R(R, C, 32, 4, LB0, )                                                                        \
+    SPMV_R(R, C, 16, 2, LB4, _b4)                                                                     \
+    SPMV_R(R, C, 32, 2, LB4, _b4)                                                                     \
+    SPMV_R(R, C, 32, 4, LB4, _b4)
+
+SPMV_SHAPE(3, 3)
+SPMV_SHAPE(3, 6)
+SPMV_SHAPE(6, 3)
+SPMV_SHAPE(6, 6)
 
 // bsr_spmv_generic: any R×C, one thread per scalar row, blocks in column order.
 extern "C" __global__ void __launch_bounds__(THREADS) bsr_spmv_generic(

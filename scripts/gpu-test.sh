@@ -65,9 +65,9 @@ run() {
 		cubin=$(ls -t "${HOME:-/root}"/.cache/blockamg/kernels-*.cubin | head -1)
 		{
 			cuobjdump -res-usage "$cubin" | grep -A1 -E 'spmv_3x3'
-			cuobjdump -sass "$cubin" | awk '/Function : bsr_spmv_3x3_g16_u8$/,/EXIT/'
+			cuobjdump -sass "$cubin" | awk '/Function : bsr_spmv_3x3_r16_u2$/,/EXIT/'
 		} >"$out/sass.txt" 2>&1
-		step ncu 150 env BLOCKAMG_GPU_PERF=1 ncu --clock-control none -k regex:"${NCU_KERNEL:-bsr_spmv_3x3_g16_u8$}" -c 1 \
+		step ncu 150 env BLOCKAMG_GPU_PERF=1 ncu --clock-control none -k regex:"${NCU_KERNEL:-bsr_spmv_3x3_r16_u2$}" -c 1 \
 			--section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy --section LaunchStats \
 			devbin/cuda.test -test.run PerfReport
 	fi

@@ -20,7 +20,7 @@
 // block row and take its values round-robin (lane l: values l, l+G, ...), so the loads
 // of val are fully coalesced, but every value needs its own column index, x entry and
 // a choice among R sums, and the R sums need a butterfly each. On an H200 it reached
-// 80% of copy bandwidth for 3×3 at best where rowlane reaches 99%: it is limited by L2
+// 80% of copy bandwidth for 3×3 at best where rowlane reaches 98%: it is limited by L2
 // throughput and instruction count, not by DRAM.
 //
 // In every kernel the element-to-lane map and the order of every sum are fixed by the

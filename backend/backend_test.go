@@ -1,0 +1,97 @@
+package backend_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"blockamg/backend"
+	"blockamg/backend/backendtest"
+	"blockamg/backend/cpu"
+	"blockamg/bsr"
+)
+
+func TestCounters(t *testing.T) {
+	var c backend.Counters
+	c.AddH2D("setup", 100)
+	c.AddH2D("setup", 20)
+	c.AddD2H("solve", 8)
+	if got := c.Phase("setup"); got.H2DBytes != 120 || got.H2DCalls != 2 || got.D2HBytes != 0 {
+		t.Errorf("setup = %+v", got)
+	}
+	if got := c.Total(); got.H2DBytes != 120 || got.D2HBytes != 8 || got.D2HCalls != 1 {
+		t.Errorf("total = %+v", got)
+	}
+	if p := c.Phases(); len(p) != 2 || p[0] != "setup" || p[1] != "solve" {
+		t.Errorf("phases = %v", p)
+	}
+	var sb strings.Builder
+	if err := c.Write(&sb); err != nil || !strings.Contains(sb.String(), "solve") {
+		t.Errorf("Write: %v, %q", err, sb.String())
+	}
+	c.Reset()
+	if got := c.Total(); got != (backend.Traffic{}) {
+		t.Errorf("after Reset: %+v", got)
+	}
+}
+
+func TestPCGNotConverged(t *testing.T) {
+	a, rhs := backendtest.PCGProblem()
+	be := cpu.New(0)
+	am, _ := be.UploadMatrix(a, false)
+	m, err := backend.NewBlockJacobi(be, a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := be.NewVector(len(rhs))
+	x, _ := be.NewVector(len(rhs))
+	be.Upload(b, rhs)
+	res, err := backend.PCG(be, am, m, b, x, backend.PCGOptions{Tol: 1e-12, MaxIter: 3})
+	if !errors.Is(err, backend.ErrNotConverged) || res.Iterations != 3 {
+		t.Fatalf("3 iterations: err %v, result %+v", err, res)
+	}
+}
+
+func TestPCGZeroRHS(t *testing.T) {
+	a, _ := backendtest.PCGProblem()
+	be := cpu.New(0)
+	am, _ := be.UploadMatrix(a, false)
+	m, _ := backend.NewBlockJacobi(be, a)
+	b, _ := be.NewVector(a.Rows())
+	x, _ := be.NewVector(a.Rows())
+	ones := make([]float64, a.Rows())
+	for i := range ones {
+		ones[i] = 1
+	}
+	be.Upload(x, ones)
+	res, err := backend.PCG(be, am, m, b, x, backend.DefaultPCGOptions())
+	out := make([]float64, a.Rows())
+	be.Download(out, x)
+	if err != nil || res.Iterations != 0 || out[0] != 0 {
+		t.Fatalf("zero rhs: err %v, %+v, x[0] = %v (want 0)", err, res, out[0])
+	}
+}
+
+// TestPCGIndefinite checks the breakdown error on a negative definite matrix.
+func TestPCGIndefinite(t *testing.T) {
+	a, rhs := backendtest.PCGProblem()
+	neg := a.Clone()
+	for i := range neg.Val {
+		neg.Val[i] = -neg.Val[i]
+	}
+	be := cpu.New(0)
+	am, _ := be.UploadMatrix(neg, false)
+	// Block Jacobi of A (positive), so that the operator is the one to blame.
+	m, _ := backend.NewBlockJacobi(be, a)
+	b, _ := be.NewVector(len(rhs))
+	x, _ := be.NewVector(len(rhs))
+	be.Upload(b, rhs)
+	if _, err := backend.PCG(be, am, m, b, x, backend.DefaultPCGOptions()); !errors.Is(err, backend.ErrBreakdown) {
+		t.Fatalf("negative definite matrix: err %v, want ErrBreakdown", err)
+	}
+	// A singular diagonal block is reported by NewBlockJacobi.
+	z := bsr.Zeros(2, 2, 3, 3)
+	if _, err := backend.NewBlockJacobi(be, z); !errors.Is(err, bsr.ErrSingular) {
+		t.Fatalf("zero matrix: err %v, want bsr.ErrSingular", err)
+	}
+}

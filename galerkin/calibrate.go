@@ -8,20 +8,23 @@ import (
 	"blockamg/internal/par"
 )
 
-// Calibrate measures the rates of the model on this machine for the given worker
-// count (<= 0: GOMAXPROCS): Bandwidth, the best of a few passes of a read-modify-write
+// Calibrate returns mc with the rates of the model measured on this machine for
+// mc.Workers workers (<= 0: GOMAXPROCS) and mc's cache sizes: Bandwidth, the best of a few passes of a read-modify-write
 // sweep y += x over arrays much larger than any cache on that many workers (counted
-// as 3 × 8 bytes per element: read x, read y, write y), and FlopRate, the best rate of
-// one worker running the numeric phase on a product small enough to stay in cache (a
-// synthetic 8×8×8-node elasticity grid, 3×3·3×6 blocks). CacheBytes is left at
-// DefaultMachine's. It takes about a second.
-func Calibrate(workers int) Machine {
-	if workers <= 0 {
-		workers = par.Workers()
+// as 3 × 8 bytes per element: read x, read y, write y); CacheBandwidth, the same sweep
+// on one worker over arrays that fit the shared cache but not the private one; and
+// FlopRate, the best rate of one worker running the numeric phase on a product small
+// enough to stay in cache (a synthetic 8×8×8-node elasticity grid, 3×3·3×6 blocks).
+// It takes about a second.
+func Calibrate(mc Machine) Machine {
+	if mc.Workers <= 0 {
+		mc.Workers = par.Workers()
 	}
-	mc := DefaultMachine()
-	mc.Workers = workers
+	workers := mc.Workers
 	mc.Bandwidth = measureBandwidth(workers, 1<<24) // 2 × 128 MiB
+	// Shared-cache bandwidth of one worker: arrays of 4 × the private cache, well
+	// inside the shared one.
+	mc.CacheBandwidth = measureBandwidth(1, int(max(mc.PrivateCacheBytes/4, 1<<14)))
 	if r := measureInCache(); r > 0 {
 		mc.FlopRate = r
 	}
@@ -37,7 +40,8 @@ func measureBandwidth(workers, n int) float64 {
 		}
 	})
 	var times []float64
-	for r := 0; r < 5; r++ {
+	reps := max(5, (1<<26)/n) // small arrays: enough passes to time
+	for r := 0; r < reps; r++ {
 		start := time.Now()
 		par.For(n, workers, 1<<16, func(lo, hi int) {
 			xs, ys := x[lo:hi], y[lo:hi]

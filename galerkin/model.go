@@ -173,40 +173,51 @@ func analyse(A, P *bsr.Matrix, w, pt, ac *pattern) (s Stats, work, coarseWork []
 	return s, work, coarseWork
 }
 
-// Machine holds the parameters of the traffic model. The same model serves other
-// processors (a GPU) with other parameters.
+// Machine holds the parameters of the traffic model: a private cache per worker in
+// front of a shared cache in front of memory, and the rates of each. The same model
+// serves other processors (a GPU: shared memory / L2 / HBM) with other parameters.
 type Machine struct {
-	// CacheBytes is the last-level cache the product may use. Workers share it: each
-	// sweep is assumed to get CacheBytes/Workers.
+	// CacheBytes is the shared last-level cache. Workers split it: each sweep is
+	// assumed to get CacheBytes/Workers.
 	CacheBytes int64
+	// PrivateCacheBytes is the cache private to one worker (L2).
+	PrivateCacheBytes int64
 	// Bandwidth is the sustained memory bandwidth of Workers workers together, bytes
 	// per second.
 	Bandwidth float64
+	// CacheBandwidth is the rate at which one worker moves data between the shared
+	// and its private cache, bytes per second.
+	CacheBandwidth float64
 	// FlopRate is the rate of one worker on the numeric phase when every operand is in
-	// cache (block kernels and their index work), flop/s.
+	// its private cache (block kernels and their index work), flop/s.
 	FlopRate float64
 	// Workers is the number of workers the prediction is for.
 	Workers int
 }
 
-// DefaultMachine returns parameters for the 2-core development VM this package was
-// tuned on (AMD EPYC Zen 5, AVX2 kernel), with Workers = GOMAXPROCS. Calibrate
-// measures them.
+// DefaultMachine returns parameters measured with Calibrate on the 2-core development
+// VM this package was tuned on (AMD EPYC Zen 5: 1 MiB L2 per core, 32 MiB L3; AVX2
+// kernel), with Workers = GOMAXPROCS.
 func DefaultMachine() Machine {
 	w := par.Workers()
-	return Machine{CacheBytes: 32 << 20, Bandwidth: 12e9 * float64(min(w, 2)), FlopRate: 12e9, Workers: w}
+	return Machine{
+		CacheBytes: 32 << 20, PrivateCacheBytes: 1 << 20,
+		Bandwidth: 12e9 * float64(min(w, 2)), CacheBandwidth: 40e9,
+		FlopRate: 12e9, Workers: w,
+	}
 }
 
 // Prediction is the model's estimate for one variant.
 type Prediction struct {
-	Bytes   int64   // bytes read and written from memory
-	Flops   int64   // floating-point operations
-	Seconds float64 // predicted time: Flops/(FlopRate·Workers) + Bytes/Bandwidth
+	Bytes      int64   // bytes read and written from memory (misses in the shared cache)
+	CacheBytes int64   // bytes moved between the shared and the private caches
+	Flops      int64   // floating-point operations
+	Seconds    float64 // Flops/(FlopRate·W) + Bytes/Bandwidth + CacheBytes/(CacheBandwidth·W)
 }
 
-// reuse returns how many times data used `uses` times is read from memory when `live`
-// bytes are live between two uses and `cache` bytes of cache are available: once when
-// it fits, every time when none of it fits, in proportion in between.
+// reuse returns how many times data used `uses` times is fetched when `live` bytes
+// are live between two uses and `cache` bytes of cache are available: once when it
+// fits, every time when none of it fits, in proportion in between.
 func reuse(live, cache int64, uses float64) float64 {
 	if uses <= 1 || live <= cache || live == 0 {
 		return 1
@@ -217,61 +228,70 @@ func reuse(live, cache int64, uses float64) float64 {
 // Predict returns the model's estimate of the numeric phase of variant v (the formulas
 // are in the package documentation).
 func Predict(s Stats, mc Machine, v Variant) Prediction {
+	w := int64(max(mc.Workers, 1))
+	b, k := int64(s.B), int64(s.K)
+	flops := 2 * (s.ProdAP*b*b*k + s.ProdPW*b*k*k)
+	switch v {
+	case FusedRecompute:
+		flops += (w - 1) * 2 * s.RecomputeAP2 * b * b * k
+	}
+	mem := traffic(s, v, mc.CacheBytes/w, w)
+	llc := traffic(s, v, mc.PrivateCacheBytes, w) - mem
+	sec := float64(flops) / (mc.FlopRate * float64(w))
+	if mc.Bandwidth > 0 {
+		sec += float64(mem) / mc.Bandwidth
+	}
+	if mc.CacheBandwidth > 0 {
+		sec += float64(max(llc, 0)) / (mc.CacheBandwidth * float64(w))
+	}
+	return Prediction{Bytes: mem, CacheBytes: max(llc, 0), Flops: flops, Seconds: sec}
+}
+
+// traffic returns the bytes variant v moves past a cache of the given size when run
+// on w workers.
+func traffic(s Stats, v Variant, cache, w int64) int64 {
 	b, k := int64(s.B), int64(s.K)
 	n, m := int64(s.N), int64(s.M)
-	w := int64(max(mc.Workers, 1))
-	cache := mc.CacheBytes / w
 	vA, vP, vW, vAc := 8*b*b, 8*b*k, 8*b*k, 8*k*k // bytes of one block's values
-	flops := 2 * (s.ProdAP*b*b*k + s.ProdPW*b*k*k)
-	perRow := func(nnz, rows int64) float64 {
-		if rows == 0 {
+	per := func(x, y int64) float64 {
+		if y == 0 {
 			return 0
 		}
-		return float64(nnz) / float64(rows)
+		return float64(x) / float64(y)
 	}
+	scale := func(x int64, f float64) int64 { return int64(float64(x) * f) }
 
-	// Common to all: A once; P once plus its re-reads in the A·P sweep; Ac written
-	// once (read for ownership, then written back) with its pattern.
+	// Common to all: A once; P once plus its re-reads by the A·P sweep (each P row is
+	// used by the |A column| fine rows next to it); Ac written once (read for
+	// ownership, then written back) with its pattern.
 	readA := s.NnzA*(vA+4) + 8*(n+1)
-	readP := int64(float64(s.NnzP*(vP+4)+8*(n+1)) * reuse(s.LiveP, cache, perRow(s.NnzA, n)))
+	readP := scale(s.NnzP*(vP+4)+8*(n+1), reuse(s.LiveP, cache, per(s.NnzA, n)))
 	writeAc := s.NnzAc*(2*vAc+4) + 8*(m+1)
 	wPattern := s.NnzW*4 + 8*(n+1)
-	var bytes int64
 	switch v {
 	case TwoPass, Inspector:
 		// W written (with read for ownership) and read back by coarse rows through Pᵀ,
 		// each W row once per coarse row of its P row unless the cache keeps it.
-		readW := int64(float64(s.NnzW*(vW+4)+8*(n+1)) * reuse(s.LiveW, cache, perRow(s.NnzP, n)))
-		ptPattern := s.NnzP*(4+8+vP) + 8*(m+1) // Pᵀ indices, permutation, P values again
-		bytes = readA + readP + 2*s.NnzW*vW + readW + ptPattern + writeAc
+		readW := scale(s.NnzW*(vW+4)+8*(n+1), reuse(s.LiveW, cache, per(s.NnzP, n)))
+		pt := s.NnzP*(4+8+vP) + 8*(m+1) // Pᵀ indices, permutation, P values again
+		t := readA + readP + 2*s.NnzW*vW + readW + pt + writeAc
 		if v == TwoPass {
-			bytes += wPattern
-		} else {
-			bytes += 4*(s.ProdAP+s.ProdPW) + 8*(n+m+2) // the slot lists replace the column lookups
+			return t + wPattern
 		}
+		return t + 4*(s.ProdAP+s.ProdPW) + 8*(n+m+2) // slot lists instead of lookups
 	case FusedRow, FusedRecompute:
-		// Each (fine row, coarse row) pair updates |W row| blocks of an Ac row: from
-		// cache while the live Ac rows fit, else a read and a write-back each.
-		acMiss := reuse(s.LiveAc, cache, 2) - 1
-		acPairs := int64(acMiss * float64(s.ProdPW*2*vAc+s.NnzP*perRowInt(s.NnzAc, m)*4))
-		bytes = readA + readP + wPattern + writeAc + acPairs
+		// Each update of an Ac block by a fine row hits the cache while the live Ac rows
+		// fit, else it is a read and a write-back; likewise the Ac row's pattern, read
+		// once per (fine row, coarse row) pair.
+		acUpd := reuse(s.LiveAc, cache, per(s.ProdPW, s.NnzAc))
+		acPat := reuse(s.LiveAc, cache, per(s.NnzP, m))
+		t := readA + readP + wPattern + scale(s.NnzAc*2*vAc, acUpd) + scale(s.NnzAc*4, acPat) + 8*(m+1)
 		if v == FusedRow {
-			bytes += (w - 1) * s.DeferredW2 * 2 * vW // deferred W rows written and read
-		} else {
-			frac := perRow(s.RecomputeRow2, n)
-			bytes += int64(float64((w-1)*(readA+readP+wPattern)) * frac)
-			flops += (w - 1) * 2 * s.RecomputeAP2 * b * b * k
+			return t + (w-1)*s.DeferredW2*2*vW // deferred W rows written and read
 		}
+		return t + scale((w-1)*(readA+readP+wPattern), per(s.RecomputeRow2, n))
 	}
-	sec := float64(flops)/(mc.FlopRate*float64(w)) + float64(bytes)/mc.Bandwidth
-	return Prediction{Bytes: bytes, Flops: flops, Seconds: sec}
-}
-
-func perRowInt(nnz, rows int64) int64 {
-	if rows == 0 {
-		return 0
-	}
-	return nnz / rows
+	return 0
 }
 
 // Choose returns the variant with the smallest predicted time; ties go to the earlier

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -39,7 +40,8 @@ func runGalerkin(args []string, stdout, stderr io.Writer) error {
 	runs := fs.Int("runs", 5, "timed runs per variant (median reported), after one warm-up run")
 	threads := fs.String("threads", "1,2", "comma-separated worker counts")
 	calibrate := fs.Bool("calibrate", true, "measure bandwidth and kernel flop rate for the model (else DefaultMachine)")
-	cacheMB := fs.Float64("cache-mb", 0, "model cache size in MiB (0: DefaultMachine's)")
+	cacheMB := fs.Float64("cache-mb", 0, "model shared cache size in MiB (0: DefaultMachine's)")
+	l2KB := fs.Float64("l2-kb", 0, "model private cache size per thread in KiB (0: DefaultMachine's)")
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return err
@@ -78,61 +80,58 @@ func runGalerkin(args []string, stdout, stderr io.Writer) error {
 		lv = lv[:*levels]
 	}
 	fmt.Fprintf(stdout, "galerkin: %s, %d level(s)\n", what, len(lv))
+	// The model's machine for each thread count, calibrated once.
+	machines := make([]galerkin.Machine, len(workers))
+	for i, w := range workers {
+		mc := galerkin.DefaultMachine()
+		mc.Workers = w
+		if *cacheMB > 0 {
+			mc.CacheBytes = int64(*cacheMB * (1 << 20))
+		}
+		if *l2KB > 0 {
+			mc.PrivateCacheBytes = int64(*l2KB * (1 << 10))
+		}
+		if *calibrate {
+			mc = galerkin.Calibrate(mc)
+		}
+		machines[i] = mc
+	}
 	for l, L := range lv {
 		st := galerkin.ComputeStats(L.A, L.P)
 		fmt.Fprintf(stdout, "\nlevel %d: A %d×%d blocks of %d×%d (%.1f/row), P %d×%d blocks of %d×%d (%.2f/row), W %.2f/row, Ac %.1f/row; %.2f GFLOP\n",
 			l, st.N, st.N, st.B, st.B, ratio(st.NnzA, st.N), st.N, st.M, st.B, st.K, ratio(st.NnzP, st.N),
 			ratio(st.NnzW, st.N), ratio(st.NnzAc, st.M), float64(galerkin.Predict(st, galerkin.DefaultMachine(), galerkin.TwoPass).Flops)/1e9)
-		for _, w := range workers {
-			mc := galerkin.DefaultMachine()
-			if *calibrate {
-				mc = galerkin.Calibrate(w)
-			}
-			mc.Workers = w
-			if *cacheMB > 0 {
-				mc.CacheBytes = int64(*cacheMB * (1 << 20))
-			}
+		for wi, w := range workers {
+			mc := machines[wi]
 			pick := galerkin.Choose(st, mc)
-			fmt.Fprintf(stdout, "  threads %d (model: %.1f GB/s, %.2f GFLOP/s per thread, cache %d MiB)\n",
-				w, mc.Bandwidth/1e9, mc.FlopRate/1e9, mc.CacheBytes>>20)
-			fmt.Fprintf(stdout, "    %-16s %9s %9s %9s %10s %8s %8s %9s\n", "variant", "plan MB", "pred MB", "pred ms", "median ms", "GB/s", "GFLOP/s", "pred/meas")
-			times := map[galerkin.Variant]float64{}
-			for _, v := range variants {
-				plan, err := galerkin.Symbolic(L.A, L.P, v)
-				if err != nil {
-					return fmt.Errorf("level %d: %w", l, err)
+			fmt.Fprintf(stdout, "  threads %d (model: %.1f GB/s memory, %.1f GB/s shared cache, %.2f GFLOP/s per thread, cache %d MiB + %d KiB per thread)\n",
+				w, mc.Bandwidth/1e9, mc.CacheBandwidth/1e9, mc.FlopRate/1e9, mc.CacheBytes>>20, mc.PrivateCacheBytes>>10)
+			times, err := timeVariants(L, variants, w, *runs)
+			if err != nil {
+				return fmt.Errorf("level %d: %w", l, err)
+			}
+			fmt.Fprintf(stdout, "    %-16s %8s %9s %9s %8s %10s %7s %8s %9s\n", "variant", "plan MB", "pred MB", "cache MB", "pred ms", "median ms", "GB/s", "GFLOP/s", "pred/meas")
+			for _, t := range times {
+				pr := galerkin.Predict(st, mc, t.variant)
+				name := string(t.asked)
+				if t.asked == galerkin.Auto {
+					name = "auto→" + string(t.variant)
 				}
-				var ts []float64
-				for r := 0; r <= *runs; r++ {
-					start := time.Now()
-					if err := plan.Numeric(L.A, L.P, w); err != nil {
-						return fmt.Errorf("level %d: %w", l, err)
-					}
-					if r > 0 {
-						ts = append(ts, time.Since(start).Seconds())
-					}
-				}
-				slices.Sort(ts)
-				med := ts[len(ts)/2]
-				times[plan.Variant()] = med
-				pr := galerkin.Predict(st, mc, plan.Variant())
-				name := string(v)
-				if v == galerkin.Auto {
-					name = "auto→" + string(plan.Variant())
-				}
-				fmt.Fprintf(stdout, "    %-16s %9.1f %9.1f %9.2f %10.2f %8.2f %8.2f %9.2f\n", name,
-					float64(plan.PlanBytes())/1e6, float64(pr.Bytes)/1e6, pr.Seconds*1e3, med*1e3,
-					float64(pr.Bytes)/med/1e9, float64(pr.Flops)/med/1e9, pr.Seconds/med)
+				fmt.Fprintf(stdout, "    %-16s %8.1f %9.1f %9.1f %8.2f %10.2f %7.2f %8.2f %9.2f\n", name,
+					float64(t.planBytes)/1e6, float64(pr.Bytes)/1e6, float64(pr.CacheBytes)/1e6, pr.Seconds*1e3, t.median*1e3,
+					float64(pr.Bytes)/t.median/1e9, float64(pr.Flops)/t.median/1e9, pr.Seconds/t.median)
 			}
 			if len(times) > 1 {
 				fastest, ft := galerkin.Variant(""), 0.0
-				for _, v := range galerkin.Variants {
-					if t, ok := times[v]; ok && (fastest == "" || t < ft) {
-						fastest, ft = v, t
+				byVariant := map[galerkin.Variant]float64{}
+				for _, t := range times {
+					byVariant[t.variant] = t.median
+					if fastest == "" || t.median < ft {
+						fastest, ft = t.variant, t.median
 					}
 				}
-				verdict := "measured: no"
-				if t, ok := times[pick]; ok {
+				verdict := "not measured"
+				if t, ok := byVariant[pick]; ok {
 					verdict = fmt.Sprintf("%.1f%% slower than the fastest", 100*(t/ft-1))
 					if pick == fastest {
 						verdict = "the fastest"
@@ -143,6 +142,47 @@ func runGalerkin(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	return nil
+}
+
+// variantTime is the measurement of one variant.
+type variantTime struct {
+	asked, variant galerkin.Variant
+	planBytes      int64
+	median         float64 // seconds
+}
+
+// timeVariants sets up every variant, runs each once to warm up, then times runs
+// rounds in which every variant runs once, in turn: a machine whose speed drifts (a
+// shared VM) then slows every variant alike. It returns the median of each.
+func timeVariants(L galerkinLevel, variants []galerkin.Variant, workers, runs int) ([]variantTime, error) {
+	plans := make([]*galerkin.Plan, len(variants))
+	for i, v := range variants {
+		p, err := galerkin.Symbolic(L.A, L.P, v)
+		if err != nil {
+			return nil, err
+		}
+		if err := p.Numeric(L.A, L.P, workers); err != nil {
+			return nil, err
+		}
+		plans[i] = p
+	}
+	runtime.GC()
+	ts := make([][]float64, len(variants))
+	for r := 0; r < runs; r++ {
+		for i, p := range plans {
+			start := time.Now()
+			if err := p.Numeric(L.A, L.P, workers); err != nil {
+				return nil, err
+			}
+			ts[i] = append(ts[i], time.Since(start).Seconds())
+		}
+	}
+	out := make([]variantTime, len(variants))
+	for i, p := range plans {
+		slices.Sort(ts[i])
+		out[i] = variantTime{asked: variants[i], variant: p.Variant(), planBytes: p.PlanBytes(), median: ts[i][len(ts[i])/2]}
+	}
+	return out, nil
 }
 
 func ratio(a int64, b int) float64 {

@@ -44,7 +44,7 @@ func TestChebyshevPolynomial(t *testing.T) {
 			x[i] = 1
 			b := make([]float64, n)
 			d := make([]float64, n)
-			c.apply(A, dinv, b, x, d, false, 1)
+			c.apply(cycleOp{A: A}, dinv, b, x, d, false, 1)
 			want := cheb(deg, (theta-l)/delta) / cheb(deg, theta/delta)
 			if math.Abs(x[i]-want) > 1e-13 {
 				t.Errorf("degree %d, λ=%g: factor %g, want %g", deg, l, x[i], want)
@@ -65,8 +65,8 @@ func TestChebyshevPolynomial(t *testing.T) {
 		x2[i] = math.NaN() // zeroGuess must ignore what x holds
 	}
 	d := make([]float64, n)
-	c.apply(A, dinv, b, x1, d, false, 1)
-	c.apply(A, dinv, b, x2, d, true, 1)
+	c.apply(cycleOp{A: A}, dinv, b, x1, d, false, 1)
+	c.apply(cycleOp{A: A}, dinv, b, x2, d, true, 1)
 	if maxDiff(x1, x2) > 1e-15 {
 		t.Errorf("zero-guess path %v differs from explicit zero start %v", x2, x1)
 	}

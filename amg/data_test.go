@@ -73,15 +73,19 @@ func TestDataIterations(t *testing.T) {
 				}
 				b = d.Data
 			}
-			h, err := Setup(A, ns, DefaultOptions())
-			if err != nil {
-				t.Fatal(err)
-			}
-			res, _ := solveCG(t, h, b)
-			t.Logf("n %d, %d modes: %d levels, operator complexity %.3f, %d iterations (PETSc GAMG %d)",
-				A.Rows(), ns.Cols, len(h.Levels), h.OperatorComplexity(), res.Iterations, dc.petsc)
-			if res.Iterations > dc.petsc {
-				t.Errorf("%d iterations, PETSc GAMG needs %d", res.Iterations, dc.petsc)
+			for _, f32 := range []bool{false, true} {
+				opt := DefaultOptions()
+				opt.SmootherFloat32 = f32
+				h, err := Setup(A, ns, opt)
+				if err != nil {
+					t.Fatal(err)
+				}
+				res, _ := solveCG(t, h, b)
+				t.Logf("n %d, %d modes, float32 cycle %v: %d levels, operator complexity %.3f, %d iterations (PETSc GAMG %d)",
+					A.Rows(), ns.Cols, f32, len(h.Levels), h.OperatorComplexity(), res.Iterations, dc.petsc)
+				if res.Iterations > dc.petsc {
+					t.Errorf("float32 cycle %v: %d iterations, PETSc GAMG needs %d", f32, res.Iterations, dc.petsc)
+				}
 			}
 		})
 	}

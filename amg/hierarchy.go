@@ -144,6 +144,14 @@ func (h *Hierarchy) setupSmoother(l int) error {
 	if err := invertDiag(L.A, L.Dinv, opt.Workers); err != nil {
 		return fmt.Errorf("level %d: %w", l, err)
 	}
+	L.op = cycleOp{A: L.A}
+	if opt.SmootherFloat32 {
+		if len(L.v32) != len(L.A.Val) {
+			L.v32 = make([]float32, len(L.A.Val))
+		}
+		toFloat32(L.A.Val, L.v32, opt.Workers)
+		L.op.v32 = L.v32
+	}
 	sw.lap(&L.Times.SmootherSetup)
 	eig, err := L.eig.Estimate(matOp{L.A, opt.Workers}, jacobiOp{L.A.R, L.Dinv, opt.Workers},
 		opt.EstEigKSPMaxIt, opt.Workers)
@@ -269,13 +277,13 @@ func (h *Hierarchy) cycle(l int, b, x []float64) {
 		h.coarse.solve(b, x)
 		return
 	}
-	L.cheb.apply(L.A, L.Dinv, b, x, L.d, true, w)
-	residual(L.A, b, x, L.r, w)
+	L.cheb.apply(L.op, L.Dinv, b, x, L.d, true, w)
+	L.op.residual(b, x, L.r, w)
 	C := h.Levels[l+1]
 	L.P.MulTransVecWorkers(w, 1, L.r, 0, C.b)
 	h.cycle(l+1, C.b, C.x)
 	L.P.MulVecWorkers(w, 1, C.x, 1, x)
-	L.cheb.apply(L.A, L.Dinv, b, x, L.d, false, w)
+	L.cheb.apply(L.op, L.Dinv, b, x, L.d, false, w)
 }
 
 // Operator returns the fine matrix as a krylov.Operator (y = A·x on Opt.Workers).

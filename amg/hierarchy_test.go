@@ -19,6 +19,7 @@ func TestVCycleSymmetricPositive(t *testing.T) {
 		{"ex56-esteig-deg3", func(o *Options) { o.ChebyshevEstEig = [4]float64{0, 0.2, 0, 1.05}; o.SmootherIts = 3 }},
 		{"plain-aggregation", func(o *Options) { o.AggNSmooths = 0 }},
 		{"two-smooths-distance1", func(o *Options) { o.AggNSmooths = 2; o.AggressiveLevels = 0 }},
+		{"float32", func(o *Options) { o.SmootherFloat32 = true }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			A, _, ns := ex56(t, 5)
@@ -322,5 +323,61 @@ func TestDefaultNullSpaceAndInfo(t *testing.T) {
 	t.Logf("2D block Laplacian, constant modes: %d levels, %d iterations", len(h.Levels), res.Iterations)
 	if res.Iterations > 30 {
 		t.Errorf("%d iterations", res.Iterations)
+	}
+}
+
+func TestSmootherFloat32(t *testing.T) {
+	A, b, ns := ex56(t, 8)
+	opt := DefaultOptions()
+	h64, err := Setup(A, ns, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt.SmootherFloat32 = true
+	h32, err := Setup(A, ns, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Only the cycle's copy differs: the same coarse operators, and the float32 values
+	// are A's rounded.
+	for l := range h64.Levels {
+		if !sameBits(h64.Levels[l].A.Val, h32.Levels[l].A.Val) {
+			t.Errorf("level %d operator changed by SmootherFloat32", l)
+		}
+		if v := h32.Levels[l].v32; v != nil {
+			for i, x := range h32.Levels[l].A.Val {
+				if v[i] != float32(x) {
+					t.Fatalf("level %d: float32 copy[%d] = %v, want %v", l, i, v[i], float32(x))
+				}
+			}
+		} else if l < len(h32.Levels)-1 {
+			t.Errorf("level %d has no float32 copy", l)
+		}
+	}
+	r64, x64 := solveCG(t, h64, b)
+	r32, x32 := solveCG(t, h32, b)
+	t.Logf("iterations: float64 cycle %d, float32 cycle %d", r64.Iterations, r32.Iterations)
+	if r32.Iterations > r64.Iterations+1 {
+		t.Errorf("float32 cycle needs %d iterations, float64 %d", r32.Iterations, r64.Iterations)
+	}
+	// Both meet the same true-residual tolerance, so the solutions agree to it.
+	if d := maxDiff(x32, x64); d > 1e-6 {
+		t.Errorf("solutions differ by %g", d)
+	}
+	// Update refreshes the copy: bitwise the same as a fresh set-up.
+	A2 := A.Clone()
+	A2.Scale(0.25)
+	fresh, err := Setup(A2, ns, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := h32.Update(A2); err != nil {
+		t.Fatal(err)
+	}
+	zu, zf := make([]float64, len(b)), make([]float64, len(b))
+	h32.Apply(b, zu)
+	fresh.Apply(b, zf)
+	if !sameBits(zu, zf) {
+		t.Errorf("float32 cycle after Update differs from a fresh set-up by %g", maxDiff(zu, zf))
 	}
 }

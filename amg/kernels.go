@@ -15,24 +15,35 @@ import (
 // the parallel paths on small problems; it never changes results, only the split.
 var minChunk = 1 << 13
 
+// value is the storage type of a cycle operator's values: float64, or float32 for
+// Options.SmootherFloat32. Products and sums are always formed in float64.
+type value interface{ float32 | float64 }
+
+// cycleOp is the operator the cycle smooths with and computes residuals of: A's
+// pattern with A's values, or with their float32 copy v32.
+type cycleOp struct {
+	A   *bsr.Matrix
+	v32 []float32
+}
+
 // rowResidual writes t = b_i − (A·x)_i for block row i into t (len A.R).
-func rowResidual(A *bsr.Matrix, i int, b, x, t []float64) {
+func rowResidual[T value](A *bsr.Matrix, val []T, i int, b, x, t []float64) {
 	switch A.R {
 	case 3:
-		rowResidual3(A, i, b, x, (*[3]float64)(t))
+		rowResidual3(A.RowPtr, A.ColIdx, val, i, b, x, (*[3]float64)(t))
 	case 6:
-		rowResidual6(A, i, b, x, (*[6]float64)(t))
+		rowResidual6(A.RowPtr, A.ColIdx, val, i, b, x, (*[6]float64)(t))
 	default:
 		r := A.R
 		bs := int64(r * r)
 		copy(t, b[i*r:(i+1)*r])
 		for k := A.RowPtr[i]; k < A.RowPtr[i+1]; k++ {
 			j := int(A.ColIdx[k]) * r
-			a := A.Val[k*bs : (k+1)*bs]
+			a := val[k*bs : (k+1)*bs]
 			for p := 0; p < r; p++ {
 				s := 0.0
 				for q, v := range a[p*r : (p+1)*r] {
-					s += v * x[j+q]
+					s += float64(v) * x[j+q]
 				}
 				t[p] -= s
 			}
@@ -40,30 +51,31 @@ func rowResidual(A *bsr.Matrix, i int, b, x, t []float64) {
 	}
 }
 
-func rowResidual3(A *bsr.Matrix, i int, b, x []float64, t *[3]float64) {
+func rowResidual3[T value](rowPtr []int64, colIdx []int32, val []T, i int, b, x []float64, t *[3]float64) {
 	var s0, s1, s2 float64
-	for k := A.RowPtr[i]; k < A.RowPtr[i+1]; k++ {
-		j := int(A.ColIdx[k]) * 3
-		a := (*[9]float64)(A.Val[k*9:])
+	for k := rowPtr[i]; k < rowPtr[i+1]; k++ {
+		j := int(colIdx[k]) * 3
+		a := (*[9]T)(val[k*9:])
 		xj := (*[3]float64)(x[j:])
 		x0, x1, x2 := xj[0], xj[1], xj[2]
-		s0 += a[0]*x0 + a[1]*x1 + a[2]*x2
-		s1 += a[3]*x0 + a[4]*x1 + a[5]*x2
-		s2 += a[6]*x0 + a[7]*x1 + a[8]*x2
+		s0 += float64(a[0])*x0 + float64(a[1])*x1 + float64(a[2])*x2
+		s1 += float64(a[3])*x0 + float64(a[4])*x1 + float64(a[5])*x2
+		s2 += float64(a[6])*x0 + float64(a[7])*x1 + float64(a[8])*x2
 	}
 	bi := (*[3]float64)(b[i*3:])
 	t[0], t[1], t[2] = bi[0]-s0, bi[1]-s1, bi[2]-s2
 }
 
-func rowResidual6(A *bsr.Matrix, i int, b, x []float64, t *[6]float64) {
+func rowResidual6[T value](rowPtr []int64, colIdx []int32, val []T, i int, b, x []float64, t *[6]float64) {
 	var s [6]float64
-	for k := A.RowPtr[i]; k < A.RowPtr[i+1]; k++ {
-		j := int(A.ColIdx[k]) * 6
-		a := (*[36]float64)(A.Val[k*36:])
+	for k := rowPtr[i]; k < rowPtr[i+1]; k++ {
+		j := int(colIdx[k]) * 6
+		a := (*[36]T)(val[k*36:])
 		xj := (*[6]float64)(x[j:])
 		x0, x1, x2, x3, x4, x5 := xj[0], xj[1], xj[2], xj[3], xj[4], xj[5]
 		for p := 0; p < 6; p++ {
-			s[p] += a[6*p]*x0 + a[6*p+1]*x1 + a[6*p+2]*x2 + a[6*p+3]*x3 + a[6*p+4]*x4 + a[6*p+5]*x5
+			s[p] += float64(a[6*p])*x0 + float64(a[6*p+1])*x1 + float64(a[6*p+2])*x2 +
+				float64(a[6*p+3])*x3 + float64(a[6*p+4])*x4 + float64(a[6*p+5])*x5
 		}
 	}
 	bi := (*[6]float64)(b[i*6:])
@@ -96,11 +108,19 @@ func blockGemv(r int, d, t, z []float64) {
 }
 
 // residual computes res = b − A·x.
-func residual(A *bsr.Matrix, b, x, res []float64, workers int) {
+func (o cycleOp) residual(b, x, res []float64, workers int) {
+	if o.v32 != nil {
+		residualT(o.A, o.v32, b, x, res, workers)
+	} else {
+		residualT(o.A, o.A.Val, b, x, res, workers)
+	}
+}
+
+func residualT[T value](A *bsr.Matrix, val []T, b, x, res []float64, workers int) {
 	r := A.R
 	par.ForWeighted(A.RowPtr, workers, int64(minChunk), func(lo, hi int) {
 		for i := lo; i < hi; i++ {
-			rowResidual(A, i, b, x, res[i*r:(i+1)*r])
+			rowResidual(A, val, i, b, x, res[i*r:(i+1)*r])
 		}
 	})
 }
@@ -125,7 +145,15 @@ func jacobiScale(r int, dinv, b, d []float64, c2 float64, workers int) {
 }
 
 // chebStep computes d = c1·d + c2·D⁻¹·(b − A·x) row by row.
-func chebStep(A *bsr.Matrix, dinv, b, x, d []float64, c1, c2 float64, workers int) {
+func (o cycleOp) chebStep(dinv, b, x, d []float64, c1, c2 float64, workers int) {
+	if o.v32 != nil {
+		chebStepT(o.A, o.v32, dinv, b, x, d, c1, c2, workers)
+	} else {
+		chebStepT(o.A, o.A.Val, dinv, b, x, d, c1, c2, workers)
+	}
+}
+
+func chebStepT[T value](A *bsr.Matrix, val []T, dinv, b, x, d []float64, c1, c2 float64, workers int) {
 	r := A.R
 	par.ForWeighted(A.RowPtr, workers, int64(minChunk), func(lo, hi int) {
 		var t, z [8]float64
@@ -134,7 +162,7 @@ func chebStep(A *bsr.Matrix, dinv, b, x, d []float64, c1, c2 float64, workers in
 			tt, zz = make([]float64, r), make([]float64, r)
 		}
 		for i := lo; i < hi; i++ {
-			rowResidual(A, i, b, x, tt)
+			rowResidual(A, val, i, b, x, tt)
 			blockGemv(r, dinv[i*r*r:(i+1)*r*r], tt, zz)
 			di := d[i*r : (i+1)*r]
 			for p := range di {
@@ -149,6 +177,15 @@ func addTo(x, d []float64, workers int) {
 	par.For(len(x), workers, minChunk, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			x[i] += d[i]
+		}
+	})
+}
+
+// toFloat32 rounds src into dst.
+func toFloat32(src []float64, dst []float32, workers int) {
+	par.For(len(src), workers, minChunk, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			dst[i] = float32(src[i])
 		}
 	})
 }

@@ -47,6 +47,14 @@ type Options struct {
 	// [a·λmin + b·λmax, c·λmin + d·λmax] for {a, b, c, d}.
 	// -mg_levels_ksp_chebyshev_esteig, default {0, 0.1, 0, 1.1}.
 	ChebyshevEstEig [4]float64
+	// SmootherFloat32 keeps a float32 copy of every level operator but the coarsest
+	// and runs the cycle's smoother and residuals on it, halving the memory traffic of
+	// the passes that dominate a V-cycle, for 50% more operator memory. The cycle stays
+	// symmetric (it is the V-cycle of fl32(A), with the Galerkin coarse operators of
+	// A) and CG on A still converges to A's solution at A's accuracy; only for an A so
+	// ill-conditioned that rounding to float32 makes it indefinite can the
+	// preconditioner lose definiteness, which CG reports as a breakdown. Default false.
+	SmootherFloat32 bool
 	// GalerkinVariant selects the PᵀAP algorithm; galerkin.Auto lets its planner choose.
 	// Default galerkin.Auto.
 	GalerkinVariant galerkin.Variant

@@ -51,7 +51,9 @@
 // (block-Jacobi preconditioned, a fixed polynomial), residual, restriction, the
 // coarser cycle, prolongation, the same smoother again. Pre- and post-smoothing are the
 // same polynomial, so the cycle is a symmetric positive definite operator and
-// *Hierarchy serves as a krylov.Preconditioner for CG.
+// *Hierarchy serves as a krylov.Preconditioner for CG. With Options.SmootherFloat32 the
+// cycle reads a float32 copy of each level operator (all arithmetic stays float64):
+// the cycle is then that of fl32(A), still symmetric, and cheaper to stream.
 //
 // # Determinism
 //

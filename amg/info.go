@@ -9,6 +9,7 @@ type LevelInfo struct {
 	NNZBlocks  int64 `json:"nnz_blocks"` // stored blocks of A
 	NNZ        int64 `json:"nnz"`        // stored scalars of A (NNZBlocks·b²)
 	Bytes      int64 `json:"bytes"`      // memory of A (pattern and values)
+	Bytes32    int64 `json:"bytes_f32"`  // float32 copy of A's values (SmootherFloat32), else 0
 	Aggregates int   `json:"aggregates"` // nodes of the next level (0 on the coarsest)
 
 	// Prolongator to the next level (zero on the coarsest): PBlockRows×PBlockCols
@@ -38,7 +39,8 @@ func (h *Hierarchy) Info() []LevelInfo {
 		li := LevelInfo{
 			Level: l, Rows: A.Rows(), BlockRows: A.BlockRows, BlockSize: A.R,
 			NNZBlocks: A.NNZBlocks(), NNZ: A.NNZBlocks() * int64(A.R*A.C), Bytes: A.Bytes(),
-			EigMin: L.Eig.Min, EigMax: L.Eig.Max, Omega: L.Omega,
+			Bytes32: int64(len(L.v32)) * 4,
+			EigMin:  L.Eig.Min, EigMax: L.Eig.Max, Omega: L.Omega,
 			ChebMin: L.ChebMin, ChebMax: L.ChebMax, Times: L.Times,
 		}
 		if L.P != nil {

@@ -1,0 +1,85 @@
+// Package filter thins the smoothed prolongator of smoothed-aggregation AMG: it drops
+// the small b×k blocks of P (3×6 for elasticity) and corrects the surviving ones so
+// that P still maps the coarse near-null space onto the same fine vectors.
+//
+// # Why
+//
+// One Jacobi step P = (I − ωD⁻¹A)·P_tent widens every row of P to the aggregates of the
+// node's whole neighbourhood, and many of those blocks are small. Each stored block of
+// P costs a row of W = A·P and a share of Ac = PᵀAP, so the Galerkin product and the
+// coarse operators grow with them. Dropping blocks outright would break what the
+// coarse space exists for: P·B_c, with B_c the coarse near-null space, would no longer
+// reproduce the near-null vectors (the rigid-body modes) the smoother cannot reduce.
+//
+// # Rule
+//
+// In block row i of P (fine node i), block (i, J) is dropped when
+//
+//	‖P_iJ‖_F < θ · max_J' ‖P_iJ'‖_F,
+//
+// strictly, so the strongest block of every row survives and θ = 0 drops nothing
+// (Symbolic then returns an identity plan: P_f is P, bit for bit). θ is per level;
+// LevelTheta gives θ·s^l for a base θ and a factor s per level.
+//
+// # Projection
+//
+// Fix row i; let S be its surviving coarse columns and D the dropped ones, and B_cJ
+// the k×k block of coarse node J in B_c. What the row of P contributes to P·B_c is the
+// b×k matrix
+//
+//	T_i = Σ_{J∈S∪D} P_iJ·B_cJ.
+//
+// Write the surviving part of the row as the b×(k|S|) matrix X = [P_iJ]_{J∈S} and stack
+// the matching coarse blocks into the (k|S|)×k matrix G_S = [B_cJ]_{J∈S}. The filtered
+// row X + Δ must satisfy (X + Δ)·G_S = T_i, i.e. Δ·G_S = E with
+//
+//	E = T_i − X·G_S = Σ_{J∈D} P_iJ·B_cJ,
+//
+// what the dropped blocks carried. Each of the b rows of Δ is an independent
+// under-determined system δ·G_S = e (k equations, k|S| unknowns); its minimum-norm
+// solution lies in the row space of G_Sᵀ, δ = z·G_Sᵀ, so z·(G_SᵀG_S) = e. Together:
+//
+//	Δ = E·M⁻¹·G_Sᵀ,   M = G_SᵀG_S = Σ_{J∈S} B_cJᵀ·B_cJ   (k×k, SPD when G_S has rank k),
+//
+// that is ΔP_iJ = Y·B_cJᵀ for every J ∈ S with Y = E·M⁻¹. Among all corrections of the
+// surviving blocks that restore (P_f·B_c)_i = (P·B_c)_i this one has the least Frobenius
+// norm, so P_f departs from P (hence from the energy-minimising smoothed P) as little
+// as the constraint allows. Only the b×k residual E and one k×k solve per row are
+// needed; no row ever forms X or G_S.
+//
+// # What is computed once
+//
+// M depends only on the surviving pattern S of the row and on B_c. In amg both are
+// fixed across Updates: the aggregates, the tentative prolongator and with them the
+// coarse near-null spaces are kept, and the drop decision is taken once. Symbolic
+// therefore factors M = L·Lᵀ (Cholesky) for every corrected row and keeps the packed
+// factor (k(k+1)/2 values, 21 for k = 6); Numeric only forms E from the dropped
+// blocks' new values, solves with L for Y and adds Y·B_cJᵀ to each survivor.
+//
+// A row whose surviving columns cannot support the projection is left whole: when a
+// Cholesky pivot of M falls to Options.PivotTol times its diagonal entry (B_cJ of a
+// two-node aggregate, for one, misses the rotation about the aggregate's axis, and the
+// row's survivors may all be such blocks). Such rows are copied and counted in
+// Stats.RowsUnfiltered.
+//
+// # Symbolic and numeric
+//
+// Symbolic(P, B_c, θ, opt) decides the pattern from P's current values and returns a
+// Plan (pattern of P_f, per-row factor index, factors). Plan.Numeric(P, B_c, P_f,
+// workers) refills P_f from new values of P on the same pattern without re-deciding.
+// The cost of Numeric per corrected row is |D| b×k·k×k products for E, b pairs of k×k
+// triangular solves and |S| b×k·(k×k)ᵀ products; other rows are copied.
+//
+// # Determinism
+//
+// Every row is decided, factored and computed by one goroutine in a fixed order (blocks
+// in column order), and rows are split into chunks by par.ForWeighted: the plan and
+// P_f are bitwise identical for any worker count.
+//
+// # Use in amg
+//
+// After the smoothing of P and before the Galerkin product on each level l: Symbolic
+// on Setup (with LevelTheta(θ, s, l) and B_c = Levels[l+1].B), Numeric on Update; the
+// Galerkin plan is built on P_f, the restriction is P_fᵀ, and the cycle prolongates
+// with P_f.
+package filter

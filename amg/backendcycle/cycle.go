@@ -1,0 +1,189 @@
+package backendcycle
+
+import (
+	"errors"
+	"fmt"
+
+	"gonum.org/v1/gonum/mat"
+
+	"blockamg/amg"
+	"blockamg/backend"
+)
+
+// level is one grid of the uploaded hierarchy.
+type level struct {
+	A      backend.Matrix
+	P      backend.Matrix    // nil on the coarsest level
+	Dinv   backend.BlockDiag // nil on the coarsest level
+	theta  float64           // Chebyshev centre (emax+emin)/2
+	delta  float64           // Chebyshev half-width (emax−emin)/2
+	degree int
+	// work vectors: right-hand side, solution, residual, direction, scratch
+	b, x, r, d, t backend.Vector
+}
+
+// Cycle is an amg.Hierarchy uploaded to a backend. It is a Preconditioner for PCG. It
+// is not safe for concurrent use.
+type Cycle struct {
+	be     backend.Backend
+	levels []*level
+	chol   mat.Cholesky // of the coarsest operator, on the host
+	cb, cx []float64    // host copies of the coarsest right-hand side and solution
+}
+
+// Upload copies the operators, prolongators and block-diagonal inverses of h to be and
+// allocates the work vectors of the cycle. The coarsest operator is factored on the
+// host. Free releases everything.
+func Upload(be backend.Backend, h *amg.Hierarchy) (*Cycle, error) {
+	c := &Cycle{be: be}
+	ok := false
+	defer func() {
+		if !ok {
+			c.Free()
+		}
+	}()
+	for l, L := range h.Levels {
+		lv := &level{degree: h.Opt.SmootherIts}
+		c.levels = append(c.levels, lv)
+		var err error
+		if lv.A, err = be.UploadMatrix(L.A, false); err != nil {
+			return nil, fmt.Errorf("backendcycle: level %d operator: %w", l, err)
+		}
+		n := L.A.Rows()
+		for _, v := range []*backend.Vector{&lv.b, &lv.x, &lv.r, &lv.d, &lv.t} {
+			if *v, err = be.NewVector(n); err != nil {
+				return nil, fmt.Errorf("backendcycle: level %d vectors: %w", l, err)
+			}
+		}
+		if l == len(h.Levels)-1 {
+			break
+		}
+		if lv.P, err = be.UploadMatrix(L.P, true); err != nil {
+			return nil, fmt.Errorf("backendcycle: level %d prolongator: %w", l, err)
+		}
+		if lv.Dinv, err = be.UploadBlockDiag(L.A.BlockRows, L.A.R, L.Dinv); err != nil {
+			return nil, fmt.Errorf("backendcycle: level %d block-diagonal inverse: %w", l, err)
+		}
+		lv.theta = (L.ChebMax + L.ChebMin) / 2
+		lv.delta = (L.ChebMax - L.ChebMin) / 2
+	}
+	coarse := h.Levels[len(h.Levels)-1].A
+	n := coarse.Rows()
+	dense := coarse.ToDense()
+	// Symmetrise exactly: the Galerkin product is symmetric to round-off only.
+	sym := mat.NewSymDense(n, nil)
+	for i := 0; i < n; i++ {
+		for j := i; j < n; j++ {
+			sym.SetSym(i, j, (dense[i*n+j]+dense[j*n+i])/2)
+		}
+	}
+	if n > 0 && !c.chol.Factorize(sym) {
+		return nil, fmt.Errorf("backendcycle: coarsest operator (%d unknowns): %w", n, amg.ErrNotSPD)
+	}
+	c.cb = make([]float64, n)
+	c.cx = make([]float64, n)
+	if err := be.Err(); err != nil {
+		return nil, err
+	}
+	ok = true
+	return c, nil
+}
+
+// Free releases the backend storage of c.
+func (c *Cycle) Free() {
+	for _, lv := range c.levels {
+		for _, v := range []backend.Vector{lv.b, lv.x, lv.r, lv.d, lv.t} {
+			if v != nil {
+				v.Free()
+			}
+		}
+		if lv.A != nil {
+			lv.A.Free()
+		}
+		if lv.P != nil {
+			lv.P.Free()
+		}
+		if lv.Dinv != nil {
+			lv.Dinv.Free()
+		}
+	}
+	c.levels = nil
+}
+
+// Len returns the number of fine-level unknowns.
+func (c *Cycle) Len() int { return c.levels[0].b.Len() }
+
+// Apply runs one V-cycle from a zero initial guess: z ≈ A⁻¹·r. r is not modified.
+func (c *Cycle) Apply(r, z backend.Vector) {
+	if r.Len() != c.Len() || z.Len() != c.Len() {
+		panic("backendcycle: Apply: vector length mismatch")
+	}
+	c.cycle(0, r, z)
+}
+
+func (c *Cycle) cycle(l int, b, x backend.Vector) {
+	be := c.be
+	L := c.levels[l]
+	if l == len(c.levels)-1 {
+		c.coarseSolve(b, x)
+		return
+	}
+	c.smooth(L, b, x, true)
+	// r = b − A·x, restricted: C.b = Pᵀ·r.
+	be.Copy(L.r, b)
+	be.SpMV(-1, L.A, x, 1, L.r)
+	C := c.levels[l+1]
+	be.SpMVTrans(1, L.P, L.r, 0, C.b)
+	c.cycle(l+1, C.b, C.x)
+	be.SpMV(1, L.P, C.x, 1, x)
+	c.smooth(L, b, x, false)
+}
+
+// smooth runs the Chebyshev iterations of amg's smoother (see amg/chebyshev.go) for
+// A·x = b, with x = 0 on entry when zeroGuess.
+func (c *Cycle) smooth(L *level, b, x backend.Vector, zeroGuess bool) {
+	be := c.be
+	sigma := L.theta / L.delta
+	rho := 1 / sigma
+	if zeroGuess {
+		be.BlockDiagApply(L.Dinv, b, L.d)
+		be.Scale(1/L.theta, L.d)
+		be.Copy(x, L.d)
+	} else {
+		c.step(L, b, x, 0, 1/L.theta)
+	}
+	for k := 1; k < L.degree; k++ {
+		rhoNew := 1 / (2*sigma - rho)
+		c.step(L, b, x, rhoNew*rho, 2*rhoNew/L.delta)
+		rho = rhoNew
+	}
+}
+
+// step computes d = c1·d + c2·D⁻¹(b − A·x) and x += d.
+func (c *Cycle) step(L *level, b, x backend.Vector, c1, c2 float64) {
+	be := c.be
+	be.Copy(L.r, b)
+	be.SpMV(-1, L.A, x, 1, L.r)
+	be.BlockDiagApply(L.Dinv, L.r, L.t)
+	be.Axpby(c2, L.t, c1, L.d)
+	be.Axpby(1, L.d, 1, x)
+}
+
+// coarseSolve solves the coarsest system on the host: the only vector traffic of a
+// cycle, of the coarsest size.
+func (c *Cycle) coarseSolve(b, x backend.Vector) {
+	if len(c.cb) == 0 {
+		return
+	}
+	c.be.Download(c.cb, b)
+	var xv mat.VecDense
+	if err := c.chol.SolveVecTo(&xv, mat.NewVecDense(len(c.cb), c.cb)); err != nil {
+		// The factor was checked at Upload; a failure here is a programming error.
+		panic(errors.New("backendcycle: coarse solve: " + err.Error()))
+	}
+	copy(c.cx, xv.RawVector().Data)
+	c.be.Upload(x, c.cx)
+}
+
+// Operator returns the fine-level operator as uploaded, for PCG.
+func (c *Cycle) Operator() backend.Matrix { return c.levels[0].A }

@@ -1,0 +1,134 @@
+package backendcycle
+
+import (
+	"fmt"
+	"math"
+
+	"blockamg/backend"
+	"blockamg/krylov"
+)
+
+// Preconditioner applies z = M⁻¹·r on a backend. *Cycle is one.
+type Preconditioner interface {
+	Apply(r, z backend.Vector)
+}
+
+// PCG solves A·x = b by preconditioned conjugate gradients on be, starting from x = 0
+// (x's contents are overwritten), with krylov.CG's semantics: convergence is measured
+// on the unpreconditioned residual against max(RelTol·‖b‖, AbsTol), and a recursive
+// residual that claims convergence is confirmed on the true residual b − A·x. Errors
+// are krylov's *NotConvergedError and *BreakdownError, so callers handle CPU and
+// backend solves alike. Only scalars (the inner products) come back from the backend.
+func PCG(be backend.Backend, A backend.Matrix, M Preconditioner, b, x backend.Vector, opt krylov.Options) (krylov.Result, error) {
+	n := b.Len()
+	if x.Len() != n {
+		panic("backendcycle: PCG: len(x) != len(b)")
+	}
+	var res krylov.Result
+	if !(opt.RelTol >= 0) || !(opt.AbsTol >= 0) || opt.MaxIter < 0 {
+		return res, fmt.Errorf("%w: RelTol %g, AbsTol %g, MaxIter %d", krylov.ErrTolerance, opt.RelTol, opt.AbsTol, opt.MaxIter)
+	}
+	var vecs []backend.Vector
+	defer func() {
+		for _, v := range vecs {
+			v.Free()
+		}
+	}()
+	newVec := func() (backend.Vector, error) {
+		v, err := be.NewVector(n)
+		if err == nil {
+			vecs = append(vecs, v)
+		}
+		return v, err
+	}
+	r, err := newVec()
+	if err != nil {
+		return res, err
+	}
+	z, err := newVec()
+	if err != nil {
+		return res, err
+	}
+	p, err := newVec()
+	if err != nil {
+		return res, err
+	}
+	q, err := newVec()
+	if err != nil {
+		return res, err
+	}
+	be.Zero(x)
+	be.Copy(r, b)
+	rnorm := be.Norm(r)
+	res.InitialResidual, res.Residual = rnorm, rnorm
+	res.Target = max(opt.RelTol*rnorm, opt.AbsTol)
+	record := func(v float64) {
+		if opt.History {
+			res.History = append(res.History, v)
+		}
+	}
+	record(rnorm)
+	if !finite(rnorm) {
+		return res, &krylov.BreakdownError{Iteration: 0, Quantity: "‖r‖", Value: rnorm}
+	}
+	if rnorm <= res.Target {
+		return res, be.Err()
+	}
+	restart := func(it int) (float64, error) {
+		M.Apply(r, z)
+		rz := be.Dot(r, z)
+		if !(rz > 0) || math.IsInf(rz, 0) {
+			return rz, &krylov.BreakdownError{Iteration: it, Quantity: "rᵀz", Value: rz}
+		}
+		be.Copy(p, z)
+		return rz, nil
+	}
+	rz, err := restart(0)
+	if err != nil {
+		return res, err
+	}
+	for it := 1; it <= opt.MaxIter; it++ {
+		be.SpMV(1, A, p, 0, q)
+		pq := be.Dot(p, q)
+		if !(pq > 0) || math.IsInf(pq, 0) {
+			res.Iterations = it - 1
+			return res, &krylov.BreakdownError{Iteration: it, Quantity: "pᵀAp", Value: pq}
+		}
+		alpha := rz / pq
+		be.Axpby(alpha, p, 1, x)
+		be.Axpby(-alpha, q, 1, r)
+		rnorm = be.Norm(r)
+		res.Iterations, res.Residual = it, rnorm
+		record(rnorm)
+		if !finite(rnorm) {
+			return res, &krylov.BreakdownError{Iteration: it, Quantity: "‖r‖", Value: rnorm}
+		}
+		if rnorm <= res.Target {
+			// Confirm on the true residual r = b − A·x.
+			be.Copy(r, b)
+			be.SpMV(-1, A, x, 1, r)
+			tn := be.Norm(r)
+			res.Residual = tn
+			if tn <= res.Target {
+				return res, be.Err()
+			}
+			if rz, err = restart(it); err != nil {
+				return res, err
+			}
+			continue
+		}
+		M.Apply(r, z)
+		rzNew := be.Dot(r, z)
+		if !(rzNew > 0) || math.IsInf(rzNew, 0) {
+			return res, &krylov.BreakdownError{Iteration: it, Quantity: "rᵀz", Value: rzNew}
+		}
+		be.Axpby(1, z, rzNew/rz, p)
+		rz = rzNew
+	}
+	if err := be.Err(); err != nil {
+		return res, err
+	}
+	return res, &krylov.NotConvergedError{Iterations: res.Iterations, Residual: res.Residual, Target: res.Target}
+}
+
+func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }

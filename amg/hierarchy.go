@@ -39,6 +39,7 @@ var _ krylov.Preconditioner = (*Hierarchy)(nil)
 // through Update. Errors wrap ErrOptions, ErrInput or ErrNotSPD and name the level;
 // a singular diagonal block wraps bsr.ErrSingular.
 func Setup(A *bsr.Matrix, ns *NullSpace, opt Options) (*Hierarchy, error) {
+	start := time.Now()
 	if opt.GalerkinVariant == "" {
 		opt.GalerkinVariant = galerkin.Auto
 	}
@@ -60,7 +61,6 @@ func Setup(A *bsr.Matrix, ns *NullSpace, opt Options) (*Hierarchy, error) {
 	if ns.Rows != A.Rows() {
 		return nil, fmt.Errorf("%w: near-null space has %d rows, matrix %d", ErrInput, ns.Rows, A.Rows())
 	}
-	start := time.Now()
 	h := &Hierarchy{Opt: opt}
 	cur := &Level{A: A, B: ns.Data, K: ns.Cols}
 	for {
@@ -225,6 +225,7 @@ func (h *Hierarchy) allocate() {
 // A may be the very matrix given to Setup, modified in place. On error the hierarchy
 // is unusable until a successful Update.
 func (h *Hierarchy) Update(A *bsr.Matrix) error {
+	start := time.Now()
 	L0 := h.Levels[0]
 	if A == nil || !A.SamePattern(L0.A) {
 		return fmt.Errorf("%w: new matrix does not have the set-up pattern", ErrPattern)
@@ -232,7 +233,6 @@ func (h *Hierarchy) Update(A *bsr.Matrix) error {
 	if err := A.Validate(); err != nil {
 		return fmt.Errorf("%w: %w", ErrInput, err)
 	}
-	start := time.Now()
 	L0.A = A
 	w := h.Opt.Workers
 	for l := 0; l < len(h.Levels)-1; l++ {

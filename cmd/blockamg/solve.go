@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"blockamg/amg"
+	"blockamg/backend"
 	"blockamg/bsr"
 	"blockamg/fem"
 	"blockamg/galerkin"
@@ -315,6 +316,11 @@ type solveReport struct {
 	Phases             amg.PhaseTimes  `json:"phases"`
 	Steps              []stepResult    `json:"steps,omitempty"`
 	History            []float64       `json:"history"`
+	// GPU runs only: the device, the time to upload the hierarchy and the host↔device
+	// bytes per phase.
+	Device        string                     `json:"device,omitempty"`
+	UploadSeconds float64                    `json:"upload_seconds,omitempty"`
+	Traffic       map[string]backend.Traffic `json:"traffic,omitempty"`
 }
 
 func solveCPU(c *solveConfig, stdout, stderr io.Writer) error {

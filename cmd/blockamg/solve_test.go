@@ -131,3 +131,14 @@ func TestSolvePlot(t *testing.T) {
 		t.Fatalf("--plot did not write a PNG: %v", err)
 	}
 }
+
+func TestSolveGPUWithoutDriver(t *testing.T) {
+	if _, err := os.Stat("/dev/nvidiactl"); err == nil {
+		t.Skip("an NVIDIA device is present: the no-driver path cannot be tested here")
+	}
+	var out, errb bytes.Buffer
+	code := run([]string{"solve", "--gpu", "--ne", "4"}, &out, &errb)
+	if code == 0 || !strings.Contains(errb.String(), "no CUDA driver found") {
+		t.Fatalf("solve --gpu without a driver: exit %d, stderr %q; want exit ≠ 0 and \"no CUDA driver found\"", code, errb.String())
+	}
+}

@@ -1,7 +1,81 @@
 // Package galerkin computes the coarse operator Ac = PᵀAP of algebraic multigrid for
 // block sparse operators: A is n×n blocks of b×b, P is n×m blocks of b×k, Ac is m×m
-// blocks of k×k (3×3, 3×6 and 6×6 for 3D elasticity with six rigid-body modes).
+// blocks of k×k (3×3, 3×6 and 6×6 for 3D elasticity with six rigid-body modes; any
+// b and k work).
 //
-// Symbolic computes the pattern of Ac once; Numeric recomputes its values whenever A
-// (and P) change with the same patterns, which is what AMG re-setup spends its time on.
+// Symbolic computes the pattern of Ac, and whatever its algorithm needs, once;
+// Numeric recomputes the values whenever A and P change with the same patterns, which
+// is what AMG re-setup spends most of its time on.
+//
+//	plan, err := galerkin.Symbolic(A, P, galerkin.Auto)
+//	…
+//	err = plan.Numeric(A, P, workers) // plan.Ac holds PᵀAP
+//
+// # Arithmetic
+//
+// With W = A·P (n×m blocks of b×k), every variant computes
+//
+//	W(i,:)  = Σ_{j ∈ A row i, increasing} A(i,j)·P(j,:)
+//	Ac(I,:) = Σ_{i ∈ Pᵀ row I, increasing} P(i,I)ᵀ·W(i,:)
+//
+// through the same two block kernels, so all variants and all worker counts give
+// bitwise identical Ac. The kernels are specialised for (b, k) = (3, 6) and (6, 6)
+// (a 3×3 block held in registers times 3×6 slabs; AVX2 with fused multiply-adds on
+// amd64 when the processor has it, unless BLOCKAMG_NOASM is set) and generic loops
+// otherwise.
+//
+// # Variants
+//
+//   - two-pass: W stored (fine rows in parallel), then Ac by coarse rows through an
+//     explicit Pᵀ pattern and a value permutation built at Symbolic (coarse rows in
+//     parallel).
+//   - fused-row: one W row at a time in a local buffer, scattered into the Ac rows of
+//     its P row; W is never stored. Fine rows are cut into one chunk per worker; an Ac
+//     row is written directly only by the first chunk that touches it, and the W rows
+//     that also touch it from later chunks are kept and added by a second pass over
+//     those Ac rows, in increasing fine row.
+//   - fused-recompute: coarse rows cut into one chunk per worker; each worker walks the
+//     fine rows its coarse rows need, recomputing the W rows that two chunks share, and
+//     writes only its own Ac rows.
+//   - inspector: two-pass whose numeric phase streams precomputed output slots (one
+//     int32 per block product) instead of looking columns up.
+//   - auto: the variant Choose picks for DefaultMachine.
+//
+// # Traffic model
+//
+// Stats (ComputeStats, or Plan.Stats) holds pattern statistics: block counts nnz(X) of
+// A, P, W, Ac; the block products p_AP = Σ_{(i,j)∈A} |P_j| and p_PW = Σ_i |P_i||W_i|;
+// and, for each sweep, the bytes live between two uses of the data it reuses (L_P: P
+// rows over the A·P sweep by fine rows; L_W: W rows over the Pᵀ·W sweep by coarse
+// rows; L_Ac: Ac rows over the fused sweep by fine rows). With v_X the bytes of one
+// block's values (8·b·b for A, 8·b·k for P and W, 8·k·k for Ac), 4-byte column indices
+// and 8-byte row pointers, the bytes a variant moves past a cache of C bytes are
+//
+//	reuse(L, C, u)   = 1 if L ≤ C, else 1 + (u−1)·(L−C)/L     (data used u times)
+//	A   = nnz(A)(v_A+4) + 8n
+//	P   = (nnz(P)(v_P+4) + 8n) · reuse(L_P, C, nnz(A)/n)
+//	Ac  = nnz(Ac)(2v_Ac+4) + 8m                                (read for ownership + write-back)
+//	Wp  = 4·nnz(W) + 8n                                        (W pattern)
+//
+//	two-pass  = A + P + Wp + 2·nnz(W)v_W                       (W written)
+//	            + (nnz(W)(v_W+4) + 8n)·reuse(L_W, C, nnz(P)/n)  (W read back)
+//	            + nnz(P)(12+v_P) + 8m + Ac                      (Pᵀ pattern, permutation, P)
+//	inspector = two-pass − Wp + 4(p_AP + p_PW) + 8(n+m)         (slot lists)
+//	fused     = A + P + Wp + 8m
+//	            + nnz(Ac)·2v_Ac·reuse(L_Ac, C, p_PW/nnz(Ac))    (Ac blocks updated in place)
+//	            + 4·nnz(Ac)·reuse(L_Ac, C, nnz(P)/m)            (Ac row patterns)
+//	fused-row       += (w−1)·2·v_W·D₂        D₂: W blocks deferred by a two-way split
+//	fused-recompute += (w−1)·(A + P + Wp)·R₂/n, flops += (w−1)·2b²k·p₂
+//	                                          R₂, p₂: rows and block products computed twice
+//
+// Flops are 2(p_AP·b²k + p_PW·bk²) for every variant (plus recomputation). Predict
+// evaluates the traffic at C = CacheBytes/w (memory bytes, Prediction.Bytes) and at
+// C = PrivateCacheBytes (minus the memory bytes: shared-cache bytes) and returns
+//
+//	seconds = flops/(FlopRate·w) + memory bytes/Bandwidth + cache bytes/(CacheBandwidth·w)
+//
+// Choose takes the variant with the least predicted time. Every machine dependence is
+// in Machine: DefaultMachine holds the development VM's figures, Calibrate measures
+// the rates (a streaming sweep for the bandwidths, a cache-resident product for the
+// flop rate), and a GPU backend can reuse the formulas with its own parameters.
 package galerkin

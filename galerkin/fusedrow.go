@@ -63,8 +63,10 @@ func chunkBounds(prefix []int64, workers int, minWeight int64) []int {
 }
 
 func (p *Plan) fusedSchedule(P *bsr.Matrix, workers int) *fusedSched {
-	if s := p.extra.fused; s != nil && s.workers == workers {
-		return s
+	for _, s := range p.extra.fused {
+		if s.workers == workers {
+			return s
+		}
 	}
 	s := &fusedSched{workers: workers, bounds: chunkBounds(p.work, workers, minChunkWork)}
 	chunkOf := make([]int32, p.n)
@@ -113,7 +115,7 @@ func (p *Plan) fusedSchedule(P *bsr.Matrix, workers int) *fusedSched {
 			s.defPtr = append(s.defPtr, int64(len(s.defD)))
 		}
 	}
-	p.extra.fused = s
+	p.extra.fused = keep(p.extra.fused, s)
 	return s
 }
 

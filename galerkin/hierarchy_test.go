@@ -48,11 +48,11 @@ func TestHierarchy(t *testing.T) {
 				if workers == 3 && level == 0 {
 					switch v {
 					case FusedRow:
-						if len(plan.extra.fused.defRow) == 0 {
+						if s := plan.fusedSchedule(P, 3); len(s.defRow) == 0 {
 							t.Errorf("%s: no deferred rows: the test does not exercise the second pass", name)
 						}
 					case FusedRecompute:
-						if len(plan.extra.recompute.rows) <= plan.n {
+						if s := plan.recomputeSchedule(3); len(s.rows) <= plan.n {
 							t.Errorf("%s: no recomputed rows", name)
 						}
 					}

@@ -65,16 +65,36 @@ type Plan struct {
 // (deferred rows, recomputed rows) on small matrices; it never changes results.
 var minChunkWork int64 = 1 << 16
 
-// planExtra holds the data of one variant; worker-count dependent schedules are built
-// by the first Numeric call with that worker count and kept until another count is used.
+// planExtra holds the data of one variant. Worker-count dependent schedules are built
+// by the first Numeric call with that worker count and kept (the last maxSchedules
+// counts used).
 type planExtra struct {
-	fused     *fusedSched
-	recompute *recomputeSched
+	fused     []*fusedSched
+	recompute []*recomputeSched
 	insp      *inspectorData
 }
 
+// maxSchedules bounds the worker-count dependent schedules a plan keeps.
+const maxSchedules = 4
+
 func (e *planExtra) bytes() int64 {
-	return e.fused.bytes() + e.recompute.bytes() + e.insp.bytes()
+	b := e.insp.bytes()
+	for _, s := range e.fused {
+		b += s.bytes()
+	}
+	for _, s := range e.recompute {
+		b += s.bytes()
+	}
+	return b
+}
+
+// keep appends s to the list, dropping the oldest beyond maxSchedules.
+func keep[T any](list []T, s T) []T {
+	list = append(list, s)
+	if len(list) > maxSchedules {
+		list = list[1:]
+	}
+	return list
 }
 
 // Symbolic checks the shapes of A (n×n blocks of b×b) and P (n×m blocks of b×k),

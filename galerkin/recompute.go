@@ -27,8 +27,10 @@ func (s *recomputeSched) bytes() int64 {
 }
 
 func (p *Plan) recomputeSchedule(workers int) *recomputeSched {
-	if s := p.extra.recompute; s != nil && s.workers == workers {
-		return s
+	for _, s := range p.extra.recompute {
+		if s.workers == workers {
+			return s
+		}
 	}
 	s := &recomputeSched{workers: workers, bounds: chunkBounds(p.coarseWork, workers, minChunkWork)}
 	chunks := len(s.bounds) - 1
@@ -52,7 +54,7 @@ func (p *Plan) recomputeSchedule(workers int) *recomputeSched {
 		}
 		s.rowPtr[c+1] = int64(len(s.rows))
 	}
-	p.extra.recompute = s
+	p.extra.recompute = keep(p.extra.recompute, s)
 	return s
 }
 

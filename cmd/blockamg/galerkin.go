@@ -138,10 +138,30 @@ func runGalerkin(args []string, stdout, stderr io.Writer) error {
 					}
 				}
 				fmt.Fprintf(stdout, "    planner picks %s: %s (fastest %s, %.2f ms)\n", pick, verdict, fastest, ft*1e3)
+				trafficCheck(stdout, st, mc, byVariant)
 			}
 		}
 	}
 	return nil
+}
+
+// trafficCheck compares the model with the measurement where only traffic differs:
+// two-pass and fused-row do the same arithmetic, so the difference of their times is
+// the cost of the extra data two-pass moves (W written and read back). It prints the
+// predicted extra bytes, the extra time they predict, and the bytes the measured
+// extra time amounts to at the calibrated memory bandwidth.
+func trafficCheck(w io.Writer, st galerkin.Stats, mc galerkin.Machine, t map[galerkin.Variant]float64) {
+	t2, ok2 := t[galerkin.TwoPass]
+	tf, okf := t[galerkin.FusedRow]
+	if !ok2 || !okf {
+		return
+	}
+	p2, pf := galerkin.Predict(st, mc, galerkin.TwoPass), galerkin.Predict(st, mc, galerkin.FusedRow)
+	dMem, dCache := p2.Bytes-pf.Bytes, p2.CacheBytes-pf.CacheBytes
+	dPred := float64(dMem)/mc.Bandwidth + float64(dCache)/(mc.CacheBandwidth*float64(max(mc.Workers, 1)))
+	dMeas := t2 - tf
+	fmt.Fprintf(w, "    traffic check, two-pass − fused-row: predicted %+.1f MB memory %+.1f MB shared cache → %+.2f ms; measured %+.2f ms ≈ %+.1f MB at %.1f GB/s\n",
+		float64(dMem)/1e6, float64(dCache)/1e6, dPred*1e3, dMeas*1e3, dMeas*mc.Bandwidth/1e6, mc.Bandwidth/1e9)
 }
 
 // variantTime is the measurement of one variant.

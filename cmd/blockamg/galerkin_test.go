@@ -2,10 +2,16 @@ package main
 
 import (
 	"bytes"
+	"fmt"
+	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
+	"blockamg/amg"
+	"blockamg/fem"
+	"blockamg/galerkin"
 	"blockamg/galerkin/galerkintest"
 	"blockamg/matio"
 )
@@ -37,7 +43,7 @@ func TestGalerkinCommand(t *testing.T) {
 			t.Fatalf("%v: %v (stderr %q)", c, err, stderr.String())
 		}
 		out := stdout.String()
-		for _, want := range []string{"level 0:", "two-pass", "fused-row", "fused-recompute", "inspector", "planner picks", "threads 2"} {
+		for _, want := range []string{"level 0:", "two-pass", "fused-row", "fused-recompute", "inspector", "planner picks", "threads 2", "traffic check"} {
 			if !strings.Contains(out, want) {
 				t.Errorf("%v: output lacks %q:\n%s", c, want, out)
 			}
@@ -58,6 +64,56 @@ func TestGalerkinCommandErrors(t *testing.T) {
 		var stdout, stderr bytes.Buffer
 		if err := runGalerkin(args, &stdout, &stderr); err == nil {
 			t.Errorf("%v: no error", args)
+		}
+	}
+}
+
+// BenchmarkGalerkinEx56 times the numeric phase of every variant on the finest level of
+// the real ex56 hierarchy (fem assembly, amg smoothed aggregation with six rigid-body
+// modes, GAMG defaults), on 1 and 2 workers. Set BLOCKAMG_BENCH_NE (63 is the
+// 786K-unknown target); it is skipped otherwise.
+func BenchmarkGalerkinEx56(b *testing.B) {
+	s := os.Getenv("BLOCKAMG_BENCH_NE")
+	if s == "" {
+		b.Skip("set BLOCKAMG_BENCH_NE=63 for the ex56 Galerkin benchmark")
+	}
+	ne, err := strconv.Atoi(s)
+	if err != nil || ne < 2 {
+		b.Fatalf("BLOCKAMG_BENCH_NE=%q: want an integer ≥ 2", s)
+	}
+	box, err := fem.NewBox(fem.Ex56(ne))
+	if err != nil {
+		b.Fatal(err)
+	}
+	A, err := box.Assemble(0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	B, _, err := fem.RigidBodyModes(box.Coords(), 3, true)
+	if err != nil {
+		b.Fatal(err)
+	}
+	h, err := amg.Setup(A, &amg.NullSpace{Rows: A.Rows(), Cols: 6, Data: B}, amg.DefaultOptions())
+	if err != nil {
+		b.Fatal(err)
+	}
+	P := h.Levels[0].P
+	for _, v := range galerkin.Variants {
+		plan, err := galerkin.Symbolic(A, P, v)
+		if err != nil {
+			b.Fatal(err)
+		}
+		flops := galerkin.Predict(plan.Stats(), galerkin.DefaultMachine(), v).Flops
+		for _, w := range []int{1, 2} {
+			b.Run(fmt.Sprintf("%s/workers=%d", v, w), func(b *testing.B) {
+				for b.Loop() {
+					if err := plan.Numeric(A, P, w); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric(float64(flops)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+				b.ReportMetric(float64(plan.PlanBytes())/1e6, "planMB")
+			})
 		}
 	}
 }

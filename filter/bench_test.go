@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"testing"
 
+	"blockamg/amg"
 	"blockamg/galerkin"
 	"blockamg/internal/par"
 )
@@ -14,7 +15,8 @@ import (
 var benchThetas = []float64{0, 0.01, 0.02, 0.05, 0.1}
 
 // BenchmarkEx56 filters the fine-level prolongator of amg's default hierarchy on ex56
-// (ne = 30, or BLOCKAMG_FILTER_NE) for each θ of benchThetas and times, per θ:
+// (ne = 30, or BLOCKAMG_FILTER_NE; AggressiveLevels from BLOCKAMG_FILTER_AGGRESSIVE when
+// set) for each θ of benchThetas and times, per θ:
 //
 //	symbolic   Symbolic (drop decision, pattern, Cholesky factors)
 //	numeric    Numeric (the recurring path)
@@ -31,7 +33,28 @@ func BenchmarkEx56(b *testing.B) {
 		}
 		ne = v
 	}
-	h, _ := ex56Hierarchy(b, ne)
+	opt := amg.DefaultOptions()
+	if s := os.Getenv("BLOCKAMG_FILTER_AGGRESSIVE"); s != "" {
+		v, err := strconv.Atoi(s)
+		if err != nil || v < 0 {
+			b.Fatalf("BLOCKAMG_FILTER_AGGRESSIVE=%q: want a non-negative integer", s)
+		}
+		opt.AggressiveLevels = v
+	}
+	h, _ := ex56Hierarchy(b, ne, opt)
+	for l := 0; l < len(h.Levels)-1; l++ {
+		P := h.Levels[l].P
+		line := fmt.Sprintf("level %d: P %d×%d blocks of %d×%d, %d stored; dropped at θ =", l, P.BlockRows, P.BlockCols, P.R, P.C, P.NNZBlocks())
+		for _, theta := range benchThetas[1:] {
+			plan, err := Symbolic(P, h.Levels[l+1].B, theta, Options{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			s := plan.Stats()
+			line += fmt.Sprintf(" %g: %d (%.1f%%, %d unfiltered rows);", theta, s.DroppedBlocks, 100*float64(s.DroppedBlocks)/float64(s.NNZBlocksBefore), s.RowsUnfiltered)
+		}
+		b.Log(line)
+	}
 	A, P, Bc := h.Levels[0].A, h.Levels[0].P, h.Levels[1].B
 	w := par.Workers()
 	b.Logf("ex56 ne=%d: A %d block rows, %d blocks; P %d×%d blocks of %d×%d, %d stored; %d workers",

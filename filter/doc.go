@@ -5,7 +5,9 @@
 // # Why
 //
 // One Jacobi step P = (I − ωD⁻¹A)·P_tent widens every row of P to the aggregates of the
-// node's whole neighbourhood, and many of those blocks are small. Each stored block of
+// node's whole neighbourhood, and some of those blocks are small (in amg's default
+// hierarchy on ex56, ne = 30, 6% of the fine level's blocks are under 5% of their
+// row's largest, 23% under 10%). Each stored block of
 // P costs a row of W = A·P and a share of Ac = PᵀAP, so the Galerkin product and the
 // coarse operators grow with them. Dropping blocks outright would break what the
 // coarse space exists for: P·B_c, with B_c the coarse near-null space, would no longer
@@ -52,7 +54,8 @@
 // M depends only on the surviving pattern S of the row and on B_c. In amg both are
 // fixed across Updates: the aggregates, the tentative prolongator and with them the
 // coarse near-null spaces are kept, and the drop decision is taken once. Symbolic
-// therefore factors M = L·Lᵀ (Cholesky) for every corrected row and keeps the packed
+// therefore forms the Gram blocks B_cJᵀ·B_cJ once per coarse node, sums them into each
+// corrected row's M, factors M = L·Lᵀ (Cholesky) and keeps the packed
 // factor (k(k+1)/2 values, 21 for k = 6); Numeric only forms E from the dropped
 // blocks' new values, solves with L for Y and adds Y·B_cJᵀ to each survivor.
 //
@@ -61,6 +64,19 @@
 // two-node aggregate, for one, misses the rotation about the aggregate's axis, and the
 // row's survivors may all be such blocks). Such rows are copied and counted in
 // Stats.RowsUnfiltered.
+//
+// # Accuracy
+//
+// The normal equations square the condition of G_S, but the error that matters, in
+// (P_f·B_c)_i, stays at the level of the round-off of P_f's own values: the tests
+// measure it under ε·cond(G_S)·(Σ_J ‖P_iJ‖‖B_cJ‖ + Σ_J ‖P_f,iJ‖‖B_cJ‖) for coarse blocks
+// with cond up to 10³, and on ex56 hierarchies (cond(G_S) of order 10) under 10⁻¹⁵·‖(P·B_c)_i‖.
+//
+// # Memory
+//
+// Besides P_f (pattern and values) a Plan keeps a 4-byte factor index per fine row and
+// k(k+1)/2 float64 per corrected row (168 bytes for k = 6). An identity plan keeps
+// nothing and shares P's pattern.
 //
 // # Symbolic and numeric
 //

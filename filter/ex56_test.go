@@ -11,9 +11,9 @@ import (
 )
 
 // ex56Hierarchy builds amg's default hierarchy on PETSc's ex56 problem with ne elements
-// per side and orthonormal rigid-body modes. It returns the assembly too, for new
+// per side and orthonormal rigid-body modes (opt: amg.DefaultOptions() for the default). It returns the assembly too, for new
 // values on the same pattern.
-func ex56Hierarchy(t testing.TB, ne int) (*amg.Hierarchy, *fem.Assembly) {
+func ex56Hierarchy(t testing.TB, ne int, opt amg.Options) (*amg.Hierarchy, *fem.Assembly) {
 	t.Helper()
 	box, err := fem.NewBox(fem.Ex56(ne))
 	if err != nil {
@@ -31,7 +31,7 @@ func ex56Hierarchy(t testing.TB, ne int) (*amg.Hierarchy, *fem.Assembly) {
 		t.Fatal(err)
 	}
 	A := asm.Matrix
-	h, err := amg.Setup(A, &amg.NullSpace{Rows: A.Rows(), Cols: 6, Data: B}, amg.DefaultOptions())
+	h, err := amg.Setup(A, &amg.NullSpace{Rows: A.Rows(), Cols: 6, Data: B}, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,7 +42,7 @@ func ex56Hierarchy(t testing.TB, ne int) (*amg.Hierarchy, *fem.Assembly) {
 // with its coarse near-null space (Levels[l+1].B) and checks every property of
 // checkFiltered, θ = 0 included (bitwise P).
 func TestEx56Hierarchy(t *testing.T) {
-	h, _ := ex56Hierarchy(t, 10)
+	h, _ := ex56Hierarchy(t, 10, amg.DefaultOptions())
 	if len(h.Levels) < 3 {
 		t.Fatalf("only %d levels", len(h.Levels))
 	}
@@ -93,7 +93,7 @@ func TestEx56Hierarchy(t *testing.T) {
 // a plan built from scratch on the same pattern, bit for bit, and preserve the kernel
 // for the new values.
 func TestEx56Update(t *testing.T) {
-	h, asm := ex56Hierarchy(t, 8)
+	h, asm := ex56Hierarchy(t, 8, amg.DefaultOptions())
 	nl := len(h.Levels) - 1
 	plans := make([]*Plan, nl)
 	before := make([]*bsr.Matrix, nl)

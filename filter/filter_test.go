@@ -520,6 +520,28 @@ func TestErrors(t *testing.T) {
 	})
 }
 
+func TestEmpty(t *testing.T) {
+	for _, P := range []*bsr.Matrix{bsr.Zeros(0, 0, 3, 6), bsr.Zeros(5, 2, 3, 6)} {
+		Bc := make([]float64, P.BlockCols*36)
+		for J := 0; J < P.BlockCols; J++ {
+			for d := 0; d < 6; d++ {
+				Bc[J*36+d*7] = 1
+			}
+		}
+		plan, err := Symbolic(P, Bc, 0.5, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		Pf := plan.NewPf()
+		if err := plan.Numeric(P, Bc, Pf, 2); err != nil {
+			t.Fatal(err)
+		}
+		if !plan.Identity() || Pf.NNZBlocks() != 0 || Pf.BlockRows != P.BlockRows {
+			t.Errorf("%d×%d empty P: identity %v, %d blocks", P.BlockRows, P.BlockCols, plan.Identity(), Pf.NNZBlocks())
+		}
+	}
+}
+
 func mustPanic(t *testing.T, name string, f func()) {
 	t.Helper()
 	defer func() {

@@ -95,7 +95,8 @@
 // # Use in amg
 //
 // After the smoothing of P and before the Galerkin product on each level l: Symbolic
-// on Setup (with LevelTheta(θ, s, l) and B_c = Levels[l+1].B), Numeric on Update; the
-// Galerkin plan is built on P_f, the restriction is P_fᵀ, and the cycle prolongates
-// with P_f.
+// on Setup (with LevelTheta(θ, s, l) and B_c = Levels[l+1].B), Numeric on Update
+// (after the re-smoothing); the Galerkin plan is built on P_f's pattern, the
+// restriction is P_fᵀ, and the cycle prolongates with P_f. An identity plan (θ = 0, or
+// nothing under θ) needs no P_f: keep P.
 package filter

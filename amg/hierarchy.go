@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"blockamg/bsr"
+	"blockamg/filter"
 	"blockamg/galerkin"
 	"blockamg/krylov"
 )
@@ -118,8 +119,23 @@ func (h *Hierarchy) coarsen(l int) (*Level, error) {
 		L.smooth = append(L.smooth, sp)
 		X = sp.Y
 	}
-	L.P = X
+	L.P, L.Psmooth = X, X
 	sw.lap(&L.Times.Smoothing)
+	if th := filter.LevelTheta(opt.FilterTheta, opt.FilterScale, l); th > 0 {
+		// The drop decision is made once, here, from the first values; Update only
+		// re-projects (see package filter).
+		L.Filter, err = filter.Symbolic(X, Bc, th, filter.Options{Workers: w})
+		if err != nil {
+			return nil, fmt.Errorf("level %d: %w", l, err)
+		}
+		if !L.Filter.Identity() {
+			L.P = L.Filter.NewPf()
+			if err := L.Filter.Numeric(X, Bc, L.P, w); err != nil {
+				return nil, fmt.Errorf("level %d: %w", l, err)
+			}
+		}
+		sw.lap(&L.Times.Filter)
+	}
 	L.rap, err = galerkin.Symbolic(A, L.P, opt.GalerkinVariant)
 	if err == nil {
 		err = L.rap.Numeric(A, L.P, w)
@@ -248,6 +264,12 @@ func (h *Hierarchy) Update(A *bsr.Matrix) error {
 			X = sp.Y
 		}
 		sw.lap(&L.Times.Smoothing)
+		if L.Filter != nil && !L.Filter.Identity() {
+			if err := L.Filter.Numeric(L.Psmooth, h.Levels[l+1].B, L.P, w); err != nil {
+				return fmt.Errorf("level %d: %w", l, err)
+			}
+			sw.lap(&L.Times.Filter)
+		}
 		if err := L.rap.Numeric(L.A, L.P, w); err != nil {
 			return fmt.Errorf("level %d: %w", l, err)
 		}

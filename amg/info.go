@@ -1,5 +1,7 @@
 package amg
 
+import "blockamg/filter"
+
 // LevelInfo summarises one level for tables and JSON.
 type LevelInfo struct {
 	Level      int   `json:"level"`
@@ -21,6 +23,8 @@ type LevelInfo struct {
 	PNNZBlocks int64 `json:"p_nnz_blocks"`
 	PBytes     int64 `json:"p_bytes"`
 	Edges      int64 `json:"graph_edges"` // directed edges of the strength graph
+	// Filtering of P (FilterTheta > 0): its statistics, nil without filtering.
+	Filter *filter.Stats `json:"filter,omitempty"`
 
 	EigMin  float64 `json:"eig_min"` // estimates of the spectrum of D⁻¹A
 	EigMax  float64 `json:"eig_max"`
@@ -49,6 +53,10 @@ func (h *Hierarchy) Info() []LevelInfo {
 			li.PNNZBlocks = L.P.NNZBlocks()
 			li.PBytes = L.P.Bytes()
 			li.Edges = L.Edges
+			if L.Filter != nil {
+				st := L.Filter.Stats()
+				li.Filter = &st
+			}
 		}
 		out[l] = li
 	}

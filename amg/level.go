@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"blockamg/bsr"
+	"blockamg/filter"
 	"blockamg/galerkin"
 	"blockamg/krylov"
 )
@@ -21,14 +22,21 @@ type Level struct {
 	K int // near-null vectors, the block size of the next coarser level
 
 	// Graph, Agg, Ptent and P are nil on the coarsest level.
-	Graph *Graph               // strength of connection between nodes
-	Agg   *Aggregates          // the aggregates: nodes of the next level
-	Ptent *bsr.Matrix          // tentative prolongator, one b×K block per aggregated node
-	P     *bsr.Matrix          // smoothed prolongator (Ptent itself when AggNSmooths is 0)
-	R     *bsr.Matrix          // restriction Pᵀ, stored explicitly
-	Dinv  []float64            // inverses of A's diagonal blocks (not on the coarsest level)
-	Eig   krylov.EigenEstimate // spectrum estimate of D⁻¹A
-	Omega float64              // prolongator smoothing weight ProlongDamping/λmax
+	Graph *Graph      // strength of connection between nodes
+	Agg   *Aggregates // the aggregates: nodes of the next level
+	Ptent *bsr.Matrix // tentative prolongator, one b×K block per aggregated node
+	// P is the prolongator the cycle and the Galerkin product use: the smoothed one
+	// (Ptent itself when AggNSmooths is 0), filtered when FilterTheta > 0. Restriction
+	// is Pᵀ, applied without storing it.
+	P *bsr.Matrix
+	// Psmooth is the smoothed prolongator before filtering (P itself without it).
+	Psmooth *bsr.Matrix
+	// Filter is the filtering plan of P (nil when FilterTheta is 0): its Stats tell
+	// what was dropped.
+	Filter *filter.Plan
+	Dinv   []float64            // inverses of A's diagonal blocks (not on the coarsest level)
+	Eig    krylov.EigenEstimate // spectrum estimate of D⁻¹A
+	Omega  float64              // prolongator smoothing weight ProlongDamping/λmax
 
 	// Chebyshev interval of the smoother (from Eig and ChebyshevEstEig).
 	ChebMin, ChebMax float64
@@ -58,6 +66,7 @@ type PhaseTimes struct {
 	SmootherSetup time.Duration `json:"smoother_setup_ns"` // block-diagonal inverse
 	EigEstimate   time.Duration `json:"eig_estimate_ns"`   // CG–Lanczos on D⁻¹A
 	Smoothing     time.Duration `json:"smoothing_ns"`      // P = (I − ωD⁻¹A)·P_tent, pattern and values
+	Filter        time.Duration `json:"filter_ns"`         // dropping small blocks of P and re-projecting
 	Galerkin      time.Duration `json:"galerkin_ns"`       // Ac = PᵀAP, symbolic and numeric
 	CoarseFactor  time.Duration `json:"coarse_factor_ns"`  // dense Cholesky (coarsest level)
 }
@@ -74,7 +83,7 @@ func (p PhaseTimes) Add(q PhaseTimes) PhaseTimes {
 		Strength: p.Strength + q.Strength, Aggregation: p.Aggregation + q.Aggregation,
 		Tentative: p.Tentative + q.Tentative, SmootherSetup: p.SmootherSetup + q.SmootherSetup,
 		EigEstimate: p.EigEstimate + q.EigEstimate, Smoothing: p.Smoothing + q.Smoothing,
-		Galerkin:     p.Galerkin + q.Galerkin,
+		Filter: p.Filter + q.Filter, Galerkin: p.Galerkin + q.Galerkin,
 		CoarseFactor: p.CoarseFactor + q.CoarseFactor,
 	}
 }

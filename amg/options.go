@@ -55,6 +55,13 @@ type Options struct {
 	// ill-conditioned that rounding to float32 makes it indefinite can the
 	// preconditioner lose definiteness, which CG reports as a breakdown. Default false.
 	SmootherFloat32 bool
+	// FilterTheta drops blocks of the smoothed prolongator whose Frobenius norm is
+	// below FilterTheta times the largest of their block row, then corrects the kept
+	// blocks so that P still reproduces the near-null space exactly (package filter).
+	// Level l uses FilterTheta·FilterScale^l. 0 (the default) keeps P as smoothed.
+	FilterTheta float64
+	// FilterScale is the per-level factor of FilterTheta. Default 1.
+	FilterScale float64
 	// GalerkinVariant selects the PᵀAP algorithm; galerkin.Auto lets its planner choose.
 	// Default galerkin.Auto.
 	GalerkinVariant galerkin.Variant
@@ -76,6 +83,7 @@ func DefaultOptions() Options {
 		SmootherIts:      2,
 		ChebyshevEstEig:  [4]float64{0, 0.1, 0, 1.1},
 		GalerkinVariant:  galerkin.Auto,
+		FilterScale:      1,
 	}
 }
 
@@ -98,6 +106,10 @@ func (o *Options) Validate() error {
 		return fmt.Errorf("%w: ProlongDamping %g outside (0, 2)", ErrOptions, o.ProlongDamping)
 	case o.SmootherIts < 1:
 		return fmt.Errorf("%w: SmootherIts %d < 1", ErrOptions, o.SmootherIts)
+	case !(o.FilterTheta >= 0 && o.FilterTheta <= 1):
+		return fmt.Errorf("%w: FilterTheta %g outside [0, 1]", ErrOptions, o.FilterTheta)
+	case !(o.FilterScale > 0) || math.IsInf(o.FilterScale, 0):
+		return fmt.Errorf("%w: FilterScale %g must be positive and finite", ErrOptions, o.FilterScale)
 	}
 	for _, v := range o.ChebyshevEstEig {
 		if math.IsNaN(v) || math.IsInf(v, 0) {

@@ -1,0 +1,605 @@
+package cuda
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+
+	"blockamg/bsr"
+	"blockamg/internal/cudadrv"
+	"blockamg/internal/par"
+)
+
+// GalerkinVariant names a device algorithm for the numeric phase of Ac = PᵀAP.
+type GalerkinVariant string
+
+// The device variants (kernels/galerkin.cu). Each output block is summed by one
+// thread in an order fixed by the host schedule, so every variant but
+// GalerkinTwoPassND gives bitwise identical Ac from run to run.
+const (
+	// GalerkinTwoPassND is the classical two-pass product, the portable team-kernel
+	// baseline: W = A·P on W's precomputed pattern (each W block searches P's rows
+	// for its column), then Ac += Pᵀ·W with a binary search for the Ac column and
+	// atomicAdd. NONDETERMINISTIC: the atomics' order varies from run to run, so Ac
+	// differs in the last bits between runs.
+	GalerkinTwoPassND GalerkinVariant = "twopass-atomic-nd"
+	// GalerkinInspector is the inspector–executor, schedule-reordered product: the
+	// host sorts, once, every W block's (A block, P block) products and every Ac
+	// block's (P block, W block) products; the executor streams them with no search
+	// and no atomics, W stored between its two passes.
+	GalerkinInspector GalerkinVariant = "inspector"
+	// GalerkinFused is fused-recompute: one pass over Ac blocks (a coarse row's blocks
+	// on consecutive threads), each W block recomputed from its products where it is
+	// needed, W never stored.
+	GalerkinFused GalerkinVariant = "fused-recompute"
+)
+
+// GalerkinVariants lists the device variants in a fixed order.
+var GalerkinVariants = []GalerkinVariant{GalerkinTwoPassND, GalerkinInspector, GalerkinFused}
+
+// Deterministic reports whether the variant gives the same bits on every run.
+func (v GalerkinVariant) Deterministic() bool { return v != GalerkinTwoPassND }
+
+// ErrGalerkinSchedule is wrapped when a pattern does not fit the packed schedules
+// (a row of A, Pᵀ or W with more than 65536 blocks).
+var ErrGalerkinSchedule = errors.New("cuda: pattern too large for the packed Galerkin schedule")
+
+// galerkinShapes are the shapes (R, C) with specialised kernels; others run the
+// generic kernels (R, C ≤ 6).
+var galerkinShapes = map[[2]int]string{{3, 6}: "3x6", {6, 6}: "6x6"}
+
+// galerkinMax mirrors GAL_MAX in kernels/galerkin.cu.
+const galerkinMax = 6
+
+// GalerkinStats are the pattern statistics of one product, computed at symbolic time.
+type GalerkinStats struct {
+	N, M, R, C            int   // fine and coarse block rows; A R×R, P R×C, Ac C×C
+	NnzA, NnzP            int64 // stored blocks of A and P
+	NnzW, NnzAc           int64 // stored blocks of W = A·P and Ac
+	ProdAP                int64 // R×R·R×C block products forming W
+	ProdPW                int64 // (R×C)ᵀ·R×C block products forming Ac
+	ProdAPFused           int64 // A·P block products fused-recompute does (each W block once per P block of its row)
+	MaxRowA, MaxRowP      int
+	MaxRowPT, MaxRowW     int
+	MaxRowAc              int
+	ScheduleW, ScheduleAc int64 // bytes of the two packed product lists and their pointers
+}
+
+// GalerkinPlan holds the symbolic phase of Ac = PᵀAP on the device: Ac's pattern, W's
+// pattern, Pᵀ's pattern and the two product schedules, uploaded once by
+// GalerkinSymbolic; Numeric then recomputes Ac's values on the device from device A
+// and P with the patterns given to GalerkinSymbolic, with no host copies.
+type GalerkinPlan struct {
+	b     *Backend
+	Stats GalerkinStats
+	// Ac is the coarse operator's pattern on the host (Val nil): RowPtr and ColIdx as
+	// on the device.
+	Ac *bsr.Matrix
+	// Generic forces the generic kernels even where a specialised shape exists.
+	Generic bool
+
+	wrow, wcol, acrow, accol, ptrow *Buffer[int32]
+	wrp, wptr, acrp, acptr, ptrp    *Buffer[int64]
+	ptidx                           *Buffer[int64]
+	wlist, aclist                   *Buffer[int32] // packed uint32 offsets
+	wval, acval                     *Buffer[float64]
+	fns                             map[string]cudadrv.Function
+	freed                           bool
+}
+
+// hostSchedule is the host side of the symbolic phase.
+type hostSchedule struct {
+	wrp       []int64 // W row pointers
+	wcol      []int32
+	wrow      []int32 // fine row of each W block
+	wptr      []int64 // per W block, start of its products in wlist
+	wlist     []uint32
+	ptrp      []int64 // Pᵀ row pointers
+	ptidx     []int64 // P block index of each Pᵀ entry
+	ptrow     []int32 // fine row of each Pᵀ entry
+	acrp      []int64
+	accol     []int32
+	acrow     []int32
+	acptr     []int64
+	aclist    []uint32
+	prodFused int64
+}
+
+// galerkinSchedule computes, on the host, the patterns of W = A·P and Ac = PᵀW, Pᵀ,
+// and the two packed product lists (see kernels/galerkin.cu). Rows are processed in
+// parallel; every output is independent of the worker count.
+func galerkinSchedule(A, P *bsr.Matrix) (*hostSchedule, error) {
+	n, m := A.BlockRows, P.BlockCols
+	s := &hostSchedule{}
+	rowLen := func(rp []int64, i int) int64 { return rp[i+1] - rp[i] }
+	for i := 0; i < n; i++ {
+		if rowLen(A.RowPtr, i) > 1<<16 || rowLen(P.RowPtr, i) > 1<<16 {
+			return nil, fmt.Errorf("%w: block row %d of A or P", ErrGalerkinSchedule, i)
+		}
+	}
+	const grain = 256
+	// W pattern: row i is the union of P rows j over A row i, sorted.
+	s.wrp = make([]int64, n+1)
+	par.For(n, 0, grain, func(lo, hi int) {
+		mark := make([]int32, m)
+		for i := lo; i < hi; i++ {
+			cnt := int64(0)
+			for a := A.RowPtr[i]; a < A.RowPtr[i+1]; a++ {
+				j := A.ColIdx[a]
+				for p := P.RowPtr[j]; p < P.RowPtr[j+1]; p++ {
+					if c := P.ColIdx[p]; mark[c] != int32(i)+1 {
+						mark[c] = int32(i) + 1
+						cnt++
+					}
+				}
+			}
+			s.wrp[i+1] = cnt
+		}
+	})
+	for i := 0; i < n; i++ {
+		s.wrp[i+1] += s.wrp[i]
+	}
+	nnzW := s.wrp[n]
+	s.wcol = make([]int32, nnzW)
+	s.wrow = make([]int32, nnzW)
+	s.wptr = make([]int64, nnzW+1)
+	var bad error
+	par.For(n, 0, grain, func(lo, hi int) {
+		mark := make([]int32, m)
+		pos := make([]int32, m)
+		for i := lo; i < hi; i++ {
+			w0 := s.wrp[i]
+			row := s.wcol[w0:s.wrp[i+1]]
+			k := 0
+			for a := A.RowPtr[i]; a < A.RowPtr[i+1]; a++ {
+				j := A.ColIdx[a]
+				for p := P.RowPtr[j]; p < P.RowPtr[j+1]; p++ {
+					if c := P.ColIdx[p]; mark[c] != int32(i)+1 {
+						mark[c] = int32(i) + 1
+						row[k] = c
+						k++
+					}
+				}
+			}
+			slices.Sort(row)
+			for q, c := range row {
+				pos[c] = int32(q)
+				s.wrow[w0+int64(q)] = int32(i)
+			}
+			for a := A.RowPtr[i]; a < A.RowPtr[i+1]; a++ {
+				j := A.ColIdx[a]
+				for p := P.RowPtr[j]; p < P.RowPtr[j+1]; p++ {
+					s.wptr[w0+int64(pos[P.ColIdx[p]])+1]++
+				}
+			}
+			if len(row) > 1<<16 {
+				bad = fmt.Errorf("%w: W row %d has %d blocks", ErrGalerkinSchedule, i, len(row))
+			}
+		}
+	})
+	if bad != nil {
+		return nil, bad
+	}
+	for w := int64(0); w < nnzW; w++ {
+		s.wptr[w+1] += s.wptr[w]
+	}
+	s.wlist = make([]uint32, s.wptr[nnzW])
+	par.For(n, 0, grain, func(lo, hi int) {
+		pos := make([]int32, m)
+		fill := []int64{}
+		for i := lo; i < hi; i++ {
+			w0, w1 := s.wrp[i], s.wrp[i+1]
+			for q, c := range s.wcol[w0:w1] {
+				pos[c] = int32(q)
+			}
+			fill = append(fill[:0], s.wptr[w0:w1]...)
+			for a := A.RowPtr[i]; a < A.RowPtr[i+1]; a++ {
+				ka := uint32(a - A.RowPtr[i])
+				j := A.ColIdx[a]
+				for p := P.RowPtr[j]; p < P.RowPtr[j+1]; p++ {
+					q := pos[P.ColIdx[p]]
+					s.wlist[fill[q]] = ka<<16 | uint32(p-P.RowPtr[j])
+					fill[q]++
+				}
+			}
+		}
+	})
+
+	// Pᵀ by a counting sort on P's columns: entries of a coarse row in fine-row order.
+	s.ptrp = make([]int64, m+1)
+	for _, c := range P.ColIdx {
+		s.ptrp[c+1]++
+	}
+	for c := 0; c < m; c++ {
+		s.ptrp[c+1] += s.ptrp[c]
+	}
+	s.ptidx = make([]int64, len(P.ColIdx))
+	s.ptrow = make([]int32, len(P.ColIdx))
+	next := slices.Clone(s.ptrp[:m])
+	for i := 0; i < n; i++ {
+		for p := P.RowPtr[i]; p < P.RowPtr[i+1]; p++ {
+			c := P.ColIdx[p]
+			s.ptidx[next[c]] = p
+			s.ptrow[next[c]] = int32(i)
+			next[c]++
+		}
+	}
+	for I := 0; I < m; I++ {
+		if rowLen(s.ptrp, I) > 1<<16 {
+			return nil, fmt.Errorf("%w: column %d of P has %d blocks", ErrGalerkinSchedule, I, rowLen(s.ptrp, I))
+		}
+	}
+
+	// Ac pattern: row I is the union of W rows i over Pᵀ row I; its list per block
+	// (I,J) holds (entry of Pᵀ row I, offset of J in W row i) in fine-row order.
+	s.acrp = make([]int64, m+1)
+	par.For(m, 0, 16, func(lo, hi int) {
+		mark := make([]int32, m)
+		for I := lo; I < hi; I++ {
+			cnt := int64(0)
+			for e := s.ptrp[I]; e < s.ptrp[I+1]; e++ {
+				i := s.ptrow[e]
+				for _, c := range s.wcol[s.wrp[i]:s.wrp[i+1]] {
+					if mark[c] != int32(I)+1 {
+						mark[c] = int32(I) + 1
+						cnt++
+					}
+				}
+			}
+			s.acrp[I+1] = cnt
+		}
+	})
+	for I := 0; I < m; I++ {
+		s.acrp[I+1] += s.acrp[I]
+	}
+	nnzAc := s.acrp[m]
+	s.accol = make([]int32, nnzAc)
+	s.acrow = make([]int32, nnzAc)
+	s.acptr = make([]int64, nnzAc+1)
+	par.For(m, 0, 16, func(lo, hi int) {
+		mark := make([]int32, m)
+		pos := make([]int32, m)
+		for I := lo; I < hi; I++ {
+			b0 := s.acrp[I]
+			row := s.accol[b0:s.acrp[I+1]]
+			k := 0
+			for e := s.ptrp[I]; e < s.ptrp[I+1]; e++ {
+				i := s.ptrow[e]
+				for _, c := range s.wcol[s.wrp[i]:s.wrp[i+1]] {
+					if mark[c] != int32(I)+1 {
+						mark[c] = int32(I) + 1
+						row[k] = c
+						k++
+					}
+				}
+			}
+			slices.Sort(row)
+			for q, c := range row {
+				pos[c] = int32(q)
+				s.acrow[b0+int64(q)] = int32(I)
+			}
+			for e := s.ptrp[I]; e < s.ptrp[I+1]; e++ {
+				i := s.ptrow[e]
+				for _, c := range s.wcol[s.wrp[i]:s.wrp[i+1]] {
+					s.acptr[b0+int64(pos[c])+1]++
+				}
+			}
+		}
+	})
+	for b := int64(0); b < nnzAc; b++ {
+		s.acptr[b+1] += s.acptr[b]
+	}
+	s.aclist = make([]uint32, s.acptr[nnzAc])
+	fused := make([]int64, m)
+	par.For(m, 0, 16, func(lo, hi int) {
+		pos := make([]int32, m)
+		fill := []int64{}
+		for I := lo; I < hi; I++ {
+			b0, b1 := s.acrp[I], s.acrp[I+1]
+			for q, c := range s.accol[b0:b1] {
+				pos[c] = int32(q)
+			}
+			fill = append(fill[:0], s.acptr[b0:b1]...)
+			for e := s.ptrp[I]; e < s.ptrp[I+1]; e++ {
+				i := s.ptrow[e]
+				ke := uint32(e - s.ptrp[I])
+				for kw, c := range s.wcol[s.wrp[i]:s.wrp[i+1]] {
+					q := pos[c]
+					s.aclist[fill[q]] = ke<<16 | uint32(kw)
+					fill[q]++
+					w := s.wrp[i] + int64(kw)
+					fused[I] += s.wptr[w+1] - s.wptr[w]
+				}
+			}
+		}
+	})
+	for _, f := range fused {
+		s.prodFused += f
+	}
+	return s, nil
+}
+
+func maxRow(rp []int64) int {
+	mx := int64(0)
+	for i := 0; i+1 < len(rp); i++ {
+		mx = max(mx, rp[i+1]-rp[i])
+	}
+	return int(mx)
+}
+
+// GalerkinSymbolic checks the shapes of A (n×n blocks of R×R) and P (n×m blocks of
+// R×C, R, C ≤ 6), computes on the host the patterns of W = A·P and Ac = PᵀAP and the
+// product schedules, and uploads them (counted under the current phase). Ac's values
+// on the device are left zero.
+func (b *Backend) GalerkinSymbolic(A, P *bsr.Matrix) (*GalerkinPlan, error) {
+	if err := A.Validate(); err != nil {
+		return nil, err
+	}
+	if err := P.Validate(); err != nil {
+		return nil, err
+	}
+	if A.BlockRows != A.BlockCols || A.R != A.C || P.BlockRows != A.BlockRows || P.R != A.R {
+		return nil, fmt.Errorf("cuda: Galerkin: A is %d×%d blocks of %d×%d, P %d×%d of %d×%d: want A square with square blocks and P.R = A.R",
+			A.BlockRows, A.BlockCols, A.R, A.C, P.BlockRows, P.BlockCols, P.R, P.C)
+	}
+	if P.R > galerkinMax || P.C > galerkinMax {
+		return nil, fmt.Errorf("cuda: Galerkin: blocks %d×%d larger than %d×%d", P.R, P.C, galerkinMax, galerkinMax)
+	}
+	s, err := galerkinSchedule(A, P)
+	if err != nil {
+		return nil, err
+	}
+	m := P.BlockCols
+	nnzW, nnzAc := int64(len(s.wcol)), int64(len(s.accol))
+	if nnzW*int64(P.R*P.C) >= 1<<50 || nnzAc >= 1<<40 {
+		return nil, fmt.Errorf("cuda: Galerkin: product too large")
+	}
+	pl := &GalerkinPlan{b: b, Ac: &bsr.Matrix{BlockRows: m, BlockCols: m, R: P.C, C: P.C, RowPtr: s.acrp, ColIdx: s.accol}}
+	pl.Stats = GalerkinStats{
+		N: A.BlockRows, M: m, R: P.R, C: P.C,
+		NnzA: A.NNZBlocks(), NnzP: P.NNZBlocks(), NnzW: nnzW, NnzAc: nnzAc,
+		ProdAP: int64(len(s.wlist)), ProdPW: int64(len(s.aclist)), ProdAPFused: s.prodFused,
+		MaxRowA: maxRow(A.RowPtr), MaxRowP: maxRow(P.RowPtr), MaxRowPT: maxRow(s.ptrp),
+		MaxRowW: maxRow(s.wrp), MaxRowAc: maxRow(s.acrp),
+		ScheduleW:  int64(len(s.wlist))*4 + nnzW*(8+4+4) + int64(len(s.wrp))*8,
+		ScheduleAc: int64(len(s.aclist))*4 + nnzAc*(8+4) + int64(len(s.ptrp))*8 + int64(len(s.ptidx))*12,
+	}
+	if err := pl.upload(s); err != nil {
+		pl.Free()
+		return nil, err
+	}
+	return pl, nil
+}
+
+func upload[T Elem](b *Backend, dst **Buffer[T], src []T) error {
+	u, err := Alloc[T](b, len(src))
+	if err != nil {
+		return err
+	}
+	*dst = u
+	return u.Upload(src)
+}
+
+func asInt32(u []uint32) []int32 {
+	out := make([]int32, len(u))
+	for i, v := range u {
+		out[i] = int32(v)
+	}
+	return out
+}
+
+func (pl *GalerkinPlan) upload(s *hostSchedule) error {
+	b := pl.b
+	for _, st := range []struct {
+		dst **Buffer[int32]
+		src []int32
+	}{
+		{&pl.wrow, s.wrow}, {&pl.wcol, s.wcol}, {&pl.acrow, s.acrow}, {&pl.accol, s.accol},
+		{&pl.ptrow, s.ptrow}, {&pl.wlist, asInt32(s.wlist)}, {&pl.aclist, asInt32(s.aclist)},
+	} {
+		if err := upload(b, st.dst, st.src); err != nil {
+			return err
+		}
+	}
+	for _, st := range []struct {
+		dst **Buffer[int64]
+		src []int64
+	}{
+		{&pl.wrp, s.wrp}, {&pl.wptr, s.wptr}, {&pl.acrp, s.acrp}, {&pl.acptr, s.acptr}, {&pl.ptrp, s.ptrp}, {&pl.ptidx, s.ptidx},
+	} {
+		if err := upload(b, st.dst, st.src); err != nil {
+			return err
+		}
+	}
+	var err error
+	st := pl.Stats
+	if pl.wval, err = Alloc[float64](b, int(st.NnzW)*st.R*st.C); err != nil {
+		return err
+	}
+	if pl.acval, err = Alloc[float64](b, int(st.NnzAc)*st.C*st.C); err != nil {
+		return err
+	}
+	return nil
+}
+
+// Free releases the plan's device memory.
+func (pl *GalerkinPlan) Free() {
+	if pl.freed {
+		return
+	}
+	pl.freed = true
+	for _, u := range []*Buffer[int64]{pl.wrp, pl.wptr, pl.acrp, pl.acptr, pl.ptrp, pl.ptidx} {
+		if u != nil {
+			u.Free()
+		}
+	}
+	for _, u := range []*Buffer[int32]{pl.wrow, pl.wcol, pl.acrow, pl.accol, pl.ptrow, pl.wlist, pl.aclist} {
+		if u != nil {
+			u.Free()
+		}
+	}
+	for _, u := range []*Buffer[float64]{pl.wval, pl.acval} {
+		if u != nil {
+			u.Free()
+		}
+	}
+}
+
+// Bytes returns the device memory the plan holds: schedules, W's and Ac's values.
+func (pl *GalerkinPlan) Bytes() int64 {
+	t := int64(0)
+	for _, u := range []*Buffer[int32]{pl.wrow, pl.wcol, pl.acrow, pl.accol, pl.ptrow, pl.wlist, pl.aclist} {
+		t += u.Bytes()
+	}
+	for _, u := range []*Buffer[int64]{pl.wrp, pl.wptr, pl.acrp, pl.acptr, pl.ptrp, pl.ptidx} {
+		t += u.Bytes()
+	}
+	return t + pl.wval.Bytes() + pl.acval.Bytes()
+}
+
+// tag returns the kernel-name suffix for the plan's shape.
+func (pl *GalerkinPlan) tag() string {
+	if t, ok := galerkinShapes[[2]int{pl.Stats.R, pl.Stats.C}]; ok && !pl.Generic {
+		return t
+	}
+	return "generic"
+}
+
+// fn resolves a kernel of kernels/galerkin.cu once; it runs on the worker.
+func (pl *GalerkinPlan) fn(name string) (cudadrv.Function, error) {
+	if f, ok := pl.fns[name]; ok {
+		return f, nil
+	}
+	f, err := cudadrv.ModuleGetFunction(pl.b.mod, name)
+	if err != nil {
+		return 0, fmt.Errorf("cuda: kernel %s: %w", name, err)
+	}
+	if pl.fns == nil {
+		pl.fns = map[string]cudadrv.Function{}
+	}
+	pl.fns[name] = f
+	return f, nil
+}
+
+func (pl *GalerkinPlan) check(A, P *Matrix) {
+	st := pl.Stats
+	if pl.freed {
+		panic("cuda: Galerkin plan used after Free")
+	}
+	ar, ac, arr, acc := A.Dims()
+	pr, pc, prr, pcc := P.Dims()
+	if ar != st.N || ac != st.N || arr != st.R || acc != st.R || pr != st.N || pc != st.M || prr != st.R || pcc != st.C ||
+		A.col.Len() != int(st.NnzA) || P.col.Len() != int(st.NnzP) {
+		panic("cuda: Galerkin: A or P does not have the shape or block count given to GalerkinSymbolic")
+	}
+}
+
+// Stage selects part of a numeric product, for timing.
+type Stage int
+
+const (
+	StageAll Stage = iota // the whole product
+	StageAP               // W = A·P only (variants that store W)
+	StagePW               // Ac = Pᵀ·W only, from the W of an earlier run
+)
+
+// Numeric queues the numeric phase of variant v: Ac's values on the device (see
+// AcValues) from the values of the device matrices A and P, which must have the
+// patterns given to GalerkinSymbolic (only their block counts are checked). Nothing
+// crosses the bus. Errors of the device work are sticky and reported by Err.
+func (pl *GalerkinPlan) Numeric(v GalerkinVariant, A, P *Matrix) error {
+	return pl.NumericStage(v, StageAll, A, P)
+}
+
+// NumericStage is Numeric restricted to one stage (StageAP, StagePW: two-pass and
+// inspector only; fused-recompute has no stages).
+func (pl *GalerkinPlan) NumericStage(v GalerkinVariant, stage Stage, A, P *Matrix) error {
+	pl.check(A, P)
+	if v == GalerkinFused && stage != StageAll {
+		return fmt.Errorf("cuda: Galerkin %s has no separate stages", v)
+	}
+	b := pl.b
+	st := pl.Stats
+	rr, cc := int32(st.R), int32(st.C)
+	tag := pl.tag()
+	nW, nAc := st.NnzW, st.NnzAc
+	arp, acol, aval := A.rowPtr.Ptr(), A.col.Ptr(), A.val.Ptr()
+	prp, pcol, pval := P.rowPtr.Ptr(), P.col.Ptr(), P.val.Ptr()
+	wrow, wcol, wrp, wptr, wlist, wval := pl.wrow.Ptr(), pl.wcol.Ptr(), pl.wrp.Ptr(), pl.wptr.Ptr(), pl.wlist.Ptr(), pl.wval.Ptr()
+	acrow, accol, acrp, acptr, aclist, acval := pl.acrow.Ptr(), pl.accol.Ptr(), pl.acrp.Ptr(), pl.acptr.Ptr(), pl.aclist.Ptr(), pl.acval.Ptr()
+	ptrp, ptidx, ptrow := pl.ptrp.Ptr(), pl.ptidx.Ptr(), pl.ptrow.Ptr()
+	nAcVal := int64(pl.acval.Len())
+	run := func(name string, blocks uint32, args func()) {
+		b.enqueue(func() error {
+			f, err := pl.fn(name)
+			if err != nil {
+				return err
+			}
+			args()
+			return b.launch(name, f, blocks)
+		})
+	}
+	doAP, doPW := stage != StagePW, stage != StageAP
+	switch v {
+	case GalerkinTwoPassND:
+		if doAP {
+			run("gal_w_search_"+tag, blocksFor(nW), func() {
+				b.args.I32(rr).I32(cc).I64(nW).Ptr(wrow).Ptr(wcol).Ptr(arp).Ptr(acol).Ptr(aval).Ptr(prp).Ptr(pcol).Ptr(pval).Ptr(wval)
+			})
+		}
+		if doPW {
+			run("gal_zero", stridedBlocks(nAcVal), func() { b.args.I64(nAcVal).Ptr(acval) })
+			run("gal_ptw_atomic_nd_"+tag, blocksFor(nW), func() {
+				b.args.I32(rr).I32(cc).I64(nW).Ptr(wrow).Ptr(wcol).Ptr(wval).Ptr(prp).Ptr(pcol).Ptr(pval).Ptr(acrp).Ptr(accol).Ptr(acval)
+			})
+		}
+	case GalerkinInspector:
+		if doAP {
+			run("gal_w_list_"+tag, blocksFor(nW), func() {
+				b.args.I32(rr).I32(cc).I64(nW).Ptr(wrow).Ptr(wptr).Ptr(wlist).Ptr(arp).Ptr(acol).Ptr(aval).Ptr(prp).Ptr(pval).Ptr(wval)
+			})
+		}
+		if doPW {
+			run("gal_ac_list_"+tag, blocksFor(nAc), func() {
+				b.args.I32(rr).I32(cc).I64(nAc).Ptr(acrow).Ptr(acptr).Ptr(aclist).Ptr(ptrp).Ptr(ptidx).Ptr(ptrow).Ptr(wrp).Ptr(wval).Ptr(pval).Ptr(acval)
+			})
+		}
+	case GalerkinFused:
+		run("gal_fused_"+tag, blocksFor(nAc), func() {
+			b.args.I32(rr).I32(cc).I64(nAc).Ptr(acrow).Ptr(acptr).Ptr(aclist).Ptr(ptrp).Ptr(ptidx).Ptr(ptrow).Ptr(wrp).Ptr(wptr).Ptr(wlist).
+				Ptr(arp).Ptr(acol).Ptr(aval).Ptr(prp).Ptr(pval).Ptr(acval)
+		})
+	default:
+		return fmt.Errorf("cuda: unknown Galerkin variant %q", v)
+	}
+	return nil
+}
+
+// PoisonAc fills Ac's device values with NaN, so that a kernel that misses an entry
+// shows.
+func (pl *GalerkinPlan) PoisonAc() error {
+	nan := make([]float64, pl.acval.Len())
+	for i := range nan {
+		nan[i] = math.NaN()
+	}
+	return pl.acval.Upload(nan)
+}
+
+// AcValues returns the device buffer of Ac's values (row-major C×C blocks in the
+// order of Ac's pattern).
+func (pl *GalerkinPlan) AcValues() *Buffer[float64] { return pl.acval }
+
+// DownloadAc waits for queued work and returns Ac with its values copied from the
+// device (counted under the current phase).
+func (pl *GalerkinPlan) DownloadAc() (*bsr.Matrix, error) {
+	m := *pl.Ac
+	m.Val = make([]float64, pl.acval.Len())
+	if err := pl.b.Err(); err != nil {
+		return nil, err
+	}
+	if err := pl.acval.Download(m.Val); err != nil {
+		return nil, err
+	}
+	return &m, nil
+}

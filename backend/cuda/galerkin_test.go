@@ -1,0 +1,321 @@
+package cuda
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"blockamg/amg"
+	"blockamg/bsr"
+	"blockamg/fem"
+	"blockamg/galerkin"
+)
+
+// randomPattern returns a rows×cols matrix of r×c blocks with about per random blocks
+// per row (the diagonal always, when square), random values in [-1, 1).
+func randomPattern(rng *rand.Rand, rows, cols, r, c, per int, square bool) *bsr.Matrix {
+	rp := make([]int64, rows+1)
+	var ci []int32
+	for i := 0; i < rows; i++ {
+		set := map[int32]bool{}
+		if square {
+			set[int32(i)] = true
+		}
+		k := 1 + rng.IntN(per)
+		for len(set) < min(k, cols) {
+			set[int32(rng.IntN(cols))] = true
+		}
+		row := make([]int32, 0, len(set))
+		for j := range set {
+			row = append(row, j)
+		}
+		slices.Sort(row)
+		ci = append(ci, row...)
+		rp[i+1] = int64(len(ci))
+	}
+	m, err := bsr.New(rows, cols, r, c, rp, ci)
+	if err != nil {
+		panic(err)
+	}
+	for i := range m.Val {
+		m.Val[i] = rng.Float64()*2 - 1
+	}
+	return m
+}
+
+// cpuGalerkin is the oracle: the CPU package's two-pass product.
+func cpuGalerkin(t *testing.T, A, P *bsr.Matrix) *bsr.Matrix {
+	t.Helper()
+	pl, err := galerkin.Symbolic(A, P, galerkin.TwoPass)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := pl.Numeric(A, P, 0); err != nil {
+		t.Fatal(err)
+	}
+	return pl.Ac
+}
+
+// frobRel returns ‖got − want‖_F / ‖want‖_F (NaN anywhere gives +Inf).
+func frobRel(got, want []float64) float64 {
+	num, den := 0.0, 0.0
+	for i := range got {
+		if math.IsNaN(got[i]) {
+			return math.Inf(1)
+		}
+		d := got[i] - want[i]
+		num += d * d
+		den += want[i] * want[i]
+	}
+	if den == 0 {
+		return math.Sqrt(num)
+	}
+	return math.Sqrt(num / den)
+}
+
+// hostExecute runs the inspector schedule on the host: W from the W lists, Ac from
+// the Ac lists, in the order the kernels use. It checks the schedule without a GPU.
+func hostExecute(s *hostSchedule, A, P *bsr.Matrix) []float64 {
+	R, C := P.R, P.C
+	W := make([]float64, len(s.wcol)*R*C)
+	for w := range s.wcol {
+		i := s.wrow[w]
+		for _, u := range s.wlist[s.wptr[w]:s.wptr[w+1]] {
+			a := A.RowPtr[i] + int64(u>>16)
+			j := A.ColIdx[a]
+			p := P.RowPtr[j] + int64(u&0xffff)
+			for r := 0; r < R; r++ {
+				for k := 0; k < R; k++ {
+					av := A.Val[a*int64(R*R)+int64(r*R+k)]
+					for c := 0; c < C; c++ {
+						W[w*R*C+r*C+c] += av * P.Val[p*int64(R*C)+int64(k*C+c)]
+					}
+				}
+			}
+		}
+	}
+	Ac := make([]float64, len(s.accol)*C*C)
+	for b := range s.accol {
+		I := s.acrow[b]
+		for _, u := range s.aclist[s.acptr[b]:s.acptr[b+1]] {
+			e := s.ptrp[I] + int64(u>>16)
+			p, i := s.ptidx[e], s.ptrow[e]
+			w := s.wrp[i] + int64(u&0xffff)
+			for k := 0; k < R; k++ {
+				for r := 0; r < C; r++ {
+					pv := P.Val[p*int64(R*C)+int64(k*C+r)]
+					for c := 0; c < C; c++ {
+						Ac[b*C*C+r*C+c] += pv * W[w*int64(R*C)+int64(k*C+c)]
+					}
+				}
+			}
+		}
+	}
+	return Ac
+}
+
+// TestGalerkinScheduleHost checks the host symbolic phase without a GPU: Ac's pattern
+// equals the CPU package's, and executing the schedules on the host gives its values
+// to 1e-13.
+func TestGalerkinScheduleHost(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 1))
+	for r := 1; r <= 6; r++ {
+		for c := 1; c <= 6; c++ {
+			n, m := 40+rng.IntN(30), 5+rng.IntN(15)
+			A := randomPattern(rng, n, n, r, r, 7, true)
+			P := randomPattern(rng, n, m, r, c, 3, false)
+			want := cpuGalerkin(t, A, P)
+			s, err := galerkinSchedule(A, P)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := &bsr.Matrix{BlockRows: m, BlockCols: m, R: c, C: c, RowPtr: s.acrp, ColIdx: s.accol}
+			if !got.SamePattern(want) {
+				t.Fatalf("%d×%d: Ac pattern differs from the CPU package's", r, c)
+			}
+			if e := frobRel(hostExecute(s, A, P), want.Val); e > 1e-13 {
+				t.Errorf("%d×%d: host execution of the schedule: relative error %.3g", r, c, e)
+			}
+		}
+	}
+}
+
+// checkGalerkinDevice runs every variant on the device (specialised and, when asked,
+// generic kernels), compares with the CPU result, checks bitwise determinism over two
+// runs for the deterministic variants and that nothing crosses the bus during the
+// numeric phase.
+func checkGalerkinDevice(t *testing.T, be *Backend, name string, A, P *bsr.Matrix, generic bool) {
+	t.Helper()
+	want := cpuGalerkin(t, A, P)
+	prev := be.SetPhase("galerkin-setup")
+	defer be.SetPhase(prev)
+	pl, err := be.GalerkinSymbolic(A, P)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pl.Free()
+	if !pl.Ac.SamePattern(want) {
+		t.Fatalf("%s: Ac pattern differs from the CPU package's", name)
+	}
+	dA, err := be.UploadMatrixBSR(A, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dA.Free()
+	dP, err := be.UploadMatrixBSR(P, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dP.Free()
+	gens := []bool{false}
+	if generic {
+		gens = append(gens, true)
+	}
+	for _, gen := range gens {
+		pl.Generic = gen
+		for _, v := range GalerkinVariants {
+			label := fmt.Sprintf("%s %s %s", name, v, pl.tag())
+			var first []float64
+			for run := 0; run < 2; run++ {
+				be.SetPhase("galerkin-setup")
+				if err := pl.PoisonAc(); err != nil {
+					t.Fatal(err)
+				}
+				phase := "galerkin-numeric-" + label
+				be.SetPhase(phase)
+				if err := pl.Numeric(v, dA, dP); err != nil {
+					t.Fatal(err)
+				}
+				if err := be.Err(); err != nil {
+					t.Fatalf("%s: %v", label, err)
+				}
+				if tr := be.Counters().Phase(phase); tr.H2DBytes != 0 || tr.D2HBytes != 0 {
+					t.Errorf("%s: numeric phase copied %d B to and %d B from the device, want none", label, tr.H2DBytes, tr.D2HBytes)
+				}
+				be.SetPhase("galerkin-setup")
+				got, err := pl.DownloadAc()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if e := frobRel(got.Val, want.Val); !(e <= 1e-12) {
+					t.Errorf("%s: relative Frobenius error %.3g against the CPU package", label, e)
+				}
+				if run == 0 {
+					first = got.Val
+				} else if v.Deterministic() {
+					for i := range first {
+						if math.Float64bits(first[i]) != math.Float64bits(got.Val[i]) {
+							t.Errorf("%s: value %d differs between two runs (%v, %v)", label, i, first[i], got.Val[i])
+							break
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestGalerkinRandom: every variant on random block patterns, every shape R, C in
+// 1..6 (the generic kernels) and the specialised shapes run both ways.
+func TestGalerkinRandom(t *testing.T) {
+	be := device(t)
+	rng := rand.New(rand.NewPCG(11, 3))
+	for r := 1; r <= 6; r++ {
+		for c := 1; c <= 6; c++ {
+			n, m := 60+rng.IntN(60), 6+rng.IntN(20)
+			A := randomPattern(rng, n, n, r, r, 9, true)
+			P := randomPattern(rng, n, m, r, c, 4, false)
+			_, special := galerkinShapes[[2]int{r, c}]
+			checkGalerkinDevice(t, be, fmt.Sprintf("random %d×%d", r, c), A, P, special)
+		}
+	}
+}
+
+// ex56Levels builds the ex56 smoothed-aggregation hierarchy (threshold −0.01, coarse
+// equation limit 200) and returns its (A, P) pairs, finest first.
+func ex56Levels(t testing.TB, ne int) [][2]*bsr.Matrix {
+	box, err := fem.NewBox(fem.Ex56(ne))
+	if err != nil {
+		t.Fatal(err)
+	}
+	A, err := box.Assemble(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	B, _, err := fem.RigidBodyModes(box.Coords(), 3, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt := amg.DefaultOptions()
+	opt.Threshold = -0.01
+	opt.CoarseEqLimit = 200
+	h, err := amg.Setup(A, &amg.NullSpace{Rows: A.Rows(), Cols: 6, Data: B}, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lv [][2]*bsr.Matrix
+	for _, L := range h.Levels {
+		if L.P != nil {
+			lv = append(lv, [2]*bsr.Matrix{L.A, L.P})
+		}
+	}
+	return lv
+}
+
+// TestGalerkinEx56 checks every variant on every level of the ex56 hierarchy for the
+// sizes in BLOCKAMG_GALERKIN_NE (comma-separated, default 9; the are
+// 39,64,100), the generic kernels too on the smallest.
+func TestGalerkinEx56(t *testing.T) {
+	be := device(t)
+	list := os.Getenv("BLOCKAMG_GALERKIN_NE")
+	if list == "" {
+		list = "9"
+	}
+	for _, f := range strings.Split(list, ",") {
+		ne, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || ne < 1 {
+			t.Fatalf("BLOCKAMG_GALERKIN_NE=%q: want positive integers", list)
+		}
+		for l, ap := range ex56Levels(t, ne) {
+			checkGalerkinDevice(t, be, fmt.Sprintf("ex56 ne=%d level %d", ne, l), ap[0], ap[1], ne <= 39)
+		}
+	}
+}
+
+// TestGalerkinModel checks the model's invariants on a synthetic pattern (no GPU):
+// every variant predicts at least the floor's bytes and flops, the inspector's A·P
+// stage adds exactly the schedule and W's values, and the chooser never picks the
+// nondeterministic baseline.
+func TestGalerkinModel(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 5))
+	A := randomPattern(rng, 500, 500, 3, 3, 20, true)
+	P := randomPattern(rng, 500, 30, 3, 6, 5, false)
+	s, err := galerkinSchedule(A, P)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := GalerkinStats{N: 500, M: 30, R: 3, C: 6, NnzA: A.NNZBlocks(), NnzP: P.NNZBlocks(), NnzW: int64(len(s.wcol)),
+		NnzAc: int64(len(s.accol)), ProdAP: int64(len(s.wlist)), ProdPW: int64(len(s.aclist)), ProdAPFused: s.prodFused,
+		ScheduleW: int64(len(s.wlist)) * 4, ScheduleAc: int64(len(s.aclist)) * 4}
+	mc := GalerkinMachine{L2Bytes: 1 << 10, Bandwidth: 4e12, FMARate: 3e13, SMs: 132}
+	for _, v := range GalerkinVariants {
+		p := PredictGalerkin(st, mc, v, StageAll)
+		if p.Bytes < st.FloorBytes()-st.bytesAcVal() || p.Flops < st.FloorFlops() {
+			t.Errorf("%s: predicted %d B, %d flops below the floor's %d B, %d flops", v, p.Bytes, p.Flops, st.FloorBytes(), st.FloorFlops())
+		}
+	}
+	if got, want := PredictGalerkin(st, mc, GalerkinInspector, StageAP).Bytes, st.bytesA()+st.bytesP()+st.bytesWVal()+st.ScheduleW; got != want {
+		t.Errorf("inspector A·P bytes %d, want %d", got, want)
+	}
+	if st.ProdAPFused < st.ProdAP {
+		t.Errorf("fused recomputes %d A·P products, fewer than the %d of W", st.ProdAPFused, st.ProdAP)
+	}
+	if v := ChooseGalerkin(st, mc); !v.Deterministic() {
+		t.Errorf("chooser picked %s", v)
+	}
+}

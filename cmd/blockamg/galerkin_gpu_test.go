@@ -1,0 +1,67 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+
+	"blockamg/internal/cudadrv"
+)
+
+// TestGalerkinGPUNoDriver: without a driver the report says so and does nothing else.
+func TestGalerkinGPUNoDriver(t *testing.T) {
+	if err := cudadrv.Load(); err == nil {
+		t.Skip("a CUDA driver is present")
+	}
+	var out, errb bytes.Buffer
+	err := runGalerkinGPU(4, "all", 3, &out, &errb)
+	if err == nil || err.Error() != "no CUDA driver found" {
+		t.Fatalf("got error %v, want \"no CUDA driver found\"", err)
+	}
+	if out.Len() != 0 {
+		t.Errorf("printed %q without a driver", out.String())
+	}
+}
+
+// TestGalerkinGPUArgs: bad arguments are errors, before any device work.
+func TestGalerkinGPUArgs(t *testing.T) {
+	var out bytes.Buffer
+	for _, tc := range []struct {
+		ne, runs int
+		v        string
+	}{{0, 3, "all"}, {4, 0, "all"}, {4, 3, "nope"}} {
+		if err := runGalerkinGPU(tc.ne, tc.v, tc.runs, &out, &out); err == nil {
+			t.Errorf("ne=%d runs=%d variant=%q: no error", tc.ne, tc.runs, tc.v)
+		}
+	}
+}
+
+// TestGalerkinGPUReport runs the report for the sizes in BLOCKAMG_GALERKIN_GPU_NE
+// (comma-separated; skipped when unset) with BLOCKAMG_GALERKIN_GPU_RUNS runs (default
+// 10), printing it, and checks that every variant's error is reported.
+func TestGalerkinGPUReport(t *testing.T) {
+	list := os.Getenv("BLOCKAMG_GALERKIN_GPU_NE")
+	if list == "" {
+		t.Skip("set BLOCKAMG_GALERKIN_GPU_NE to run the GPU Galerkin report")
+	}
+	runs := 10
+	if s := os.Getenv("BLOCKAMG_GALERKIN_GPU_RUNS"); s != "" {
+		runs, _ = strconv.Atoi(s)
+	}
+	for _, f := range strings.Split(list, ",") {
+		ne, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out bytes.Buffer
+		if err := runGalerkinGPU(ne, "all", runs, &out, os.Stderr); err != nil {
+			t.Fatal(err)
+		}
+		os.Stdout.Write(out.Bytes())
+		if !strings.Contains(out.String(), "(pick)") {
+			t.Errorf("ne=%d: no variant marked as the pick", ne)
+		}
+	}
+}

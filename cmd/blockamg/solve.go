@@ -51,6 +51,7 @@ type solveConfig struct {
 	mms       bool
 	gpu       bool
 	quiet     bool
+	wStats    bool
 }
 
 // problem is what solve works on: the matrix, its right-hand side and near-null space,
@@ -89,6 +90,9 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 	def := cfg.amg.ChebyshevEstEig
 	fs.StringVar(&cfg.chebEig, "cheb-esteig", fmt.Sprintf("%g,%g,%g,%g", def[0], def[1], def[2], def[3]),
 		"Chebyshev interval a,b,c,d: [a·λmin+b·λmax, c·λmin+d·λmax] (-mg_levels_ksp_chebyshev_esteig)")
+	fs.Float64Var(&cfg.amg.FilterTheta, "filter", 0, "prolongator filtering θ: drop P blocks under θ·(row max) in Frobenius norm, re-project onto the near-null space (0: off)")
+	fs.Float64Var(&cfg.amg.FilterScale, "filter-scale", 1, "per-level factor s of the filter threshold: θ_l = θ·s^l")
+	fs.BoolVar(&cfg.wStats, "w-stats", false, "also report the blocks of W = A·P per level (one extra symbolic product per level)")
 	fs.StringVar(&cfg.galerkin, "galerkin", string(galerkin.Auto), "PᵀAP algorithm: "+solveVariantNames())
 	fs.IntVar(&cfg.steps, "steps", 0, "recurring steps: new values on the same pattern, Update, solve (shows the reuse cost)")
 	fs.IntVar(&cfg.threads, "threads", 0, "worker goroutines (0: GOMAXPROCS); results are identical for any count")
@@ -316,6 +320,8 @@ type solveReport struct {
 	Phases             amg.PhaseTimes  `json:"phases"`
 	Steps              []stepResult    `json:"steps,omitempty"`
 	History            []float64       `json:"history"`
+	// With --w-stats: stored blocks of W = A·P per level (all but the coarsest).
+	WBlocks []int64 `json:"w_blocks,omitempty"`
 	// GPU runs only: the device, the time to upload the hierarchy and the host↔device
 	// bytes per phase.
 	Device        string                     `json:"device,omitempty"`
@@ -373,6 +379,9 @@ func solveCPU(c *solveConfig, stdout, stderr io.Writer) error {
 	rep.NullSpace = p.A.R
 	if p.ns != nil {
 		rep.NullSpace = p.ns.Cols
+	}
+	if c.wStats {
+		rep.WBlocks = wBlocks(h)
 	}
 	if xstar != nil {
 		rep.SolutionError = relDiff(x, xstar)
@@ -452,14 +461,20 @@ func printSolve(w io.Writer, r *solveReport, p *problem) {
 	fmt.Fprintf(w, "%s: %d unknowns, %d×%d blocks, %d near-null vectors, %d threads\n\n",
 		r.Problem, r.Unknowns, r.BlockSize, r.BlockSize, r.NullSpace, r.Threads)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "level\trows\tblock\tnnz blocks\tMB\tP blocks\tP shape\tλmax(D⁻¹A)\t")
-	for _, l := range r.Levels {
-		pshape := "-"
+	fmt.Fprintln(tw, "level\trows\tblock\tnnz blocks\tMB\tP blocks\tP shape\tP dropped\tW blocks\tλmax(D⁻¹A)\t")
+	for i, l := range r.Levels {
+		pshape, dropped, w := "-", "-", "-"
 		if l.PNNZBlocks > 0 {
 			pshape = fmt.Sprintf("%d×%d", l.PR, l.PC)
 		}
-		fmt.Fprintf(tw, "%d\t%d\t%d×%d\t%d\t%.1f\t%d\t%s\t%.3g\t\n", l.Level, l.Rows, l.BlockSize, l.BlockSize,
-			l.NNZBlocks, float64(l.Bytes)/1e6, l.PNNZBlocks, pshape, l.EigMax)
+		if l.Filter != nil {
+			dropped = fmt.Sprintf("%d (θ=%.3g)", l.Filter.DroppedBlocks, l.Filter.Theta)
+		}
+		if i < len(r.WBlocks) {
+			w = fmt.Sprint(r.WBlocks[i])
+		}
+		fmt.Fprintf(tw, "%d\t%d\t%d×%d\t%d\t%.1f\t%d\t%s\t%s\t%s\t%.3g\t\n", l.Level, l.Rows, l.BlockSize, l.BlockSize,
+			l.NNZBlocks, float64(l.Bytes)/1e6, l.PNNZBlocks, pshape, dropped, w, l.EigMax)
 	}
 	tw.Flush()
 	fmt.Fprintf(w, "grid complexity %.3f, operator complexity %.3f\n\n", r.GridComplexity, r.OperatorComplexity)
@@ -478,6 +493,9 @@ func printSolve(w io.Writer, r *solveReport, p *problem) {
 	row("block-Jacobi set-up", ph.SmootherSetup.Seconds())
 	row("eigenvalue estimates", ph.EigEstimate.Seconds())
 	row("P smoothing", ph.Smoothing.Seconds())
+	if ph.Filter > 0 {
+		row("P filtering", ph.Filter.Seconds())
+	}
 	for _, l := range r.Levels {
 		if l.PNNZBlocks > 0 {
 			row(fmt.Sprintf("Galerkin PᵀAP level %d→%d", l.Level, l.Level+1), l.Times.Galerkin.Seconds())
@@ -574,4 +592,13 @@ func solveVariantNames() string {
 		names = append(names, string(v))
 	}
 	return strings.Join(names, ", ")
+}
+
+// wBlocks returns the stored blocks of W = A·P on every level but the coarsest.
+func wBlocks(h *amg.Hierarchy) []int64 {
+	var out []int64
+	for _, L := range h.Levels[:len(h.Levels)-1] {
+		out = append(out, galerkin.ComputeStats(L.A, L.P).NnzW)
+	}
+	return out
 }

@@ -142,3 +142,22 @@ func TestSolveGPUWithoutDriver(t *testing.T) {
 		t.Fatalf("solve --gpu without a driver: exit %d, stderr %q; want exit ≠ 0 and \"no CUDA driver found\"", code, errb.String())
 	}
 }
+
+func TestSolveFilter(t *testing.T) {
+	plain := runSolveJSON(t, "--ne", "8", "--aggressive-levels", "0", "--w-stats")
+	r := runSolveJSON(t, "--ne", "8", "--aggressive-levels", "0", "--w-stats", "--filter", "0.1")
+	f := r.Levels[0].Filter
+	if f == nil || f.DroppedBlocks == 0 || f.NNZBlocksAfter != r.Levels[0].PNNZBlocks {
+		t.Fatalf("--filter 0.1: level 0 filter stats %+v, P blocks %d: want dropped blocks and P_f's count", f, r.Levels[0].PNNZBlocks)
+	}
+	if len(r.WBlocks) == 0 || r.WBlocks[0] >= plain.WBlocks[0] {
+		t.Errorf("W blocks filtered %v, unfiltered %v: want fewer", r.WBlocks, plain.WBlocks)
+	}
+	if r.Iterations > plain.Iterations+1 {
+		t.Errorf("filtered %d iterations, unfiltered %d", r.Iterations, plain.Iterations)
+	}
+	var out, errb bytes.Buffer
+	if code := run([]string{"solve", "--filter", "2"}, &out, &errb); code == 0 || !strings.Contains(errb.String(), "FilterTheta") {
+		t.Errorf("--filter 2: exit %d, stderr %q", code, errb.String())
+	}
+}

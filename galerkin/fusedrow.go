@@ -128,12 +128,9 @@ func (p *Plan) numericFusedRow(A, P *bsr.Matrix, workers int) {
 		for c := clo; c < chi; c++ {
 			lo, hi := s.bounds[c], s.bounds[c+1]
 			// Zero the Ac rows this chunk writes first, before any contribution.
-			for i := lo; i < hi; i++ {
-				for q := P.RowPtr[i]; q < P.RowPtr[i+1]; q++ {
-					I := P.ColIdx[q]
-					if s.first[I] == int32(c) && p.pt.colIdx[p.pt.rowPtr[I]] == int32(i) {
-						clear(p.acRowVals(int(I)))
-					}
+			for I, f := range s.first {
+				if f == int32(c) {
+					clear(p.acRowVals(I))
 				}
 			}
 			for i := lo; i < hi; i++ {

@@ -1,6 +1,8 @@
 package galerkin
 
 import (
+	"math"
+
 	"blockamg/bsr"
 	"blockamg/internal/par"
 )
@@ -188,6 +190,10 @@ type Machine struct {
 	// CacheBandwidth is the rate at which one worker moves data between the shared
 	// and its private cache, bytes per second.
 	CacheBandwidth float64
+	// MemoryLatency is the effective cost, in seconds, of one worker starting to read a
+	// row at a random place in memory (latency that prefetching cannot hide), beyond
+	// the bandwidth term.
+	MemoryLatency float64
 	// FlopRate is the rate of one worker on the numeric phase when every operand is in
 	// its private cache (block kernels and their index work), flop/s.
 	FlopRate float64
@@ -202,17 +208,22 @@ func DefaultMachine() Machine {
 	w := par.Workers()
 	return Machine{
 		CacheBytes: 32 << 20, PrivateCacheBytes: 1 << 20,
-		Bandwidth: 12e9 * float64(min(w, 2)), CacheBandwidth: 40e9,
-		FlopRate: 12e9, Workers: w,
+		Bandwidth: 30e9, CacheBandwidth: 75e9,
+		MemoryLatency: 150e-9,
+		FlopRate:      12e9, Workers: w,
 	}
 }
 
 // Prediction is the model's estimate for one variant.
 type Prediction struct {
-	Bytes      int64   // bytes read and written from memory (misses in the shared cache)
-	CacheBytes int64   // bytes moved between the shared and the private caches
-	Flops      int64   // floating-point operations
-	Seconds    float64 // Flops/(FlopRate·W) + Bytes/Bandwidth + CacheBytes/(CacheBandwidth·W)
+	Bytes      int64 // bytes read and written from memory (misses in the shared cache)
+	CacheBytes int64 // bytes moved between the shared and the private caches
+	Flops      int64 // floating-point operations
+	Fetches    int64 // rows read from a random place in memory
+	CacheFetch int64 // rows read from a random place in the shared cache
+	// Seconds = Flops/(FlopRate·W) + Bytes/Bandwidth + CacheBytes/(CacheBandwidth·W)
+	//         + (Fetches·MemoryLatency + CacheFetch·CacheLatency)/W.
+	Seconds float64
 }
 
 // reuse returns how many times data used `uses` times is fetched when `live` bytes
@@ -236,15 +247,49 @@ func Predict(s Stats, mc Machine, v Variant) Prediction {
 		flops += (w - 1) * 2 * s.RecomputeAP2 * b * b * k
 	}
 	mem := traffic(s, v, mc.CacheBytes/w, w)
-	llc := traffic(s, v, mc.PrivateCacheBytes, w) - mem
-	sec := float64(flops) / (mc.FlopRate * float64(w))
+	llc := max(traffic(s, v, mc.PrivateCacheBytes, w)-mem, 0)
+	fm := fetches(s, v, mc.CacheBytes/w, w)
+	fw := float64(w)
+	var stream float64
 	if mc.Bandwidth > 0 {
-		sec += float64(mem) / mc.Bandwidth
+		stream += float64(mem) / mc.Bandwidth
 	}
 	if mc.CacheBandwidth > 0 {
-		sec += float64(max(llc, 0)) / (mc.CacheBandwidth * float64(w))
+		stream += float64(llc) / (mc.CacheBandwidth * fw)
 	}
-	return Prediction{Bytes: mem, CacheBytes: max(llc, 0), Flops: flops, Seconds: sec}
+	sec := max(float64(flops)/(mc.FlopRate*fw), stream) + float64(fm)*mc.MemoryLatency/fw
+	return Prediction{Bytes: mem, CacheBytes: llc, Fetches: fm, Flops: flops, Seconds: sec}
+}
+
+// miss returns the fraction of reuses that miss a cache of the given size when live
+// bytes are live between two uses.
+func miss(live, cache int64) float64 {
+	if live <= cache || live == 0 {
+		return 0
+	}
+	return float64(live-cache) / float64(live)
+}
+
+// fetches returns the number of rows variant v starts reading at a place of memory
+// that neither the cache of the given size nor a prefetcher following a sweep holds.
+// The A·P sweep reads A, P and the W pattern in streams; the rows that break them are
+// those the Pᵀ·W sweep of the stored-W variants visits in coarse order (each W row's
+// first use, each P block, and W reuses the cache misses) and the Ac rows the fused
+// sweep updates (first update, and later ones the cache misses).
+func fetches(s Stats, v Variant, cache, w int64) int64 {
+	b, k := int64(s.B), int64(s.K)
+	wBytes := s.NnzW*(8*b*k+4) + 8*int64(s.N)
+	pBytes := s.NnzP*(8*b*k+4) + 8*int64(s.N)
+	acBytes := s.NnzAc*(8*k*k+4) + 8*int64(s.M)
+	var f float64
+	switch v {
+	case TwoPass, Inspector:
+		f = float64(s.N)*miss(wBytes, cache) + float64(s.NnzP-int64(s.N))*miss(s.LiveW, cache) +
+			float64(s.NnzP)*miss(pBytes, cache)
+	case FusedRow, FusedRecompute:
+		f = float64(s.M)*miss(acBytes, cache) + float64(s.NnzP-int64(s.M))*miss(s.LiveAc, cache)
+	}
+	return int64(max(f, 0))
 }
 
 // traffic returns the bytes variant v moves past a cache of the given size when run
@@ -294,13 +339,17 @@ func traffic(s Stats, v Variant, cache, w int64) int64 {
 	return 0
 }
 
-// Choose returns the variant with the smallest predicted time; ties go to the earlier
-// of Variants.
+// Choose returns the variant with the smallest predicted time. Predictions within
+// 0.1% of each other (a compute-bound product) are decided by the data moved, then by
+// the order of Variants.
 func Choose(s Stats, mc Machine) Variant {
-	best, bt := Variants[0], Predict(s, mc, Variants[0]).Seconds
+	best := Variants[0]
+	bp := Predict(s, mc, best)
 	for _, v := range Variants[1:] {
-		if t := Predict(s, mc, v).Seconds; t < bt {
-			best, bt = v, t
+		p := Predict(s, mc, v)
+		tie := math.Abs(p.Seconds-bp.Seconds) <= 1e-3*bp.Seconds
+		if (!tie && p.Seconds < bp.Seconds) || (tie && p.Bytes+p.CacheBytes < bp.Bytes+bp.CacheBytes) {
+			best, bp = v, p
 		}
 	}
 	return best

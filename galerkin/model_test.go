@@ -58,9 +58,9 @@ func TestPredictProperties(t *testing.T) {
 	if plan.Stats() != s {
 		t.Fatalf("Symbolic's stats differ from ComputeStats'")
 	}
-	big := Machine{CacheBytes: 1 << 40, Bandwidth: 1e10, FlopRate: 1e9, Workers: 1}
+	big := Machine{CacheBytes: 1 << 40, PrivateCacheBytes: 1 << 40, Bandwidth: 1e10, CacheBandwidth: 1e11, FlopRate: 1e9, Workers: 1}
 	small := big
-	small.CacheBytes = 0
+	small.CacheBytes, small.PrivateCacheBytes = 0, 0
 	minBytes := s.NnzA*(8*9+4) + s.NnzP*(8*18+4) + s.NnzAc*8*36
 	for _, v := range Variants {
 		pb, ps := Predict(s, big, v), Predict(s, small, v)
@@ -75,7 +75,8 @@ func TestPredictProperties(t *testing.T) {
 		}
 	}
 	// With a cache that holds everything the fused variants move the least data, and
-	// the stored W makes two-pass move more than fused-row.
+	// the stored W makes two-pass move more than fused-row; when the product is
+	// compute-bound all variants tie and Choose takes the one moving the least.
 	if Predict(s, big, TwoPass).Bytes <= Predict(s, big, FusedRow).Bytes {
 		t.Error("two-pass predicted to move no more data than fused-row")
 	}
@@ -111,6 +112,9 @@ func TestAutoUsesChoose(t *testing.T) {
 func TestCalibrationParts(t *testing.T) {
 	if bw := measureBandwidth(2, 1<<16); !(bw > 0) {
 		t.Errorf("bandwidth %g", bw)
+	}
+	if f := measureRowFetch(1 << 20); !(f > 0) {
+		t.Errorf("row fetch %g s", f)
 	}
 	if r := measureInCache(); !(r > 0) {
 		t.Errorf("in-cache rate %g", r)

@@ -295,7 +295,8 @@ type stepResult struct {
 	SolveSeconds     float64 `json:"solve_seconds"`
 	Iterations       int     `json:"iterations"`
 	RelativeResidual float64 `json:"relative_residual"`
-	GalerkinSeconds  float64 `json:"galerkin_seconds"`
+	GalerkinSeconds  float64 `json:"galerkin_seconds"`      // PᵀAP numeric, all levels
+	FineGalerkin     float64 `json:"fine_galerkin_seconds"` // PᵀAP numeric, finest level
 }
 
 // solveReport is the --json output. Its schema is documented in README.md; fields are
@@ -403,6 +404,7 @@ func solveCPU(c *solveConfig, stdout, stderr io.Writer) error {
 		}
 		sr.SetupSeconds = time.Since(t).Seconds()
 		sr.GalerkinSeconds = h.Times().Galerkin.Seconds()
+		sr.FineGalerkin = h.Levels[0].Times.Galerkin.Seconds()
 		for i := range x {
 			x[i] = 0
 		}

@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# filter_sweep.sh: the prolongator-filtering θ sweep of issue 8, one table per problem.
+#
+#   bench/filter_sweep.sh NE [THREADS] [extra solve flags]   e.g. bench/filter_sweep.sh 63 1
+#
+# For θ ∈ {0, 0.01, 0.02, 0.05, 0.1}: fine P blocks and how many were dropped, W = A·P and
+# Ac blocks on the fine level, operator complexity, memory of the hierarchy's operators,
+# the fine-level PᵀAP numeric time (median of the re-setups of --steps 3, where PᵀAP is
+# numeric only), and CG iterations. Then the same sweep, iterations only, on every case in
+# ../shared/data (when present), with PETSc GAMG's reference counts beside them.
+set -euo pipefail
+ne=${1:?usage: bench/filter_sweep.sh NE [THREADS] [solve flags]}
+threads=${2:-1}
+shift $(( $# >= 2 ? 2 : 1 ))
+root=$(cd "$(dirname "$0")/.." && pwd)
+bin=$(mktemp -d)/blockamg
+go build -o "$bin" "$root/cmd/blockamg"
+thetas="0 0.01 0.02 0.05 0.1"
+
+compact() { python3 -c 'import json, sys; print(json.dumps(json.load(sys.stdin)))'; }
+
+table() { # reads "θ JSON" lines
+python3 -c '
+import json, sys, statistics
+print("| θ | P blocks | dropped | W blocks | Ac blocks | op. complexity | operators MB | fine PᵀAP s | ratio | its |")
+print("|---|---|---|---|---|---|---|---|---|---|")
+base = None
+for line in sys.stdin:
+    theta, js = line.split(" ", 1)
+    r = json.loads(js)
+    L0, L1 = r["levels"][0], r["levels"][1]
+    f = L0.get("filter") or {}
+    t = statistics.median([s["fine_galerkin_seconds"] for s in r["steps"]])
+    base = base or t
+    mb = sum(l["bytes"] + l.get("p_bytes", 0) for l in r["levels"]) / 1e6
+    pb, ac, w, its = L0["p_nnz_blocks"], L1["nnz_blocks"], r["w_blocks"][0], r["iterations"]
+    oc, dropped = r["operator_complexity"], f.get("dropped_blocks", 0)
+    print(f"| {theta} | {pb} | {dropped} | {w} | {ac} | {oc:.3f} | {mb:.1f} | {t:.4f} | {base / t:.2f}× | {its} |")
+'
+}
+
+echo "ex56 ne=$ne, $threads thread(s), flags: $*"
+for th in $thetas; do
+  echo "$th $(GOMAXPROCS=$threads "$bin" solve --json -q --ne "$ne" --threads "$threads" --steps 3 --w-stats --filter "$th" "$@" | compact)"
+done | table
+
+data=$root/../shared/data
+[ -d "$data" ] || { echo "($data absent: shared-data sweep skipped)"; exit 0; }
+echo
+echo "shared data, iterations for θ = $thetas (threshold 0; PETSc GAMG with modes in brackets)"
+run_case() { # name petsc-count solve-args...
+  local name=$1 ref=$2; shift 2
+  local its=""
+  for th in $thetas; do
+    its="$its $("$bin" solve --json -q --threshold 0 --filter "$th" "$@" | python3 -c 'import json,sys; print(json.load(sys.stdin)["iterations"])')"
+  done
+  echo "| $name | $its | ($ref) |"
+}
+echo "| case | iterations | PETSc |"
+echo "|---|---|---|"
+run_case hypre_elast2d 32 --matrix "$data/hypre_elast2d/A.mtx" --block-size 2 --nullspace "$data/hypre_elast2d/rbm3.mtx"
+run_case hypre_beam_tet_459 31 --matrix "$data/hypre_beam_tet_459/A.mtx" --block-size 3 --nullspace "$data/hypre_beam_tet_459/B6.mtx" --rhs "$data/hypre_beam_tet_459/b.mtx"
+run_case hypre_beam_hex_459 28 --matrix "$data/hypre_beam_hex_459/A.mtx" --block-size 3 --nullspace "$data/hypre_beam_hex_459/B6.mtx" --rhs "$data/hypre_beam_hex_459/b.mtx"
+run_case pyamg_bar 28 --matrix "$data/pyamg_bar/A.mtx" --block-size 3 --nullspace "$data/pyamg_bar/B.mtx"
+run_case petsc_ex56_ne9 16 --matrix "$data/petsc_ex56/A_ne9.petsc" --block-size 3 --coords "$data/petsc_ex56/coords_ne9.mtx" --rhs "$data/petsc_ex56/b_ne9.petsc"
+run_case petsc_ex56_ne11 17 --matrix "$data/petsc_ex56/A_ne11.petsc" --block-size 3 --coords "$data/petsc_ex56/coords_ne11.mtx" --rhs "$data/petsc_ex56/b_ne11.petsc"

@@ -44,6 +44,22 @@ func sniff(br *bufio.Reader) kind {
 	return kindUnknown
 }
 
+// unknownFormat explains why the first bytes of name are neither format: a read error,
+// an empty file, a comment line where the Matrix Market banner should be, or anything
+// else; expected names what the caller can read (e.g. "a PETSc Mat class id").
+func unknownFormat(br *bufio.Reader, name, expected string) error {
+	p, err := br.Peek(4)
+	switch {
+	case err != nil && !errors.Is(err, io.EOF):
+		return fileErr(name, err, "read failed")
+	case len(p) == 0:
+		return fileErr(name, nil, "empty file, expected a Matrix Market banner or %s", expected)
+	case p[0] == '%':
+		return lineErr(name, 1, nil, "first line is not the Matrix Market banner (\"%%%%MatrixMarket matrix ...\")")
+	}
+	return byteErr(name, 0, nil, "neither a Matrix Market banner nor %s in the first 4 bytes", expected)
+}
+
 // isMatrixMarket reports whether path names a Matrix Market file by its extension.
 func isMatrixMarket(path string) bool {
 	return strings.EqualFold(filepath.Ext(path), ".mtx")
@@ -56,8 +72,14 @@ func openSized(path string) (*os.File, *bufio.Reader, int64, error) {
 		return nil, nil, 0, err
 	}
 	size := int64(-1)
-	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
-		size = st.Size()
+	if st, err := f.Stat(); err == nil {
+		if st.IsDir() {
+			f.Close()
+			return nil, nil, 0, fileErr(path, nil, "is a directory, expected a file")
+		}
+		if st.Mode().IsRegular() {
+			size = st.Size()
+		}
 	}
 	return f, bufio.NewReaderSize(f, bufFor(size)), size, nil
 }
@@ -87,7 +109,7 @@ func ReadMatrix(path string, blockSize int) (*bsr.Matrix, error) {
 	case kindPETScVec:
 		return nil, byteErr(path, 0, nil, "this is a PETSc Vec, expected a Mat (read it as a vector)")
 	}
-	return nil, byteErr(path, 0, nil, "neither a Matrix Market banner nor a PETSc Mat class id (%d) in the first 4 bytes", petscMatClassID)
+	return nil, unknownFormat(br, path, fmt.Sprintf("a PETSc Mat class id (%d)", petscMatClassID))
 }
 
 // ReadDense reads a dense matrix or vector: a Matrix Market array file (any shape) or a
@@ -131,7 +153,7 @@ func readDense(br *bufio.Reader, name string, size int64) (*Dense, error) {
 	case kindPETScMat:
 		return nil, byteErr(name, 0, nil, "this is a PETSc Mat, expected a Vec or a Matrix Market array")
 	}
-	return nil, byteErr(name, 0, nil, "neither a Matrix Market banner nor a PETSc Vec class id (%d) in the first 4 bytes", petscVecClassID)
+	return nil, unknownFormat(br, name, fmt.Sprintf("a PETSc Vec class id (%d)", petscVecClassID))
 }
 
 // ReadInfo reads the -matload_block_size option of a PETSc .info file (any prefix, as

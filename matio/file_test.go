@@ -86,6 +86,24 @@ func TestReadMatrixFileErrors(t *testing.T) {
 	if _, err := ReadMatrix(filepath.Join(dir, "missing.mtx"), 1); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("missing file: %v", err)
 	}
+	// What a user mistypes: an empty file, a directory, a one-% banner. Each names
+	// the file and says what is wrong rather than "no class id".
+	p = write("empty.mtx", nil)
+	_, err = ReadMatrix(p, 1)
+	wantParseErr(t, "empty file", err, p+": ", "empty file")
+	_, err = ReadDense(p)
+	wantParseErr(t, "empty file (dense)", err, p+": ", "empty file", "PETSc Vec")
+	sub := filepath.Join(dir, "sub.mtx")
+	if err := os.Mkdir(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	_, err = ReadMatrix(sub, 1)
+	wantParseErr(t, "directory", err, sub+": ", "is a directory")
+	_, err = ReadDense(sub)
+	wantParseErr(t, "directory (dense)", err, sub+": ", "is a directory")
+	p = write("onepct.mtx", []byte("%MatrixMarket matrix coordinate real general\n1 1 0\n"))
+	_, err = ReadMatrix(p, 1)
+	wantParseErr(t, "one-% banner", err, p+":1:", "not the Matrix Market banner")
 }
 
 func TestReadInfo(t *testing.T) {

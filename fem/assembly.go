@@ -43,7 +43,12 @@ type Assembly struct {
 
 // Symbolic builds the block pattern and the tables of the numeric phase, using up to
 // workers goroutines (≤ 0: par.Workers()). It allocates the matrix values (zero).
+// A matrix larger than the machine's memory (MatrixBytes) is an error wrapping
+// ErrTooLarge, returned before anything is allocated.
 func (b *Box) Symbolic(workers int) (*Assembly, error) {
+	if err := b.checkMemory(); err != nil {
+		return nil, err
+	}
 	nn := b.nn
 	nodes := b.Nodes()
 	rowPtr := make([]int64, nodes+1)

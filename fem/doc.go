@@ -70,7 +70,10 @@
 // 8.34 GB. On Linux, Symbolic advises transparent huge pages for large value arrays:
 // the first write of the values then faults 2 MiB at a time instead of 4 KiB, which cut
 // the first Numeric at ne = 160 from 95 s to 26 s on a 2-core VM and later ones from
-// 12.8 s to 0.7 s (fewer TLB misses).
+// 12.8 s to 0.7 s (fewer TLB misses). Symbolic first compares MatrixBytes, the exact
+// size of the matrix, with the machine's memory (physical, or the container's cgroup
+// limit when lower) and returns an error wrapping ErrTooLarge instead of starting an
+// assembly that could only end in the runtime's fatal out-of-memory.
 //
 // # Rigid-body modes
 //

@@ -27,8 +27,18 @@ const (
 	// GalerkinInspector is the inspector–executor, schedule-reordered product: the
 	// host sorts, once, every W block's (A block, P block) products and every Ac
 	// block's (P block, W block) products; the executor streams them with no search
-	// and no atomics, W stored between its two passes.
+	// and no atomics, W stored between its two passes. Its lists hold global block
+	// indices (8 bytes a product), so each product's operands are one load away from
+	// the list, and one thread owns one output block.
 	GalerkinInspector GalerkinVariant = "inspector"
+	// GalerkinInspectorBlock is GalerkinInspector on the packed lists (4 bytes a
+	// product: offsets within the rows, so a chain of three dependent loads per
+	// product), one thread per output block.
+	GalerkinInspectorBlock GalerkinVariant = "inspector-block"
+	// GalerkinInspectorRows is GalerkinInspectorBlock with one thread per output
+	// block row (R threads per W block, C per Ac block), which share the block's
+	// operand loads and write it contiguously.
+	GalerkinInspectorRows GalerkinVariant = "inspector-rows"
 	// GalerkinFused is fused-recompute: one pass over Ac blocks (a coarse row's blocks
 	// on consecutive threads), each W block recomputed from its products where it is
 	// needed, W never stored.
@@ -36,7 +46,7 @@ const (
 )
 
 // GalerkinVariants lists the device variants in a fixed order.
-var GalerkinVariants = []GalerkinVariant{GalerkinTwoPassND, GalerkinInspector, GalerkinFused}
+var GalerkinVariants = []GalerkinVariant{GalerkinTwoPassND, GalerkinInspector, GalerkinInspectorBlock, GalerkinInspectorRows, GalerkinFused}
 
 // Deterministic reports whether the variant gives the same bits on every run.
 func (v GalerkinVariant) Deterministic() bool { return v != GalerkinTwoPassND }
@@ -64,6 +74,8 @@ type GalerkinStats struct {
 	MaxRowPT, MaxRowW     int
 	MaxRowAc              int
 	ScheduleW, ScheduleAc int64 // bytes of the two packed product lists and their pointers
+	// bytes of the absolute-index lists (8 bytes a product) and their pointers
+	ScheduleWAbs, ScheduleAcAbs int64
 }
 
 // GalerkinPlan holds the symbolic phase of Ac = PᵀAP on the device: Ac's pattern, W's
@@ -83,6 +95,7 @@ type GalerkinPlan struct {
 	wrp, wptr, acrp, acptr, ptrp    *Buffer[int64]
 	ptidx                           *Buffer[int64]
 	wlist, aclist                   *Buffer[int32] // packed uint32 offsets
+	wabs, acabs                     *Buffer[int32] // (A, P) and (P, W) global block index pairs
 	wval, acval                     *Buffer[float64]
 	fns                             map[string]cudadrv.Function
 	freed                           bool
@@ -104,6 +117,8 @@ type hostSchedule struct {
 	acptr     []int64
 	aclist    []uint32
 	prodFused int64
+	wabs      []int32 // (A block, P block) per W product, global indices
+	acabs     []int32 // (P block, W block) per Ac product, global indices
 }
 
 // galerkinSchedule computes, on the host, the patterns of W = A·P and Ac = PᵀW, Pᵀ,
@@ -320,6 +335,34 @@ func galerkinSchedule(A, P *bsr.Matrix) (*hostSchedule, error) {
 	return s, nil
 }
 
+// absolute expands the packed lists into global block index pairs.
+func (s *hostSchedule) absolute(A, P *bsr.Matrix) {
+	s.wabs = make([]int32, 2*len(s.wlist))
+	par.For(len(s.wcol), 0, 4096, func(lo, hi int) {
+		for w := lo; w < hi; w++ {
+			i := s.wrow[w]
+			for t := s.wptr[w]; t < s.wptr[w+1]; t++ {
+				u := s.wlist[t]
+				a := A.RowPtr[i] + int64(u>>16)
+				s.wabs[2*t] = int32(a)
+				s.wabs[2*t+1] = int32(P.RowPtr[A.ColIdx[a]] + int64(u&0xffff))
+			}
+		}
+	})
+	s.acabs = make([]int32, 2*len(s.aclist))
+	par.For(len(s.accol), 0, 1024, func(lo, hi int) {
+		for b := lo; b < hi; b++ {
+			I := s.acrow[b]
+			for t := s.acptr[b]; t < s.acptr[b+1]; t++ {
+				u := s.aclist[t]
+				e := s.ptrp[I] + int64(u>>16)
+				s.acabs[2*t] = int32(s.ptidx[e])
+				s.acabs[2*t+1] = int32(s.wrp[s.ptrow[e]] + int64(u&0xffff))
+			}
+		}
+	})
+}
+
 func maxRow(rp []int64) int {
 	mx := int64(0)
 	for i := 0; i+1 < len(rp); i++ {
@@ -365,6 +408,12 @@ func (b *Backend) GalerkinSymbolic(A, P *bsr.Matrix) (*GalerkinPlan, error) {
 		ScheduleW:  int64(len(s.wlist))*4 + nnzW*(8+4+4) + int64(len(s.wrp))*8,
 		ScheduleAc: int64(len(s.aclist))*4 + nnzAc*(8+4) + int64(len(s.ptrp))*8 + int64(len(s.ptidx))*12,
 	}
+	pl.Stats.ScheduleWAbs = int64(len(s.wlist))*8 + (nnzW+1)*8
+	pl.Stats.ScheduleAcAbs = int64(len(s.aclist))*8 + (nnzAc+1)*8
+	if A.NNZBlocks() >= 1<<31 || P.NNZBlocks() >= 1<<31 || nnzW >= 1<<31 {
+		return nil, fmt.Errorf("%w: more than 2³¹ blocks in A, P or W", ErrGalerkinSchedule)
+	}
+	s.absolute(A, P)
 	if err := pl.upload(s); err != nil {
 		pl.Free()
 		return nil, err
@@ -397,6 +446,7 @@ func (pl *GalerkinPlan) upload(s *hostSchedule) error {
 	}{
 		{&pl.wrow, s.wrow}, {&pl.wcol, s.wcol}, {&pl.acrow, s.acrow}, {&pl.accol, s.accol},
 		{&pl.ptrow, s.ptrow}, {&pl.wlist, asInt32(s.wlist)}, {&pl.aclist, asInt32(s.aclist)},
+		{&pl.wabs, s.wabs}, {&pl.acabs, s.acabs},
 	} {
 		if err := upload(b, st.dst, st.src); err != nil {
 			return err
@@ -434,7 +484,7 @@ func (pl *GalerkinPlan) Free() {
 			u.Free()
 		}
 	}
-	for _, u := range []*Buffer[int32]{pl.wrow, pl.wcol, pl.acrow, pl.accol, pl.ptrow, pl.wlist, pl.aclist} {
+	for _, u := range []*Buffer[int32]{pl.wrow, pl.wcol, pl.acrow, pl.accol, pl.ptrow, pl.wlist, pl.aclist, pl.wabs, pl.acabs} {
 		if u != nil {
 			u.Free()
 		}
@@ -449,7 +499,7 @@ func (pl *GalerkinPlan) Free() {
 // Bytes returns the device memory the plan holds: schedules, W's and Ac's values.
 func (pl *GalerkinPlan) Bytes() int64 {
 	t := int64(0)
-	for _, u := range []*Buffer[int32]{pl.wrow, pl.wcol, pl.acrow, pl.accol, pl.ptrow, pl.wlist, pl.aclist} {
+	for _, u := range []*Buffer[int32]{pl.wrow, pl.wcol, pl.acrow, pl.accol, pl.ptrow, pl.wlist, pl.aclist, pl.wabs, pl.acabs} {
 		t += u.Bytes()
 	}
 	for _, u := range []*Buffer[int64]{pl.wrp, pl.wptr, pl.acrp, pl.acptr, pl.ptrp, pl.ptidx} {
@@ -529,6 +579,7 @@ func (pl *GalerkinPlan) NumericStage(v GalerkinVariant, stage Stage, A, P *Matri
 	wrow, wcol, wrp, wptr, wlist, wval := pl.wrow.Ptr(), pl.wcol.Ptr(), pl.wrp.Ptr(), pl.wptr.Ptr(), pl.wlist.Ptr(), pl.wval.Ptr()
 	acrow, accol, acrp, acptr, aclist, acval := pl.acrow.Ptr(), pl.accol.Ptr(), pl.acrp.Ptr(), pl.acptr.Ptr(), pl.aclist.Ptr(), pl.acval.Ptr()
 	ptrp, ptidx, ptrow := pl.ptrp.Ptr(), pl.ptidx.Ptr(), pl.ptrow.Ptr()
+	wabs, acabs := pl.wabs.Ptr(), pl.acabs.Ptr()
 	nAcVal := int64(pl.acval.Len())
 	run := func(name string, blocks uint32, args func()) {
 		b.enqueue(func() error {
@@ -555,6 +606,28 @@ func (pl *GalerkinPlan) NumericStage(v GalerkinVariant, stage Stage, A, P *Matri
 			})
 		}
 	case GalerkinInspector:
+		if doAP {
+			run("gal_w_abs_"+tag, blocksFor(nW), func() {
+				b.args.I32(rr).I32(cc).I64(nW).Ptr(wptr).Ptr(wabs).Ptr(aval).Ptr(pval).Ptr(wval)
+			})
+		}
+		if doPW {
+			run("gal_ac_abs_"+tag, blocksFor(nAc), func() {
+				b.args.I32(rr).I32(cc).I64(nAc).Ptr(acptr).Ptr(acabs).Ptr(wval).Ptr(pval).Ptr(acval)
+			})
+		}
+	case GalerkinInspectorRows:
+		if doAP {
+			run("gal_w_rows_"+tag, blocksFor(nW*int64(rr)), func() {
+				b.args.I32(rr).I32(cc).I64(nW).Ptr(wrow).Ptr(wptr).Ptr(wlist).Ptr(arp).Ptr(acol).Ptr(aval).Ptr(prp).Ptr(pval).Ptr(wval)
+			})
+		}
+		if doPW {
+			run("gal_ac_rows_"+tag, blocksFor(nAc*int64(cc)), func() {
+				b.args.I32(rr).I32(cc).I64(nAc).Ptr(acrow).Ptr(acptr).Ptr(aclist).Ptr(ptrp).Ptr(ptidx).Ptr(ptrow).Ptr(wrp).Ptr(wval).Ptr(pval).Ptr(acval)
+			})
+		}
+	case GalerkinInspectorBlock:
 		if doAP {
 			run("gal_w_list_"+tag, blocksFor(nW), func() {
 				b.args.I32(rr).I32(cc).I64(nW).Ptr(wrow).Ptr(wptr).Ptr(wlist).Ptr(arp).Ptr(acol).Ptr(aval).Ptr(prp).Ptr(pval).Ptr(wval)

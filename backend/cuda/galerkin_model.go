@@ -55,6 +55,21 @@ func (s GalerkinStats) FloorAP(mc GalerkinMachine) float64 {
 	return math.Max(float64(s.bytesA()+s.bytesP()+s.bytesWVal())/mc.Bandwidth, float64(s.flopsAP())/mc.FMARate)
 }
 
+// wRereads is the W traffic of the Pᵀ·W pass beyond one read: each W block is read by
+// u = ProdPW/NnzW Ac blocks, and a re-read misses L2 with probability
+// μ_W = max(0, 1 − L/D_W), D_W the W rows the coarse rows in flight cover (all
+// resident threads on Ac blocks, NnzP/M fine rows per coarse row, |W|/N bytes each).
+func (s GalerkinStats) wRereads(mc GalerkinMachine) int64 {
+	if s.NnzW == 0 || s.NnzAc == 0 || s.M == 0 || s.N == 0 {
+		return 0
+	}
+	u := float64(s.ProdPW) / float64(s.NnzW)
+	rows := math.Min(float64(s.M), float64(max(mc.SMs, 1)*2048)/(float64(s.NnzAc)/float64(s.M)))
+	dw := rows * float64(s.NnzP) / float64(s.M) * float64(s.bytesWVal()) / float64(s.N)
+	mu := math.Max(0, 1-float64(mc.L2Bytes)/math.Max(dw, 1))
+	return int64(float64(s.bytesWVal()) * math.Max(0, u-1) * mu)
+}
+
 // PredictGalerkin returns the model's DRAM traffic, flops and time for variant v and
 // stage. With |X| the bytes of X (values + column indices + row pointers for A and P,
 // values only for W and Ac), L the L2 size:
@@ -64,10 +79,13 @@ func (s GalerkinStats) FloorAP(mc GalerkinMachine) float64 {
 //	  Pᵀ·W: |W| + 8·nnzW + |P| + |Ac| (zeroing) + |Ac| (final write-back)
 //	        + |Ac| · (ProdPW/nnzAc) · max(0, 1 − L/|Ac|) (atomic updates that miss L2)
 //	        + |Ac pattern| (the binary searches; read once when it fits L2)
-//	inspector
-//	  A·P:  |A| + |P| + |W| + S_W   (S_W: W list, 4 B per product, + 16 B per W block)
-//	  Pᵀ·W: |W| + |P| + |Ac| + S_Ac (S_Ac: Ac list, 4 B per product, + 12 B per Ac
-//	        block, + Pᵀ's index arrays)
+//	inspector-block, inspector-rows (packed lists), inspector (absolute lists)
+//	  A·P:  |A| + |P| + |W| + S_W   (S_W: W list, 4 B per product (8 for inspector),
+//	        + 16 B per W block (8 for inspector))
+//	  Pᵀ·W: |W| + |P| + |Ac| + S_Ac + |W|·(u − 1)·μ_W (S_Ac: Ac list, 4 B per product
+//	        (8), + 12 B per Ac block, + Pᵀ's index arrays; the last term the W re-reads
+//	        that miss L2, see wRereads; added after the first Nsight Compute
+//	        measurement showed the Pᵀ·W pass reading W about three times)
 //	fused-recompute
 //	  (|A| + |P| + S_W)·(1 + (ρ − 1)·μ) + S_Ac + |P| + |Ac|,
 //	  ρ = ProdAPFused/ProdAP the recompute factor (each W block is recomputed once per
@@ -99,9 +117,13 @@ func PredictGalerkin(s GalerkinStats, mc GalerkinMachine, v GalerkinVariant, sta
 			upd = float64(s.ProdPW) / float64(s.NnzAc)
 		}
 		bytesPW = W + 8*s.NnzW + P + 2*Ac + int64(float64(Ac)*upd*miss) + acPattern
-	case GalerkinInspector:
-		bytesAP = A + P + W + s.ScheduleW
-		bytesPW = W + P + Ac + s.ScheduleAc
+	case GalerkinInspector, GalerkinInspectorBlock, GalerkinInspectorRows:
+		sw, sa := s.ScheduleW, s.ScheduleAc
+		if v == GalerkinInspector {
+			sw, sa = s.ScheduleWAbs, s.ScheduleAcAbs+s.NnzAc*4
+		}
+		bytesAP = A + P + W + sw
+		bytesPW = W + P + Ac + sa + s.wRereads(mc)
 	case GalerkinFused:
 		rho := 1.0
 		if s.ProdAP > 0 {

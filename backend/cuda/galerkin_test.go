@@ -309,7 +309,7 @@ func TestGalerkinModel(t *testing.T) {
 			t.Errorf("%s: predicted %d B, %d flops below the floor's %d B, %d flops", v, p.Bytes, p.Flops, st.FloorBytes(), st.FloorFlops())
 		}
 	}
-	if got, want := PredictGalerkin(st, mc, GalerkinInspector, StageAP).Bytes, st.bytesA()+st.bytesP()+st.bytesWVal()+st.ScheduleW; got != want {
+	if got, want := PredictGalerkin(st, mc, GalerkinInspectorBlock, StageAP).Bytes, st.bytesA()+st.bytesP()+st.bytesWVal()+st.ScheduleW; got != want {
 		t.Errorf("inspector A·P bytes %d, want %d", got, want)
 	}
 	if st.ProdAPFused < st.ProdAP {

@@ -249,6 +249,151 @@ __device__ __forceinline__ void gal_fused(int rr, int cc, i64 nnzAc, const int* 
     for (int t = 0; t < C * C; t++) out[t] = acc[t];
 }
 
+// W = A·P, inspector–executor with one thread per W block row (R threads per block,
+// adjacent): thread (w, r) sums row r of W block w, reading row r of each A block and
+// the whole P block (the R threads of a block read the same P block, so the loads
+// coalesce), and the R threads write the block's R·C values contiguously.
+// Deterministic.
+template <int R_, int C_>
+__device__ __forceinline__ void gal_w_rows(int rr, int cc, i64 nnzW, const int* __restrict__ wrow,
+                                           const i64* __restrict__ wptr, const unsigned* __restrict__ wlist,
+                                           const i64* __restrict__ arp, const int* __restrict__ acol,
+                                           const double* __restrict__ aval, const i64* __restrict__ prp,
+                                           const double* __restrict__ pval, double* __restrict__ wval)
+{
+    const int R = R_ ? R_ : rr;
+    const int C = C_ ? C_ : cc;
+    const i64 tid = (i64)blockIdx.x * blockDim.x + threadIdx.x;
+    const i64 w = tid / R;
+    const int r = (int)(tid - w * R);
+    if (w >= nnzW) return;
+    double acc[C_ ? C_ : GAL_MAX];
+#pragma unroll
+    for (int c = 0; c < C; c++) acc[c] = 0.0;
+    const i64 a0 = __ldg(arp + wrow[w]);
+    const i64 t1 = __ldg(wptr + w + 1);
+    for (i64 t = __ldg(wptr + w); t < t1; t++) {
+        const unsigned u = __ldg(wlist + t);
+        const i64 a = a0 + (u >> 16);
+        const int j = __ldg(acol + a);
+        const i64 p = __ldg(prp + j) + (u & 0xffffu);
+        const double* __restrict__ ap = aval + a * R * R + r * R;
+        const double* __restrict__ pp = pval + p * R * C;
+#pragma unroll
+        for (int k = 0; k < R; k++) {
+            const double av = __ldg(ap + k);
+#pragma unroll
+            for (int c = 0; c < C; c++) acc[c] = fma(av, __ldg(pp + k * C + c), acc[c]);
+        }
+    }
+    double* __restrict__ out = wval + w * R * C + r * C;
+#pragma unroll
+    for (int c = 0; c < C; c++) out[c] = acc[c];
+}
+
+// Ac = Pᵀ·W, inspector–executor with one thread per Ac block row (C threads per
+// block, adjacent): thread (b, r) sums row r of Ac block b, reading column r of each P
+// block and the whole W block (shared by the block's C threads). Deterministic.
+template <int R_, int C_>
+__device__ __forceinline__ void gal_ac_rows(int rr, int cc, i64 nnzAc, const int* __restrict__ acrow,
+                                            const i64* __restrict__ acptr, const unsigned* __restrict__ aclist,
+                                            const i64* __restrict__ ptrp, const i64* __restrict__ ptidx,
+                                            const int* __restrict__ ptrow, const i64* __restrict__ wrp,
+                                            const double* __restrict__ wval, const double* __restrict__ pval,
+                                            double* __restrict__ acval)
+{
+    const int R = R_ ? R_ : rr;
+    const int C = C_ ? C_ : cc;
+    const i64 tid = (i64)blockIdx.x * blockDim.x + threadIdx.x;
+    const i64 b = tid / C;
+    const int r = (int)(tid - b * C);
+    if (b >= nnzAc) return;
+    const i64 e0 = __ldg(ptrp + acrow[b]);
+    double acc[C_ ? C_ : GAL_MAX];
+#pragma unroll
+    for (int c = 0; c < C; c++) acc[c] = 0.0;
+    const i64 t1 = acptr[b + 1];
+    for (i64 t = acptr[b]; t < t1; t++) {
+        const unsigned u = __ldg(aclist + t);
+        const i64 e = e0 + (u >> 16);
+        const i64 p = __ldg(ptidx + e);
+        const i64 w = __ldg(wrp + __ldg(ptrow + e)) + (u & 0xffffu);
+        const double* __restrict__ pp = pval + p * R * C + r;
+        const double* __restrict__ wp = wval + w * R * C;
+#pragma unroll
+        for (int k = 0; k < R; k++) {
+            const double pv = __ldg(pp + k * C);
+#pragma unroll
+            for (int c = 0; c < C; c++) acc[c] = fma(pv, __ldg(wp + k * C + c), acc[c]);
+        }
+    }
+    double* __restrict__ out = acval + b * C * C + r * C;
+#pragma unroll
+    for (int c = 0; c < C; c++) out[c] = acc[c];
+}
+
+// W = A·P, inspector–executor with absolute indices: thread per W block, its list
+// holds (A block, P block) global indices (8 bytes a product instead of 4), so a
+// product's operand loads depend on one list load instead of a chain of three
+// (list → A's column → P's row pointer); the next pair is loaded before the current
+// product is computed. Deterministic.
+template <int R_, int C_>
+__device__ __forceinline__ void gal_w_abs(int rr, int cc, i64 nnzW, const i64* __restrict__ wptr,
+                                          const int2* __restrict__ wabs, const double* __restrict__ aval,
+                                          const double* __restrict__ pval, double* __restrict__ wval)
+{
+    const int R = R_ ? R_ : rr;
+    const int C = C_ ? C_ : cc;
+    const i64 w = (i64)blockIdx.x * blockDim.x + threadIdx.x;
+    if (w >= nnzW) return;
+    double acc[R_ ? R_ * C_ : GAL_MAX * GAL_MAX];
+#pragma unroll
+    for (int t = 0; t < R * C; t++) acc[t] = 0.0;
+    i64 t = wptr[w];
+    const i64 t1 = wptr[w + 1];
+    int2 nx = make_int2(0, 0);
+    if (t < t1) nx = __ldg(wabs + t);
+    for (; t < t1; t++) {
+        const int2 cur = nx;
+        if (t + 1 < t1) nx = __ldg(wabs + t + 1);
+        gal_mul_ab<R_, C_>(R, C, aval + (i64)cur.x * R * R, pval + (i64)cur.y * R * C, acc);
+    }
+    double* __restrict__ out = wval + w * R * C;
+#pragma unroll
+    for (int q = 0; q < R * C; q++) out[q] = acc[q];
+}
+
+// Ac = Pᵀ·W, inspector–executor with absolute indices: thread per Ac block, its list
+// holds (P block, W block) global indices, next pair prefetched. Deterministic.
+template <int R_, int C_>
+__device__ __forceinline__ void gal_ac_abs(int rr, int cc, i64 nnzAc, const i64* __restrict__ acptr,
+                                           const int2* __restrict__ acabs, const double* __restrict__ wval,
+                                           const double* __restrict__ pval, double* __restrict__ acval)
+{
+    const int R = R_ ? R_ : rr;
+    const int C = C_ ? C_ : cc;
+    const i64 b = (i64)blockIdx.x * blockDim.x + threadIdx.x;
+    if (b >= nnzAc) return;
+    double acc[C_ ? C_ * C_ : GAL_MAX * GAL_MAX];
+#pragma unroll
+    for (int q = 0; q < C * C; q++) acc[q] = 0.0;
+    i64 t = acptr[b];
+    const i64 t1 = acptr[b + 1];
+    int2 nx = make_int2(0, 0);
+    if (t < t1) nx = __ldg(acabs + t);
+    for (; t < t1; t++) {
+        const int2 cur = nx;
+        if (t + 1 < t1) nx = __ldg(acabs + t + 1);
+        double wv[R_ ? R_ * C_ : GAL_MAX * GAL_MAX];
+#pragma unroll
+        for (int q = 0; q < R * C; q++) wv[q] = __ldg(wval + (i64)cur.y * R * C + q);
+        gal_mul_ptw<R_, C_>(R, C, pval + (i64)cur.x * R * C, wv, acc);
+    }
+    double* __restrict__ out = acval + b * C * C;
+#pragma unroll
+    for (int q = 0; q < C * C; q++) out[q] = acc[q];
+}
+
 // GAL_SHAPE instantiates every kernel for one shape; TAG is RxC or "generic".
 #define GAL_SHAPE(R, C, TAG)                                                                                  \
     extern "C" __global__ void __launch_bounds__(THREADS) gal_w_search_##TAG(                                \
@@ -275,6 +420,31 @@ __device__ __forceinline__ void gal_fused(int rr, int cc, i64 nnzAc, const int* 
         double* acval)                                                                                        \
     {                                                                                                         \
         gal_ac_list<R, C>(rr, cc, n, acrow, acptr, aclist, ptrp, ptidx, ptrow, wrp, wval, pval, acval);      \
+    }                                                                                                         \
+    extern "C" __global__ void __launch_bounds__(THREADS) gal_w_rows_##TAG(                                  \
+        int rr, int cc, i64 n, const int* wrow, const i64* wptr, const unsigned* wlist, const i64* arp,       \
+        const int* acol, const double* aval, const i64* prp, const double* pval, double* wval)               \
+    {                                                                                                         \
+        gal_w_rows<R, C>(rr, cc, n, wrow, wptr, wlist, arp, acol, aval, prp, pval, wval);                    \
+    }                                                                                                         \
+    extern "C" __global__ void __launch_bounds__(THREADS) gal_ac_rows_##TAG(                                 \
+        int rr, int cc, i64 n, const int* acrow, const i64* acptr, const unsigned* aclist, const i64* ptrp,   \
+        const i64* ptidx, const int* ptrow, const i64* wrp, const double* wval, const double* pval,           \
+        double* acval)                                                                                        \
+    {                                                                                                         \
+        gal_ac_rows<R, C>(rr, cc, n, acrow, acptr, aclist, ptrp, ptidx, ptrow, wrp, wval, pval, acval);      \
+    }                                                                                                         \
+    extern "C" __global__ void __launch_bounds__(THREADS) gal_w_abs_##TAG(                                   \
+        int rr, int cc, i64 n, const i64* wptr, const int2* wabs, const double* aval, const double* pval,     \
+        double* wval)                                                                                         \
+    {                                                                                                         \
+        gal_w_abs<R, C>(rr, cc, n, wptr, wabs, aval, pval, wval);                                            \
+    }                                                                                                         \
+    extern "C" __global__ void __launch_bounds__(THREADS) gal_ac_abs_##TAG(                                  \
+        int rr, int cc, i64 n, const i64* acptr, const int2* acabs, const double* wval, const double* pval,   \
+        double* acval)                                                                                        \
+    {                                                                                                         \
+        gal_ac_abs<R, C>(rr, cc, n, acptr, acabs, wval, pval, acval);                                        \
     }                                                                                                         \
     extern "C" __global__ void __launch_bounds__(THREADS) gal_fused_##TAG(                                   \
         int rr, int cc, i64 n, const int* acrow, const i64* acptr, const unsigned* aclist, const i64* ptrp,   \

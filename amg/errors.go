@@ -14,4 +14,8 @@ var (
 	ErrNotSPD = errors.New("amg: operator not symmetric positive definite")
 	// ErrPattern: Update got a matrix whose pattern differs from the set-up one.
 	ErrPattern = errors.New("amg: pattern differs from the one set up")
+	// ErrStalled: aggregation stopped reducing the grid (no strong connections left,
+	// or too few aggregates for the near-null space) while the level was still too
+	// large for the dense coarse solve (MaxCoarseUnknowns).
+	ErrStalled = errors.New("amg: coarsening stalled")
 )

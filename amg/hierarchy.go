@@ -22,6 +22,9 @@ type Hierarchy struct {
 	Wall time.Duration
 
 	coarse *cholesky
+	// stall says why aggregation stopped before the size and level limits ("" when it
+	// did not), for the error when the last level is too large to factor.
+	stall string
 }
 
 var _ krylov.Preconditioner = (*Hierarchy)(nil)
@@ -37,8 +40,8 @@ var _ krylov.Preconditioner = (*Hierarchy)(nil)
 // level is factored by dense Cholesky.
 //
 // The hierarchy keeps A (it is level 0's operator, not copied); change its values only
-// through Update. Errors wrap ErrOptions, ErrInput or ErrNotSPD and name the level;
-// a singular diagonal block wraps bsr.ErrSingular.
+// through Update. Errors wrap ErrOptions, ErrInput, ErrNotSPD or ErrStalled and name
+// the level; a singular diagonal block wraps bsr.ErrSingular.
 func Setup(A *bsr.Matrix, ns *NullSpace, opt Options) (*Hierarchy, error) {
 	start := time.Now()
 	if opt.GalerkinVariant == "" {
@@ -101,7 +104,14 @@ func (h *Hierarchy) coarsen(l int) (*Level, error) {
 	sw.lap(&L.Times.Strength)
 	agg := Aggregate(g, l < opt.AggressiveLevels, (k+b-1)/b)
 	sw.lap(&L.Times.Aggregation)
-	if agg.Count == 0 || agg.Count*k >= A.Rows() {
+	switch {
+	case agg.Count == 0:
+		h.stall = fmt.Sprintf("no node of level %d has a strong neighbour (%d strength-graph edges at Threshold %g): its operator is block diagonal or its couplings are all weak",
+			l, len(g.Adj), opt.Threshold)
+		return nil, nil
+	case agg.Count*k >= A.Rows():
+		h.stall = fmt.Sprintf("level %d's %d aggregates times %d near-null vectors give no fewer than its %d unknowns",
+			l, agg.Count, k, A.Rows())
 		return nil, nil
 	}
 	L.Agg, L.Edges = agg, int64(len(g.Adj))
@@ -201,6 +211,10 @@ func (h *Hierarchy) factorCoarsest() error {
 	l := len(h.Levels) - 1
 	L := h.Levels[l]
 	if n := L.A.Rows(); n > MaxCoarseUnknowns {
+		if h.stall != "" {
+			return fmt.Errorf("%w: %s; the %d unknowns left are more than the %d a dense coarse Cholesky factor is allowed",
+				ErrStalled, h.stall, n, MaxCoarseUnknowns)
+		}
 		return fmt.Errorf("%w: coarsest level %d has %d unknowns, more than the %d a dense Cholesky factor is allowed (raise MaxLevels or lower CoarseEqLimit)",
 			ErrOptions, l, n, MaxCoarseUnknowns)
 	}

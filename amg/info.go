@@ -63,24 +63,34 @@ func (h *Hierarchy) Info() []LevelInfo {
 	return out
 }
 
-// GridComplexity returns Σ rows of all levels / rows of the finest.
+// GridComplexity returns Σ rows of all levels / rows of the finest (1 for an empty
+// matrix, whose hierarchy is that one level).
 func (h *Hierarchy) GridComplexity() float64 {
 	s := 0
 	for _, L := range h.Levels {
 		s += L.A.Rows()
 	}
-	return float64(s) / float64(h.Levels[0].A.Rows())
+	return ratio(float64(s), float64(h.Levels[0].A.Rows()))
 }
 
 // OperatorComplexity returns Σ stored scalars of all level operators / those of the
-// finest (the usual memory and work measure of AMG).
+// finest (the usual memory and work measure of AMG; 1 for an empty matrix).
 func (h *Hierarchy) OperatorComplexity() float64 {
 	s := int64(0)
 	for _, L := range h.Levels {
 		s += L.A.NNZBlocks() * int64(L.A.R*L.A.C)
 	}
 	A := h.Levels[0].A
-	return float64(s) / float64(A.NNZBlocks()*int64(A.R*A.C))
+	return ratio(float64(s), float64(A.NNZBlocks()*int64(A.R*A.C)))
+}
+
+// ratio returns s/fine, or 1 when the fine level is empty (and so is every level),
+// rather than a NaN that JSON cannot encode.
+func ratio(s, fine float64) float64 {
+	if fine == 0 {
+		return 1
+	}
+	return s / fine
 }
 
 // Times returns the phase times of the last Setup or Update summed over levels.

@@ -74,7 +74,7 @@ type PhaseTimes struct {
 // Total returns the sum of the phases.
 func (p PhaseTimes) Total() time.Duration {
 	return p.Strength + p.Aggregation + p.Tentative + p.SmootherSetup + p.EigEstimate +
-		p.Smoothing + p.Galerkin + p.CoarseFactor
+		p.Smoothing + p.Filter + p.Galerkin + p.CoarseFactor
 }
 
 // Add returns the phase-wise sum of p and q.

@@ -56,6 +56,20 @@ type Result struct {
 // ErrTolerance is wrapped by the error CG returns for invalid options.
 var ErrTolerance = errors.New("krylov: invalid options")
 
+// validate names the first option out of range. An infinite tolerance would declare
+// any iterate converged, so tolerances must be finite as well as non-negative.
+func (o *Options) validate() error {
+	switch {
+	case !(o.RelTol >= 0) || math.IsInf(o.RelTol, 0):
+		return fmt.Errorf("%w: RelTol %g, want finite and ≥ 0", ErrTolerance, o.RelTol)
+	case !(o.AbsTol >= 0) || math.IsInf(o.AbsTol, 0):
+		return fmt.Errorf("%w: AbsTol %g, want finite and ≥ 0", ErrTolerance, o.AbsTol)
+	case o.MaxIter < 0:
+		return fmt.Errorf("%w: MaxIter %d, want ≥ 0", ErrTolerance, o.MaxIter)
+	}
+	return nil
+}
+
 // CG solves A·x = b by preconditioned conjugate gradients, starting from the x it is
 // given, and leaves the final iterate in x. A must be symmetric positive definite and M
 // symmetric positive definite (nil means no preconditioner). It returns
@@ -67,8 +81,8 @@ func CG(A Operator, M Preconditioner, b, x []float64, opt Options) (Result, erro
 		panic("krylov: CG: len(x) != len(b)")
 	}
 	var res Result
-	if !(opt.RelTol >= 0) || !(opt.AbsTol >= 0) || opt.MaxIter < 0 {
-		return res, fmt.Errorf("%w: RelTol %g, AbsTol %g, MaxIter %d (want non-negative)", ErrTolerance, opt.RelTol, opt.AbsTol, opt.MaxIter)
+	if err := opt.validate(); err != nil {
+		return res, err
 	}
 	if M == nil {
 		M = Identity{}

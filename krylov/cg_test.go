@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -198,10 +199,27 @@ func (nanPC) Apply(r, z []float64) {
 
 func TestCGBadOptions(t *testing.T) {
 	A := randomSPD(3, []float64{1, 2, 3}, 1)
-	opt := DefaultOptions()
-	opt.RelTol = math.NaN()
-	if _, err := CG(A, nil, []float64{1, 1, 1}, make([]float64, 3), opt); !errors.Is(err, ErrTolerance) {
-		t.Fatalf("NaN tolerance: got %v", err)
+	for _, tc := range []struct {
+		name  string
+		set   func(*Options)
+		field string // the option the message must name
+	}{
+		{"NaN RelTol", func(o *Options) { o.RelTol = math.NaN() }, "RelTol"},
+		{"negative RelTol", func(o *Options) { o.RelTol = -1 }, "RelTol"},
+		{"infinite RelTol", func(o *Options) { o.RelTol = math.Inf(1) }, "RelTol"},
+		{"infinite AbsTol", func(o *Options) { o.AbsTol = math.Inf(1) }, "AbsTol"},
+		{"negative MaxIter", func(o *Options) { o.MaxIter = -1 }, "MaxIter"},
+	} {
+		opt := DefaultOptions()
+		tc.set(&opt)
+		x := make([]float64, 3)
+		_, err := CG(A, nil, []float64{1, 1, 1}, x, opt)
+		if !errors.Is(err, ErrTolerance) || !strings.Contains(err.Error(), tc.field) {
+			t.Errorf("%s: got %v, want ErrTolerance naming %s", tc.name, err, tc.field)
+		}
+		if x[0] != 0 {
+			t.Errorf("%s: x changed to %v", tc.name, x)
+		}
 	}
 }
 

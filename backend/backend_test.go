@@ -2,6 +2,7 @@ package backend_test
 
 import (
 	"errors"
+	"math"
 	"strings"
 	"testing"
 
@@ -93,5 +94,35 @@ func TestPCGIndefinite(t *testing.T) {
 	z := bsr.Zeros(2, 2, 3, 3)
 	if _, err := backend.NewBlockJacobi(be, z); !errors.Is(err, bsr.ErrSingular) {
 		t.Fatalf("zero matrix: err %v, want bsr.ErrSingular", err)
+	}
+}
+
+// TestPCGBadOptions: a tolerance that is NaN, zero or infinite (NaN used to pass the
+// "Tol <= 0" test) and a negative iteration limit are errors, and x is left alone.
+func TestPCGBadOptions(t *testing.T) {
+	a, rhs := backendtest.PCGProblem()
+	be := cpu.New(0)
+	am, _ := be.UploadMatrix(a, false)
+	m, _ := backend.NewBlockJacobi(be, a)
+	b, _ := be.NewVector(len(rhs))
+	x, _ := be.NewVector(len(rhs))
+	be.Upload(b, rhs)
+	for _, opt := range []backend.PCGOptions{
+		{Tol: math.NaN(), MaxIter: 10},
+		{Tol: 0, MaxIter: 10},
+		{Tol: math.Inf(1), MaxIter: 10},
+		{Tol: 1e-8, MaxIter: -1},
+	} {
+		res, err := backend.PCG(be, am, m, b, x, opt)
+		if err == nil || !strings.Contains(err.Error(), "options") || res.Iterations != 0 {
+			t.Errorf("%+v: err %v, result %+v", opt, err, res)
+		}
+	}
+	out := make([]float64, len(rhs))
+	be.Download(out, x)
+	for i, v := range out {
+		if v != 0 {
+			t.Fatalf("x[%d] = %v after rejected options, want 0", i, v)
+		}
 	}
 }

@@ -42,8 +42,9 @@ func PCG(be Backend, a Matrix, m BlockDiag, rhs, x Vector, opt PCGOptions) (PCGR
 	if br*r != n || bc*c != n || x.Len() != n {
 		panic("backend: PCG: dimension mismatch")
 	}
-	if opt.Tol <= 0 || opt.MaxIter < 0 {
-		return PCGResult{}, fmt.Errorf("backend: PCG options: Tol %g must be positive and MaxIter %d non-negative", opt.Tol, opt.MaxIter)
+	// NaN compares false with everything: test for what is valid, not for what is not.
+	if !(opt.Tol > 0) || math.IsInf(opt.Tol, 0) || opt.MaxIter < 0 {
+		return PCGResult{}, fmt.Errorf("backend: PCG options: Tol %g must be positive and finite, MaxIter %d non-negative", opt.Tol, opt.MaxIter)
 	}
 	var res PCGResult
 	vecs := make([]Vector, 0, 4)
@@ -92,7 +93,7 @@ func PCG(be Backend, a Matrix, m BlockDiag, rhs, x Vector, opt PCGOptions) (PCGR
 	}
 	be.BlockDiagApply(m, rv, z)
 	rho := be.Dot(rv, z)
-	if !(rho > 0) {
+	if !(rho > 0) || math.IsInf(rho, 0) {
 		return res, fmt.Errorf("%w: rᵀz = %g at iteration 0 (preconditioner not positive definite?)", ErrBreakdown, rho)
 	}
 	be.Copy(p, z)
@@ -115,7 +116,7 @@ func PCG(be Backend, a Matrix, m BlockDiag, rhs, x Vector, opt PCGOptions) (PCGR
 		}
 		be.BlockDiagApply(m, rv, z)
 		rhoNew := be.Dot(rv, z)
-		if !(rhoNew > 0) {
+		if !(rhoNew > 0) || math.IsInf(rhoNew, 0) {
 			if err := be.Err(); err != nil {
 				return res, err
 			}

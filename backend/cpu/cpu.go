@@ -55,13 +55,14 @@ func (m *Matrix) Free() { m.m, m.free = nil, true }
 type BlockDiag struct {
 	blocks, b int
 	val       []float64
+	free      bool
 }
 
 // Dims returns the block count and size.
 func (d *BlockDiag) Dims() (int, int) { return d.blocks, d.b }
 
 // Free drops the storage.
-func (d *BlockDiag) Free() { d.val = nil }
+func (d *BlockDiag) Free() { d.val, d.free = nil, true }
 
 func vec(v backend.Vector) []float64 {
 	cv, ok := v.(*Vector)
@@ -160,6 +161,9 @@ func (b *Backend) BlockDiagApply(d backend.BlockDiag, x, y backend.Vector) {
 	bd, ok := d.(*BlockDiag)
 	if !ok {
 		panic("cpu: block diagonal from another backend")
+	}
+	if bd.free {
+		panic("cpu: block diagonal used after Free")
 	}
 	xs, ys := vec(x), vec(y)
 	n := bd.blocks * bd.b

@@ -84,7 +84,16 @@ func checkDims(blockRows, blockCols, r, c int) error {
 	if r < 1 || c < 1 {
 		return fmt.Errorf("%w: block shape %d×%d: both sides must be at least 1", ErrInvalid, r, c)
 	}
+	if sizeOverflows(blockRows, blockCols, r, c) {
+		return fmt.Errorf("%w: %d×%d blocks of %d×%d: scalar size or block size overflows", ErrInvalid, blockRows, blockCols, r, c)
+	}
 	return nil
+}
+
+// sizeOverflows reports whether R·C, BlockRows·R or BlockCols·C overflows an int, the
+// products every offset computation starts from (all arguments non-negative, r, c ≥ 1).
+func sizeOverflows(blockRows, blockCols, r, c int) bool {
+	return r > math.MaxInt/c || blockRows > math.MaxInt/r || blockCols > math.MaxInt/c
 }
 
 // assemble builds the matrix whose blocks are at the (already checked) positions

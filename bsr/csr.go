@@ -112,8 +112,12 @@ func FromCSR(a *CSR, r, c int) (*Matrix, error) {
 }
 
 // ToCSR returns the scalar CSR form of m. Every stored block entry becomes a scalar
-// entry, explicit zeros included, so FromCSR(m.ToCSR(), m.R, m.C) reproduces m.
+// entry, explicit zeros included, so FromCSR(m.ToCSR(), m.R, m.C) reproduces m. It
+// panics when m has more scalar columns than CSR's int32 column indices can name.
 func (m *Matrix) ToCSR() *CSR {
+	if int64(m.Cols()) > math.MaxInt32+1 {
+		panic("bsr: ToCSR: more scalar columns than int32 column indices can name")
+	}
 	r, c := m.R, m.C
 	rows := m.Rows()
 	a := &CSR{Rows: rows, Cols: m.Cols(), RowPtr: make([]int64, rows+1)}

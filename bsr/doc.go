@@ -13,6 +13,8 @@
 //   - len(RowPtr) == BlockRows+1, RowPtr[0] == 0, RowPtr is non-decreasing.
 //   - Column indices inside a block row are strictly increasing (sorted, no duplicates).
 //   - len(Val) == RowPtr[BlockRows]*R*C.
+//   - BlockCols ≤ 2³¹ (column indices are int32), and R·C, BlockRows·R and BlockCols·C
+//     fit an int.
 //
 // Block offsets are int64 and every value offset is computed in int64, so that a block
 // count times a block size never overflows 32 bits (a 3.1M-unknown 3×6 operator already

@@ -134,8 +134,11 @@ var ErrInvalid = errors.New("bsr: invalid matrix")
 // finite. It returns an error wrapping ErrInvalid that names the first offending block
 // row.
 func (m *Matrix) Validate() error {
-	if m.BlockRows < 0 || m.BlockCols < 0 || m.R < 1 || m.C < 1 {
+	if m.BlockRows < 0 || m.BlockCols < 0 || m.R < 1 || m.C < 1 || sizeOverflows(m.BlockRows, m.BlockCols, m.R, m.C) {
 		return fmt.Errorf("%w: dimensions %d×%d blocks of %d×%d", ErrInvalid, m.BlockRows, m.BlockCols, m.R, m.C)
+	}
+	if int64(m.BlockCols) > math.MaxInt32+1 {
+		return fmt.Errorf("%w: %d block columns do not fit the int32 column indices", ErrInvalid, m.BlockCols)
 	}
 	if len(m.RowPtr) != m.BlockRows+1 || m.RowPtr[0] != 0 {
 		return fmt.Errorf("%w: row pointer length %d (want %d) or first entry not 0", ErrInvalid, len(m.RowPtr), m.BlockRows+1)

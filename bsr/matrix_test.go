@@ -60,6 +60,9 @@ func TestNewRejects(t *testing.T) {
 		{"negative column", 1, 2, 1, 1, []int64{0, 1}, []int32{-1}, "out of range"},
 		{"unsorted", 2, 3, 1, 1, []int64{0, 0, 2}, []int32{2, 1}, "block row 1: columns not strictly increasing"},
 		{"duplicate", 1, 3, 1, 1, []int64{0, 2}, []int32{1, 1}, "not strictly increasing"},
+		// Shapes whose products wrap around: every value offset starts from them.
+		{"block size overflows", 1, 1, 1 << 40, 1 << 40, []int64{0, 0}, nil, "overflows"},
+		{"scalar rows overflow", math.MaxInt / 2, 1, 3, 3, nil, nil, "overflows"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -133,4 +136,23 @@ func TestCloneAndPattern(t *testing.T) {
 	}
 	mustPanic(t, "Zeros negative", func() { Zeros(-1, 2, 1, 1) })
 	mustPanic(t, "Zeros block side", func() { Zeros(1, 2, 0, 1) })
+}
+
+// TestIndexLimits: block columns beyond int32 column indices are invalid, and ToCSR
+// refuses (by panic, it returns no error) a matrix whose scalar columns would wrap its
+// int32 column indices instead of writing wrong ones.
+func TestIndexLimits(t *testing.T) {
+	if err := Zeros(1, 1<<32, 1, 1).Validate(); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "int32") {
+		t.Errorf("2³² block columns: %v", err)
+	}
+	wide := Zeros(1, 1<<31, 1, 2)
+	if err := wide.Validate(); err != nil {
+		t.Fatalf("2³¹ block columns of width 2: %v", err)
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("ToCSR of a matrix with 2³² scalar columns did not panic")
+		}
+	}()
+	wide.ToCSR()
 }

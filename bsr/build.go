@@ -60,6 +60,9 @@ func FromScalarTriplets(rows, cols, r, c int, i, j []int32, v []float64) (*Matri
 	if rows%r != 0 || cols%c != 0 {
 		return nil, fmt.Errorf("%w: %d×%d matrix is not a whole number of %d×%d blocks", ErrInvalid, rows, cols, r, c)
 	}
+	if err := checkDims(rows/r, cols/c, r, c); err != nil {
+		return nil, err
+	}
 	bi := make([]int32, len(i))
 	bj := make([]int32, len(j))
 	for k := range i {
@@ -69,8 +72,8 @@ func FromScalarTriplets(rows, cols, r, c int, i, j []int32, v []float64) (*Matri
 		if x := v[k]; math.IsNaN(x) || math.IsInf(x, 0) {
 			return nil, fmt.Errorf("%w: triplet %d at (%d,%d): non-finite value %v", ErrInvalid, k, i[k], j[k], x)
 		}
-		bi[k] = i[k] / int32(r)
-		bj[k] = j[k] / int32(c)
+		bi[k] = int32(int(i[k]) / r) // in int: r need not fit an int32
+		bj[k] = int32(int(j[k]) / c)
 	}
 	return assemble(rows/r, cols/c, r, c, bi, bj, func(k int, dst []float64) {
 		dst[int(i[k])%r*c+int(j[k])%c] += v[k]

@@ -242,6 +242,8 @@ func TestFromScalarTripletsRejects(t *testing.T) {
 		{"NaN", 6, 6, 2, 3, []int32{0}, []int32{0}, []float64{math.NaN()}, "non-finite"},
 		{"Inf", 6, 6, 2, 3, []int32{0}, []int32{0}, []float64{math.Inf(1)}, "non-finite"},
 		{"overflowing duplicates", 6, 6, 2, 3, []int32{0, 0}, []int32{0, 0}, []float64{-1e308, -1e308}, "float64 range"},
+		// 2³²×2³² blocks: the block size wraps to 0 (and int32(r) would too).
+		{"block size overflows", 1 << 32, 1 << 32, 1 << 32, 1 << 32, []int32{5}, []int32{7}, []float64{1}, "overflows"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

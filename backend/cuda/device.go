@@ -305,3 +305,14 @@ func (b *Backend) SetPhase(name string) string {
 
 // Counters returns the transfer counters.
 func (b *Backend) Counters() *backend.Counters { return &b.counters }
+
+// MemInfo returns the device's free and total memory now (cuMemGetInfo), for
+// reporting what a run occupies.
+func (b *Backend) MemInfo() (free, total uint64, err error) {
+	err = b.do(func() error {
+		var e error
+		free, total, e = cudadrv.MemGetInfo()
+		return e
+	})
+	return free, total, err
+}

@@ -325,9 +325,11 @@ type solveReport struct {
 	WBlocks []int64 `json:"w_blocks,omitempty"`
 	// GPU runs only: the device, the time to upload the hierarchy and the host↔device
 	// bytes per phase.
-	Device        string                     `json:"device,omitempty"`
-	UploadSeconds float64                    `json:"upload_seconds,omitempty"`
-	Traffic       map[string]backend.Traffic `json:"traffic,omitempty"`
+	Device        string  `json:"device,omitempty"`
+	UploadSeconds float64 `json:"upload_seconds,omitempty"`
+	// Device memory held by the run (hierarchy, vectors), from cuMemGetInfo.
+	DeviceMemoryBytes int64                      `json:"device_memory_bytes,omitempty"`
+	Traffic           map[string]backend.Traffic `json:"traffic,omitempty"`
 }
 
 func solveCPU(c *solveConfig, stdout, stderr io.Writer) error {

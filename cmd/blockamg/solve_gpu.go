@@ -78,6 +78,11 @@ func solveGPU(c *solveConfig, stdout, stderr io.Writer) error {
 		return err
 	}
 	upload := time.Since(t)
+	// Device memory this run holds: the hierarchy, b and x, plus PCG's four work vectors.
+	var devMem int64
+	if free, _, err := be.MemInfo(); err == nil {
+		devMem = int64(be.Info().FreeMem) - int64(free) + 4*int64(n)*8
+	}
 
 	be.SetPhase("solve")
 	t = time.Now()
@@ -94,6 +99,7 @@ func solveGPU(c *solveConfig, stdout, stderr io.Writer) error {
 		SolveSeconds: solve.Seconds(), GridComplexity: h.GridComplexity(),
 		OperatorComplexity: h.OperatorComplexity(), Levels: h.Info(), Phases: h.Times(),
 		History: res.History, Device: be.Name(), UploadSeconds: upload.Seconds(),
+		DeviceMemoryBytes: devMem,
 	}
 	rep.NullSpace = p.A.R
 	if p.ns != nil {
@@ -150,7 +156,8 @@ func solveGPU(c *solveConfig, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "device: %s (set-up on the host, V-cycle and CG on the device)\n", rep.Device)
 	printSolve(stdout, &rep, p)
-	fmt.Fprintf(stdout, "upload of the hierarchy %.4f s\n\n", rep.UploadSeconds)
+	fmt.Fprintf(stdout, "upload of the hierarchy %.4f s; device memory %.2f GB; %.3f ms per CG iteration\n\n",
+		rep.UploadSeconds, float64(rep.DeviceMemoryBytes)/1e9, 1e3*rep.SolveSeconds/float64(max(rep.Iterations, 1)))
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "phase\tH2D bytes\tD2H bytes\tcopies\t")
 	for _, ph := range be.Counters().Phases() {

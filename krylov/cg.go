@@ -96,19 +96,19 @@ func CG(A Operator, M Preconditioner, b, x []float64, opt Options) (Result, erro
 	// r = b − A·x, skipping the product when x is zero (the usual x₀).
 	trueResidual := func() float64 {
 		A.Apply(x, q)
-		return math.Sqrt(reduce(n, w, func(lo, hi int) float64 {
+		return safeNorm(r, reduce(n, w, func(lo, hi int) float64 {
 			s := 0.0
 			for i := lo; i < hi; i++ {
 				r[i] = b[i] - q[i]
 				s += r[i] * r[i]
 			}
 			return s
-		}))
+		}), w)
 	}
 	var rnorm float64
 	if isZero(x) {
 		copy(r, b)
-		rnorm = math.Sqrt(dot(r, r, w))
+		rnorm = safeNorm(r, dot(r, r, w), w)
 	} else {
 		rnorm = trueResidual()
 	}
@@ -159,7 +159,7 @@ func CG(A Operator, M Preconditioner, b, x []float64, opt Options) (Result, erro
 			}
 			return s
 		})
-		rnorm = math.Sqrt(rr)
+		rnorm = safeNorm(r, rr, w)
 		res.Iterations, res.Residual = it, rnorm
 		record(rnorm)
 		if !finite(rnorm) {

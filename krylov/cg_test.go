@@ -272,3 +272,72 @@ func TestCGDeterministicAcrossWorkers(t *testing.T) {
 		}
 	}
 }
+
+// scaledOp is s·A.
+type scaledOp struct {
+	a Operator
+	s float64
+}
+
+func (o scaledOp) Apply(x, y []float64) {
+	o.a.Apply(x, y)
+	for i := range y {
+		y[i] *= o.s
+	}
+}
+
+// scaledJacobi is z = r/(2s), point Jacobi for s·laplace1D.
+type scaledJacobi struct{ s float64 }
+
+func (j scaledJacobi) Apply(r, z []float64) {
+	for i := range r {
+		z[i] = r[i] / (2 * j.s)
+	}
+}
+
+// TestCGBadlyScaled: residual norms of a system scaled by 2^±600 (entries near
+// 1e±180) are computed without overflow or underflow, so CG takes the same iterations
+// and finds the same solution as for the unscaled system, instead of a false
+// breakdown (‖r‖ = Inf) or a false convergence (‖r‖ = 0).
+func TestCGBadlyScaled(t *testing.T) {
+	n := 2*chunk + 5
+	b := make([]float64, n)
+	for i := range b {
+		b[i] = noise(uint64(i))
+	}
+	solve := func(s float64) (Result, []float64) {
+		bs := make([]float64, n)
+		for i, v := range b {
+			bs[i] = v * s
+		}
+		opt := DefaultOptions()
+		opt.AbsTol = 0
+		opt.MaxIter = 300
+		x := make([]float64, n)
+		res, err := CG(scaledOp{laplace1D{n}, s}, scaledJacobi{s}, bs, x, opt)
+		if err != nil && !errors.As(err, new(*NotConvergedError)) {
+			t.Fatalf("scale %g: %v", s, err)
+		}
+		return res, x
+	}
+	ref, xref := solve(1)
+	for _, e := range []int{600, -600} {
+		s := math.Ldexp(1, e)
+		res, x := solve(s)
+		if res.Iterations != ref.Iterations || !equalBits(x, xref) {
+			t.Errorf("2^%d: %d iterations (unscaled %d), solution bitwise equal: %v", e, res.Iterations, ref.Iterations, equalBits(x, xref))
+		}
+		if got, want := res.InitialResidual/s, ref.InitialResidual; math.Abs(got-want) > 1e-14*want {
+			t.Errorf("2^%d: initial residual %g·2^%d, want %g", e, got, e, want)
+		}
+	}
+}
+
+func equalBits(a, b []float64) bool {
+	for i := range a {
+		if math.Float64bits(a[i]) != math.Float64bits(b[i]) {
+			return false
+		}
+	}
+	return len(a) == len(b)
+}

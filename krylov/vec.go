@@ -1,6 +1,10 @@
 package krylov
 
-import "blockamg/internal/par"
+import (
+	"math"
+
+	"blockamg/internal/par"
+)
 
 // chunk is the fixed length of the pieces inner products are split into. Partial sums
 // are per chunk and added in chunk order, so the bits never depend on the worker count.
@@ -45,4 +49,34 @@ func reduce(n, workers int, part func(lo, hi int) float64) float64 {
 // forEach runs body over [0, n) in parallel; body writes only indices in its range.
 func forEach(n, workers int, body func(lo, hi int)) {
 	par.For(n, workers, chunk, body)
+}
+
+// safeNorm returns ‖v‖₂ given ss, the plain sum of squares of v. That sum overflows
+// for entries beyond about 1e154 and underflows (to subnormals or zero) below about
+// 1e-154, which would turn a valid residual into Inf (a false breakdown) or 0 (a false
+// convergence) for a badly scaled system; only then is the norm recomputed on v scaled
+// by a power of two (exact), in the same fixed chunk order. NaN stays NaN.
+func safeNorm(v []float64, ss float64, workers int) float64 {
+	const tiny = 0x1p-900 // well above the subnormals, far below any sane squared norm
+	if ss >= tiny && !math.IsInf(ss, 0) || math.IsNaN(ss) {
+		return math.Sqrt(ss)
+	}
+	amax := 0.0
+	for _, x := range v {
+		amax = math.Max(amax, math.Abs(x))
+	}
+	if amax == 0 || math.IsInf(amax, 0) || math.IsNaN(amax) {
+		return amax
+	}
+	_, e := math.Frexp(amax)
+	s := math.Ldexp(1, -e)
+	ss = reduce(len(v), workers, func(lo, hi int) float64 {
+		t := 0.0
+		for _, x := range v[lo:hi] {
+			x *= s
+			t += x * x
+		}
+		return t
+	})
+	return math.Sqrt(ss) / s
 }

@@ -2,9 +2,11 @@ package amg
 
 import (
 	"errors"
+	"math"
 	"testing"
 
 	"blockamg/bsr"
+	"blockamg/krylov"
 )
 
 // Set-up robustness: problems far from the 3D elasticity the defaults are tuned for
@@ -205,5 +207,41 @@ func TestIsolatedNodes(t *testing.T) {
 	res, _ := solveCG(t, h, randomVec(A.Rows(), 8))
 	if res.Iterations > 15 {
 		t.Errorf("%d iterations", res.Iterations)
+	}
+}
+
+// TestScaledMatrix: AMG + CG is invariant under scaling A and b by a power of two, so
+// A·2^±600 (entries near 1e±180, whose squares leave the float64 range) must give the
+// unscaled iterations and solution, not a "zero or not finite diagonal" error or a
+// false breakdown.
+func TestScaledMatrix(t *testing.T) {
+	A, b, ns := ex56(t, 4)
+	solve := func(scale float64) (int, []float64) {
+		As := A.Clone()
+		As.Scale(scale)
+		bs := make([]float64, len(b))
+		for i, v := range b {
+			bs[i] = v * scale
+		}
+		h, err := Setup(As, ns, DefaultOptions())
+		if err != nil {
+			t.Fatalf("scale %g: %v", scale, err)
+		}
+		opt := krylov.DefaultOptions()
+		opt.AbsTol = 0 // the default 1e-50 would accept x = 0 for b near 1e-180
+		x := make([]float64, len(b))
+		res, err := krylov.CG(h.Operator(), h, bs, x, opt)
+		if err != nil {
+			t.Fatalf("scale %g: %v", scale, err)
+		}
+		return res.Iterations, x
+	}
+	its, x := solve(1)
+	for _, e := range []int{600, -600} {
+		s := math.Ldexp(1, e)
+		got, xs := solve(s)
+		if got != its || maxDiff(xs, x) > 1e-12 {
+			t.Errorf("A·2^%d: %d iterations (unscaled %d), solution differs by %.3g", e, got, its, maxDiff(xs, x))
+		}
 	}
 }

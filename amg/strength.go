@@ -36,9 +36,16 @@ func Strength(A *bsr.Matrix, threshold float64, workers int) (*Graph, error) {
 	}
 	n := A.BlockRows
 	bs := A.R * A.C
+	// Squared norms are plain sums of squares, which overflow for entries beyond about
+	// 1e154 and underflow below 1e-154. The strength test is invariant under scaling A,
+	// so when the diagonal norms come out zero or infinite for a matrix whose entries
+	// are that large or small, they are recomputed on A scaled by a power of two (exact,
+	// the same decisions as for a well-scaled A).
+	scale := 1.0
 	norm2 := func(k int64) float64 {
 		s := 0.0
 		for _, v := range A.Val[k*int64(bs) : (k+1)*int64(bs)] {
+			v *= scale
 			s += v * v
 		}
 		return s
@@ -46,19 +53,28 @@ func Strength(A *bsr.Matrix, threshold float64, workers int) (*Graph, error) {
 	// Diagonal norms, with the lowest bad row reported whatever the split.
 	diag := make([]float64, n)
 	bad := make([]bool, n)
-	par.ForWeighted(A.RowPtr, workers, int64(minChunk), func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			k, ok := A.Find(i, i)
-			if ok {
-				diag[i] = math.Sqrt(norm2(k))
+	diagNorms := func() int {
+		par.ForWeighted(A.RowPtr, workers, int64(minChunk), func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				diag[i] = 0
+				k, ok := A.Find(i, i)
+				if ok {
+					diag[i] = math.Sqrt(norm2(k))
+				}
+				bad[i] = !(diag[i] > 0) || math.IsInf(diag[i], 0)
 			}
-			bad[i] = !(diag[i] > 0) || math.IsInf(diag[i], 0)
+		})
+		return slices.Index(bad, true)
+	}
+	first := diagNorms()
+	if first >= 0 {
+		if s, ok := rescale(A.Val); ok {
+			scale = s
+			first = diagNorms()
 		}
-	})
-	for i, b := range bad {
-		if b {
-			return nil, fmt.Errorf("%w: block row %d: diagonal block missing, zero or not finite", ErrInput, i)
-		}
+	}
+	if first >= 0 {
+		return nil, fmt.Errorf("%w: block row %d: diagonal block missing, zero or not finite", ErrInput, first)
 	}
 	// keep[k] marks the strong off-diagonal blocks. ‖A_ij‖/√(d_i·d_j) > θ is tested as
 	// ‖A_ij‖² > θ²·d_i·d_j (θ ≥ 0): no root and no division per block; a negative θ
@@ -166,4 +182,22 @@ func symmetrize(n int, sPtr []int64, sAdj []int32, workers int) *Graph {
 		}
 	})
 	return g
+}
+
+// rescale returns a power of two that brings the largest magnitude in v near 1, and
+// whether v needs it: its largest magnitude is finite, non-zero and beyond 2^±400,
+// where squares of its entries (or of the smaller ones) leave the float64 range.
+func rescale(v []float64) (float64, bool) {
+	amax := 0.0
+	for _, x := range v {
+		amax = math.Max(amax, math.Abs(x))
+	}
+	if !(amax > 0) || math.IsInf(amax, 0) {
+		return 1, false
+	}
+	_, e := math.Frexp(amax)
+	if e > -400 && e < 400 {
+		return 1, false
+	}
+	return math.Ldexp(1, -e), true
 }

@@ -3,6 +3,7 @@ package amg
 import (
 	"errors"
 	"fmt"
+	"math"
 	"time"
 
 	"blockamg/bsr"
@@ -175,7 +176,10 @@ func (h *Hierarchy) setupSmoother(l int) error {
 		if len(L.v32) != len(L.A.Val) {
 			L.v32 = make([]float32, len(L.A.Val))
 		}
-		toFloat32(L.A.Val, L.v32, opt.Workers)
+		if !toFloat32(L.A.Val, L.v32, opt.Workers) {
+			return fmt.Errorf("level %d: %w: an operator entry exceeds the float32 range (SmootherFloat32 needs |a| ≤ %g)",
+				l, ErrInput, math.MaxFloat32)
+		}
 		L.op.v32 = L.v32
 	}
 	sw.lap(&L.Times.SmootherSetup)

@@ -1,6 +1,9 @@
 package amg
 
 import (
+	"math"
+	"sync/atomic"
+
 	"blockamg/bsr"
 	"blockamg/internal/par"
 )
@@ -182,10 +185,20 @@ func addTo(x, d []float64, workers int) {
 }
 
 // toFloat32 rounds src into dst.
-func toFloat32(src []float64, dst []float32, workers int) {
+//
+// It reports whether every value fits: a magnitude beyond math.MaxFloat32 becomes
+// ±Inf, and the cycle would then fill the solution with NaN.
+func toFloat32(src []float64, dst []float32, workers int) bool {
+	var overflow atomic.Bool
 	par.For(len(src), workers, minChunk, func(lo, hi int) {
+		inf := false
 		for i := lo; i < hi; i++ {
 			dst[i] = float32(src[i])
+			inf = inf || math.IsInf(float64(dst[i]), 0)
+		}
+		if inf {
+			overflow.Store(true)
 		}
 	})
+	return !overflow.Load()
 }

@@ -3,6 +3,7 @@ package amg
 import (
 	"errors"
 	"math"
+	"strings"
 	"testing"
 
 	"blockamg/bsr"
@@ -243,5 +244,21 @@ func TestScaledMatrix(t *testing.T) {
 		if got != its || maxDiff(xs, x) > 1e-12 {
 			t.Errorf("A·2^%d: %d iterations (unscaled %d), solution differs by %.3g", e, got, its, maxDiff(xs, x))
 		}
+	}
+}
+
+// TestSmootherFloat32Range: with SmootherFloat32, an operator entry beyond the float32
+// range would become Inf in the copy and NaN in every cycle; Setup says so instead.
+func TestSmootherFloat32Range(t *testing.T) {
+	A, _, ns := ex56(t, 3)
+	A.Scale(1e40)
+	opt := DefaultOptions()
+	opt.SmootherFloat32 = true
+	if _, err := Setup(A, ns, opt); !errors.Is(err, ErrInput) || !strings.Contains(err.Error(), "float32") {
+		t.Errorf("entries near 1e40 with SmootherFloat32: %v, want ErrInput naming float32", err)
+	}
+	opt.SmootherFloat32 = false
+	if _, err := Setup(A, ns, opt); err != nil {
+		t.Errorf("entries near 1e40 in float64: %v", err)
 	}
 }

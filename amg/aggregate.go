@@ -6,7 +6,7 @@ type Aggregates struct {
 	Count int     // number of aggregates
 	Of    []int32 // aggregate of each node; -1 for a node left out of every aggregate
 	Ptr   []int64 // members of aggregate a are Nodes[Ptr[a]:Ptr[a+1]], ascending
-	Nodes []int32
+	Nodes []int32 // the members of every aggregate, aggregate after aggregate
 	Roots []int32 // the MIS root each aggregate grew from
 }
 

@@ -4,7 +4,7 @@ import "blockamg/filter"
 
 // LevelInfo summarises one level for tables and JSON.
 type LevelInfo struct {
-	Level      int   `json:"level"`
+	Level      int   `json:"level"`      // 0 for the finest
 	Rows       int   `json:"rows"`       // scalar unknowns
 	BlockRows  int   `json:"block_rows"` // nodes
 	BlockSize  int   `json:"block_size"` // b of the b×b blocks of A
@@ -16,21 +16,21 @@ type LevelInfo struct {
 
 	// Prolongator to the next level (zero on the coarsest): PBlockRows×PBlockCols
 	// blocks of PR×PC.
-	PBlockRows int   `json:"p_block_rows"`
-	PBlockCols int   `json:"p_block_cols"`
-	PR         int   `json:"p_r"`
-	PC         int   `json:"p_c"`
-	PNNZBlocks int64 `json:"p_nnz_blocks"`
-	PBytes     int64 `json:"p_bytes"`
-	Edges      int64 `json:"graph_edges"` // directed edges of the strength graph
+	PBlockRows int   `json:"p_block_rows"` // this level's nodes
+	PBlockCols int   `json:"p_block_cols"` // the next level's nodes (aggregates)
+	PR         int   `json:"p_r"`          // rows of P's blocks: this level's b
+	PC         int   `json:"p_c"`          // columns of P's blocks: near-null vectors k
+	PNNZBlocks int64 `json:"p_nnz_blocks"` // stored blocks of P
+	PBytes     int64 `json:"p_bytes"`      // memory of P (pattern and values)
+	Edges      int64 `json:"graph_edges"`  // directed edges of the strength graph
 	// Filtering of P (FilterTheta > 0): its statistics, nil without filtering.
 	Filter *filter.Stats `json:"filter,omitempty"`
 
-	EigMin  float64 `json:"eig_min"` // estimates of the spectrum of D⁻¹A
-	EigMax  float64 `json:"eig_max"`
+	EigMin  float64 `json:"eig_min"`  // smallest Ritz value of D⁻¹A
+	EigMax  float64 `json:"eig_max"`  // largest Ritz value of D⁻¹A
 	Omega   float64 `json:"omega"`    // prolongator smoothing weight
-	ChebMin float64 `json:"cheb_min"` // Chebyshev interval
-	ChebMax float64 `json:"cheb_max"`
+	ChebMin float64 `json:"cheb_min"` // lower end of the Chebyshev interval
+	ChebMax float64 `json:"cheb_max"` // upper end of the Chebyshev interval
 
 	Times PhaseTimes `json:"times"` // of the last Setup or Update
 }

@@ -60,9 +60,9 @@ type Level struct {
 // Aggregation and Tentative are symbolic (first Setup only); the others are redone
 // by Update.
 type PhaseTimes struct {
-	Strength      time.Duration `json:"strength_ns"`
-	Aggregation   time.Duration `json:"aggregation_ns"`
-	Tentative     time.Duration `json:"tentative_ns"`
+	Strength      time.Duration `json:"strength_ns"`       // strength graph
+	Aggregation   time.Duration `json:"aggregation_ns"`    // MIS aggregation
+	Tentative     time.Duration `json:"tentative_ns"`      // per-aggregate QR: P_tent and the coarse near-null space
 	SmootherSetup time.Duration `json:"smoother_setup_ns"` // block-diagonal inverse
 	EigEstimate   time.Duration `json:"eig_estimate_ns"`   // CG–Lanczos on D⁻¹A
 	Smoothing     time.Duration `json:"smoothing_ns"`      // P = (I − ωD⁻¹A)·P_tent, pattern and values

@@ -11,8 +11,8 @@ import (
 // b×Cols block is contiguous. Setup requires finite entries and no zero vector;
 // linearly dependent vectors are allowed (the per-aggregate QR copes with them).
 type NullSpace struct {
-	Rows, Cols int
-	Data       []float64
+	Rows, Cols int       // scalar unknowns and vectors
+	Data       []float64 // len Rows*Cols, row-major
 }
 
 // ConstantModes returns the near-null space used when none is given: one constant

@@ -12,7 +12,7 @@ import (
 // Graph is the strength-of-connection graph between the nodes (block rows) of a level:
 // symmetric, without self-loops, each adjacency list sorted.
 type Graph struct {
-	Nodes  int
+	Nodes  int     // block rows of the level's operator
 	RowPtr []int64 // len Nodes+1
 	Adj    []int32 // neighbours of node i: Adj[RowPtr[i]:RowPtr[i+1]]
 }

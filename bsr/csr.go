@@ -10,7 +10,7 @@ import (
 // CSR is a scalar compressed sparse row matrix (sorted columns, no duplicates). It is
 // the exchange format with scalar tools and files; Rows × Cols is the scalar shape.
 type CSR struct {
-	Rows, Cols int
+	Rows, Cols int       // scalar dimensions
 	RowPtr     []int64   // len Rows+1: entry offsets of each row
 	ColIdx     []int32   // column of each entry, strictly increasing inside a row
 	Val        []float64 // value of each entry

@@ -10,7 +10,7 @@ import (
 // Dense is a dense matrix stored row-major: entry (i, j) is Data[i*Cols+j]. Vectors are
 // n×1 and multivectors (near-null spaces, coordinates) n×k.
 type Dense struct {
-	Rows, Cols int
+	Rows, Cols int       // dimensions
 	Data       []float64 // len Rows*Cols, row-major
 }
 

@@ -14,6 +14,7 @@ type ParseError struct {
 	Err    error  // underlying cause (I/O or number syntax), may be nil
 }
 
+// Error returns "FILE:LINE: message: cause" (or "FILE: byte N: ..." for binary files).
 func (e *ParseError) Error() string {
 	var b strings.Builder
 	b.WriteString(e.File)

@@ -8,13 +8,13 @@ import (
 
 // Operator applies a linear operator: y = A·x. It must overwrite y entirely.
 type Operator interface {
-	Apply(x, y []float64)
+	Apply(x, y []float64) // y = A·x
 }
 
 // Preconditioner applies an approximate inverse: z = M⁻¹·r. It must overwrite z
 // entirely and must not modify r.
 type Preconditioner interface {
-	Apply(r, z []float64)
+	Apply(r, z []float64) // z = M⁻¹·r
 }
 
 // Identity is the preconditioner z = r.

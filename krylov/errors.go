@@ -10,6 +10,7 @@ type NotConvergedError struct {
 	Target     float64 // the residual that convergence required
 }
 
+// Error reports the iterations, the last residual and the target.
 func (e *NotConvergedError) Error() string {
 	return fmt.Sprintf("krylov: CG did not converge in %d iterations: residual %.3e, target %.3e", e.Iterations, e.Residual, e.Target)
 }
@@ -25,6 +26,7 @@ type BreakdownError struct {
 // breakdown.
 func (e *BreakdownError) Operator() bool { return e.Quantity == "pᵀAp" }
 
+// Error names the iteration, the quantity and its value, and which operator is to blame.
 func (e *BreakdownError) Error() string {
 	switch e.Quantity {
 	case "pᵀAp":

@@ -19,10 +19,10 @@ type Options struct {
 
 // Info describes the device and the toolchain a Backend runs with.
 type Info struct {
-	Ordinal         int
-	Name            string
-	CCMajor         int // compute capability
-	CCMinor         int
+	Ordinal         int    // CUDA device ordinal
+	Name            string // e.g. "NVIDIA H200"
+	CCMajor         int    // compute capability, major
+	CCMinor         int    // compute capability, minor
 	SMs             int    // multiprocessors
 	L2Bytes         int    // L2 cache size
 	TotalMem        uint64 // device memory in bytes
@@ -30,9 +30,9 @@ type Info struct {
 	MemClockKHz     int    // memory clock
 	BusWidthBits    int    // memory bus width
 	DriverVersion   int    // CUDA version of the driver, major*1000 + minor*10
-	NVRTCMajor      int
-	NVRTCMinor      int
-	NVRTCPath       string
+	NVRTCMajor      int    // NVRTC version, major
+	NVRTCMinor      int    // NVRTC version, minor
+	NVRTCPath       string // the libnvrtc loaded
 	Arch            string // the NVRTC target, e.g. "sm_90"
 	KernelCache     string // the CUBIN file used, or "" when not cached
 	KernelsFromDisk bool   // whether the CUBIN came from the cache

@@ -29,23 +29,13 @@ func (a *CSR) Validate() error {
 	if int64(len(a.ColIdx)) != nnz || int64(len(a.Val)) != nnz {
 		return fmt.Errorf("%w: CSR has %d column indices and %d values for %d entries", ErrInvalid, len(a.ColIdx), len(a.Val), nnz)
 	}
+	if err := checkRows("CSR row", a.RowPtr, a.ColIdx, a.Cols); err != nil {
+		return err
+	}
 	for i := 0; i < a.Rows; i++ {
-		lo, hi := a.RowPtr[i], a.RowPtr[i+1]
-		if hi < lo || hi > nnz {
-			return fmt.Errorf("%w: CSR row %d: row pointer decreases or passes the entry count", ErrInvalid, i)
-		}
-		prev := int32(-1)
-		for k := lo; k < hi; k++ {
-			c := a.ColIdx[k]
-			if c < 0 || int(c) >= a.Cols {
-				return fmt.Errorf("%w: CSR row %d: column %d out of range [0,%d)", ErrInvalid, i, c, a.Cols)
-			}
-			if c <= prev {
-				return fmt.Errorf("%w: CSR row %d: columns not strictly increasing (%d after %d)", ErrInvalid, i, c, prev)
-			}
-			prev = c
+		for k := a.RowPtr[i]; k < a.RowPtr[i+1]; k++ {
 			if v := a.Val[k]; math.IsNaN(v) || math.IsInf(v, 0) {
-				return fmt.Errorf("%w: CSR row %d column %d: non-finite value %v", ErrInvalid, i, c, v)
+				return fmt.Errorf("%w: CSR row %d column %d: non-finite value %v", ErrInvalid, i, a.ColIdx[k], v)
 			}
 		}
 	}

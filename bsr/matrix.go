@@ -127,6 +127,30 @@ func (m *Matrix) SamePattern(o *Matrix) bool {
 	return true
 }
 
+// checkRows checks the rows of a compressed pattern (len(rowPtr)-1 rows whose first
+// pointer is 0 and last is len(colIdx)): pointers non-decreasing, columns in [0, cols)
+// and strictly increasing in each row. Errors name the row as "what i".
+func checkRows(what string, rowPtr []int64, colIdx []int32, cols int) error {
+	nnz := int64(len(colIdx))
+	for i := 0; i < len(rowPtr)-1; i++ {
+		lo, hi := rowPtr[i], rowPtr[i+1]
+		if hi < lo || hi > nnz {
+			return fmt.Errorf("%w: %s %d: row pointer decreases or passes the stored count %d", ErrInvalid, what, i, nnz)
+		}
+		prev := int32(-1)
+		for _, c := range colIdx[lo:hi] {
+			if c < 0 || int(c) >= cols {
+				return fmt.Errorf("%w: %s %d: column %d out of range [0,%d)", ErrInvalid, what, i, c, cols)
+			}
+			if c <= prev {
+				return fmt.Errorf("%w: %s %d: columns not strictly increasing (%d after %d)", ErrInvalid, what, i, c, prev)
+			}
+			prev = c
+		}
+	}
+	return nil
+}
+
 // ErrInvalid is wrapped by every error Validate returns.
 var ErrInvalid = errors.New("bsr: invalid matrix")
 
@@ -150,22 +174,8 @@ func (m *Matrix) Validate() error {
 	if int64(len(m.Val)) != nnz*int64(m.R*m.C) {
 		return fmt.Errorf("%w: %d values for %d blocks of %d×%d", ErrInvalid, len(m.Val), nnz, m.R, m.C)
 	}
-	for i := 0; i < m.BlockRows; i++ {
-		lo, hi := m.RowPtr[i], m.RowPtr[i+1]
-		if hi < lo || hi > nnz {
-			return fmt.Errorf("%w: block row %d: row pointer decreases or passes the block count", ErrInvalid, i)
-		}
-		prev := int32(-1)
-		for k := lo; k < hi; k++ {
-			c := m.ColIdx[k]
-			if c < 0 || int(c) >= m.BlockCols {
-				return fmt.Errorf("%w: block row %d: column %d out of range [0,%d)", ErrInvalid, i, c, m.BlockCols)
-			}
-			if c <= prev {
-				return fmt.Errorf("%w: block row %d: columns not strictly increasing (%d after %d)", ErrInvalid, i, c, prev)
-			}
-			prev = c
-		}
+	if err := checkRows("block row", m.RowPtr, m.ColIdx, m.BlockCols); err != nil {
+		return err
 	}
 	for k, v := range m.Val {
 		if math.IsNaN(v) || math.IsInf(v, 0) {

@@ -15,6 +15,7 @@ import (
 	"blockamg/fem"
 	"blockamg/galerkin"
 	"blockamg/galerkin/galerkintest"
+	"blockamg/internal/par"
 	"blockamg/matio"
 )
 
@@ -42,6 +43,7 @@ func runGalerkin(args []string, stdout, stderr io.Writer) error {
 	calibrate := fs.Bool("calibrate", true, "measure bandwidth and kernel flop rate for the model (else DefaultMachine)")
 	cacheMB := fs.Float64("cache-mb", 0, "model shared cache size in MiB (0: DefaultMachine's)")
 	l2KB := fs.Float64("l2-kb", 0, "model private cache size per thread in KiB (0: DefaultMachine's)")
+	flushMB := fs.Float64("flush-mb", 640, "MiB written between timed runs to evict the previous run's data (twice the largest last-level cache in sight; 0: no flush)")
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return err
@@ -107,7 +109,7 @@ func runGalerkin(args []string, stdout, stderr io.Writer) error {
 			fmt.Fprintf(stdout, "  threads %d (model: memory %.1f GB/s, %.0f ns per random row; shared cache %d MiB, %.1f GB/s; private %d KiB; %.2f GFLOP/s per thread)\n",
 				w, mc.Bandwidth/1e9, mc.MemoryLatency*1e9, mc.CacheBytes>>20, mc.CacheBandwidth/1e9,
 				mc.PrivateCacheBytes>>10, mc.FlopRate/1e9)
-			times, err := timeVariants(L, variants, w, *runs)
+			times, err := timeVariants(L, variants, w, *runs, int64(*flushMB*(1<<20)))
 			if err != nil {
 				return fmt.Errorf("level %d: %w", l, err)
 			}
@@ -175,8 +177,10 @@ type variantTime struct {
 
 // timeVariants sets up every variant, runs each once to warm up, then times runs
 // rounds in which every variant runs once, in turn: a machine whose speed drifts (a
-// shared VM) then slows every variant alike. It returns the median of each.
-func timeVariants(L galerkinLevel, variants []galerkin.Variant, workers, runs int) ([]variantTime, error) {
+// shared VM) then slows every variant alike. Caches are flushed before every run, as
+// a re-setup finds them after the smoother set-up. It returns the median of each.
+func timeVariants(L galerkinLevel, variants []galerkin.Variant, workers, runs int, flushBytes int64) ([]variantTime, error) {
+	flush := make([]float64, flushBytes/8)
 	plans := make([]*galerkin.Plan, len(variants))
 	for i, v := range variants {
 		p, err := galerkin.Symbolic(L.A, L.P, v)
@@ -192,6 +196,11 @@ func timeVariants(L galerkinLevel, variants []galerkin.Variant, workers, runs in
 	ts := make([][]float64, len(variants))
 	for r := 0; r < runs; r++ {
 		for i, p := range plans {
+			par.For(len(flush), 0, 1<<16, func(lo, hi int) {
+				for j := lo; j < hi; j++ {
+					flush[j]++
+				}
+			})
 			start := time.Now()
 			if err := p.Numeric(L.A, L.P, workers); err != nil {
 				return nil, err

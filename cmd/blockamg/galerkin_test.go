@@ -38,7 +38,7 @@ func TestGalerkinCommand(t *testing.T) {
 	}
 	for _, c := range cases {
 		var stdout, stderr bytes.Buffer
-		args := append(c, "--runs", "1", "--threads", "1,2", "--calibrate=false")
+		args := append(c, "--runs", "1", "--threads", "1,2", "--calibrate=false", "--flush-mb", "1")
 		if err := runGalerkin(args, &stdout, &stderr); err != nil {
 			t.Fatalf("%v: %v (stderr %q)", c, err, stderr.String())
 		}

@@ -49,52 +49,46 @@ func (b *binReader) full(p []byte, what func() string) error {
 	return nil
 }
 
-// int32s reads n big-endian int32 values. With prealloc the destination is allocated at
-// once (the caller checked that the input holds them); otherwise it grows chunk by chunk
-// so that a lying header cannot make it allocate more than the input delivers.
-func (b *binReader) int32s(n int64, prealloc bool, what func() string) ([]int32, error) {
-	var dst []int32
+// readWords reads n big-endian words of width bytes each, decoding every chunk with
+// decode (a whole chunk per call, so the per-word loop stays inside decode). With
+// prealloc the destination is allocated at once (the caller checked that the input
+// holds them); otherwise it grows chunk by chunk so that a lying header cannot make it
+// allocate more than the input delivers.
+func readWords[T int32 | float64](b *binReader, n int64, width int, prealloc bool, what func() string, decode func(out []T, p []byte)) ([]T, error) {
+	var dst []T
 	if prealloc {
-		dst = make([]int32, 0, n)
+		dst = make([]T, 0, n)
 	}
 	for rem := n; rem > 0; {
-		m := min(rem, int64(len(b.buf)/4))
-		p := b.buf[:4*m]
+		m := min(rem, int64(len(b.buf)/width))
+		p := b.buf[:int64(width)*m]
 		if err := b.full(p, what); err != nil {
 			return nil, err
 		}
 		old := len(dst)
 		dst = slices.Grow(dst, int(m))[:old+int(m)]
-		out := dst[old:]
-		for k := range out {
-			out[k] = int32(binary.BigEndian.Uint32(p[4*k:]))
-		}
+		decode(dst[old:], p)
 		rem -= m
 	}
 	return dst, nil
 }
 
-// float64s is int32s for big-endian float64 values.
-func (b *binReader) float64s(n int64, prealloc bool, what func() string) ([]float64, error) {
-	var dst []float64
-	if prealloc {
-		dst = make([]float64, 0, n)
-	}
-	for rem := n; rem > 0; {
-		m := min(rem, int64(len(b.buf)/8))
-		p := b.buf[:8*m]
-		if err := b.full(p, what); err != nil {
-			return nil, err
+// int32s reads n big-endian int32 values (see readWords).
+func (b *binReader) int32s(n int64, prealloc bool, what func() string) ([]int32, error) {
+	return readWords(b, n, 4, prealloc, what, func(out []int32, p []byte) {
+		for k := range out {
+			out[k] = int32(binary.BigEndian.Uint32(p[4*k:]))
 		}
-		old := len(dst)
-		dst = slices.Grow(dst, int(m))[:old+int(m)]
-		out := dst[old:]
+	})
+}
+
+// float64s reads n big-endian float64 values (see readWords).
+func (b *binReader) float64s(n int64, prealloc bool, what func() string) ([]float64, error) {
+	return readWords(b, n, 8, prealloc, what, func(out []float64, p []byte) {
 		for k := range out {
 			out[k] = math.Float64frombits(binary.BigEndian.Uint64(p[8*k:]))
 		}
-		rem -= m
-	}
-	return dst, nil
+	})
 }
 
 // header reads n int32 header words.

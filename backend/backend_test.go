@@ -36,17 +36,27 @@ func TestCounters(t *testing.T) {
 	}
 }
 
-func TestPCGNotConverged(t *testing.T) {
-	a, rhs := backendtest.PCGProblem()
-	be := cpu.New(0)
-	am, _ := be.UploadMatrix(a, false)
-	m, err := backend.NewBlockJacobi(be, a)
+// pcgSetup uploads op (the matrix PCG iterates with), the block Jacobi of a and the
+// right-hand side rhs to a CPU backend, with a zero initial guess x.
+func pcgSetup(t *testing.T, op, a *bsr.Matrix, rhs []float64) (be *cpu.Backend, am backend.Matrix, m backend.BlockDiag, b, x backend.Vector) {
+	t.Helper()
+	be = cpu.New(0)
+	am, err := be.UploadMatrix(op, false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, _ := be.NewVector(len(rhs))
-	x, _ := be.NewVector(len(rhs))
+	if m, err = backend.NewBlockJacobi(be, a); err != nil {
+		t.Fatal(err)
+	}
+	b, _ = be.NewVector(len(rhs))
+	x, _ = be.NewVector(len(rhs))
 	be.Upload(b, rhs)
+	return be, am, m, b, x
+}
+
+func TestPCGNotConverged(t *testing.T) {
+	a, rhs := backendtest.PCGProblem()
+	be, am, m, b, x := pcgSetup(t, a, a, rhs)
 	res, err := backend.PCG(be, am, m, b, x, backend.PCGOptions{Tol: 1e-12, MaxIter: 3})
 	if !errors.Is(err, backend.ErrNotConverged) || res.Iterations != 3 {
 		t.Fatalf("3 iterations: err %v, result %+v", err, res)
@@ -80,13 +90,8 @@ func TestPCGIndefinite(t *testing.T) {
 	for i := range neg.Val {
 		neg.Val[i] = -neg.Val[i]
 	}
-	be := cpu.New(0)
-	am, _ := be.UploadMatrix(neg, false)
 	// Block Jacobi of A (positive), so that the operator is the one to blame.
-	m, _ := backend.NewBlockJacobi(be, a)
-	b, _ := be.NewVector(len(rhs))
-	x, _ := be.NewVector(len(rhs))
-	be.Upload(b, rhs)
+	be, am, m, b, x := pcgSetup(t, neg, a, rhs)
 	if _, err := backend.PCG(be, am, m, b, x, backend.DefaultPCGOptions()); !errors.Is(err, backend.ErrBreakdown) {
 		t.Fatalf("negative definite matrix: err %v, want ErrBreakdown", err)
 	}
@@ -101,12 +106,7 @@ func TestPCGIndefinite(t *testing.T) {
 // "Tol <= 0" test) and a negative iteration limit are errors, and x is left alone.
 func TestPCGBadOptions(t *testing.T) {
 	a, rhs := backendtest.PCGProblem()
-	be := cpu.New(0)
-	am, _ := be.UploadMatrix(a, false)
-	m, _ := backend.NewBlockJacobi(be, a)
-	b, _ := be.NewVector(len(rhs))
-	x, _ := be.NewVector(len(rhs))
-	be.Upload(b, rhs)
+	be, am, m, b, x := pcgSetup(t, a, a, rhs)
 	for _, opt := range []backend.PCGOptions{
 		{Tol: math.NaN(), MaxIter: 10},
 		{Tol: 0, MaxIter: 10},

@@ -26,6 +26,9 @@ type Hierarchy struct {
 	// stall says why aggregation stopped before the size and level limits ("" when it
 	// did not), for the error when the last level is too large to factor.
 	stall string
+	// broken is set while an Update is under way and stays set when it fails: the
+	// levels then mix old and new values, and Apply refuses to run on them.
+	broken bool
 }
 
 var _ krylov.Preconditioner = (*Hierarchy)(nil)
@@ -256,8 +259,9 @@ func (h *Hierarchy) allocate() {
 // with the prolongator re-smoothed for the new operator. The result is bitwise
 // identical to what Setup would build with the same aggregates.
 //
-// A may be the very matrix given to Setup, modified in place. On error the hierarchy
-// is unusable until a successful Update.
+// A may be the very matrix given to Setup, modified in place. A pattern or validation
+// error leaves the hierarchy as it was; any later error leaves it unusable (Apply
+// panics) until a successful Update.
 func (h *Hierarchy) Update(A *bsr.Matrix) error {
 	start := time.Now()
 	L0 := h.Levels[0]
@@ -268,6 +272,7 @@ func (h *Hierarchy) Update(A *bsr.Matrix) error {
 		return fmt.Errorf("%w: %w", ErrInput, err)
 	}
 	L0.A = A
+	h.broken = true
 	w := h.Opt.Workers
 	for l := 0; l < len(h.Levels)-1; l++ {
 		L := h.Levels[l]
@@ -297,14 +302,20 @@ func (h *Hierarchy) Update(A *bsr.Matrix) error {
 	if err := h.factorCoarsest(); err != nil {
 		return err
 	}
+	h.broken = false
 	h.Wall = time.Since(start)
 	return nil
 }
 
 // Apply runs one V-cycle from a zero initial guess: z ≈ A⁻¹·r. It does not modify r.
+// It panics after a failed Update (until a successful one): the levels would then mix
+// the values of two matrices and the cycle would quietly be a different operator.
 func (h *Hierarchy) Apply(r, z []float64) {
 	if len(r) != h.Levels[0].A.Rows() || len(z) != len(r) {
 		panic("amg: Apply: vector length mismatch")
+	}
+	if h.broken {
+		panic("amg: Apply: the last Update failed; the hierarchy is unusable until an Update succeeds")
 	}
 	h.cycle(0, r, z)
 }

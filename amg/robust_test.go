@@ -262,3 +262,34 @@ func TestSmootherFloat32Range(t *testing.T) {
 		t.Errorf("entries near 1e40 in float64: %v", err)
 	}
 }
+
+// TestFailedUpdate: after an Update that fails half-way (here: the new matrix is
+// negative definite), Apply must refuse to run on levels that mix two matrices, and
+// a successful Update must make the hierarchy usable again, equal to a fresh Setup.
+func TestFailedUpdate(t *testing.T) {
+	A, b, ns := ex56(t, 3)
+	h, err := Setup(A, ns, DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref, _ := solveCG(t, h, b)
+	neg := A.Clone()
+	neg.Scale(-1)
+	if err := h.Update(neg); !errors.Is(err, ErrNotSPD) {
+		t.Fatalf("Update with -A: %v, want ErrNotSPD", err)
+	}
+	func() {
+		defer func() {
+			if recover() == nil {
+				t.Error("Apply after a failed Update did not panic")
+			}
+		}()
+		h.Apply(b, make([]float64, len(b)))
+	}()
+	if err := h.Update(A); err != nil {
+		t.Fatal(err)
+	}
+	if res, _ := solveCG(t, h, b); res.Iterations != ref.Iterations {
+		t.Errorf("after recovery: %d iterations, fresh set-up %d", res.Iterations, ref.Iterations)
+	}
+}

@@ -123,16 +123,13 @@ func (p *Plan) numericFusedRow(A, P *bsr.Matrix, workers int) {
 	s := p.fusedSchedule(P, workers)
 	bk := int64(p.b * p.k)
 	chunks := len(s.bounds) - 1
+	// Zero Ac first, in large contiguous pieces (streaming stores), before any
+	// contribution: an Ac row is updated by several chunks.
+	par.For(len(p.Ac.Val), workers, 1<<16, func(lo, hi int) { clear(p.Ac.Val[lo:hi]) })
 	par.For(chunks, chunks, 1, func(clo, chi int) {
 		sc := p.newScratch(true)
 		for c := clo; c < chi; c++ {
 			lo, hi := s.bounds[c], s.bounds[c+1]
-			// Zero the Ac rows this chunk writes first, before any contribution.
-			for I, f := range s.first {
-				if f == int32(c) {
-					clear(p.acRowVals(I))
-				}
-			}
 			for i := lo; i < hi; i++ {
 				nw := p.w.rowPtr[i+1] - p.w.rowPtr[i]
 				wv := sc.wrow[:nw*bk]

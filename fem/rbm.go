@@ -21,8 +21,10 @@ import (
 // rows of k values are contiguous in both).
 //
 // With orthonormalize the columns are made orthonormal (Euclidean, over the whole
-// vectors) by modified Gram–Schmidt, run twice for orthogonality to round-off; coords
-// whose modes are linearly dependent (all nodes on one line, say) are then an error.
+// vectors) by modified Gram–Schmidt, run twice for orthogonality to round-off, from
+// rotations about the centroid (the same span, without the cancellation that a mesh
+// far from the origin causes); coords whose modes are linearly dependent (all nodes on
+// one line, say) are then an error.
 // Without it, translations are all ones and rotations are the raw coordinate
 // expressions above.
 func RigidBodyModes(coords []float64, dim int, orthonormalize bool) (B []float64, Bb *bsr.Matrix, err error) {
@@ -42,17 +44,34 @@ func RigidBodyModes(coords []float64, dim int, orthonormalize bool) (B []float64
 	if dim == 3 {
 		k = 6
 	}
+	// With orthonormalize, rotate about the centroid c instead of the origin: the
+	// rotation about the origin is that about c plus a translation, so the span and the
+	// Gram–Schmidt result are the same in exact arithmetic, but a mesh far from the
+	// origin (coordinates 1e9 with unit spacing, say) no longer makes the rotations
+	// nearly translations, which cost digits and, beyond about 1e10, failed as
+	// "degenerate coordinates".
+	var c [3]float64
+	if orthonormalize {
+		for p := 0; p < nodes; p++ {
+			for d := 0; d < dim; d++ {
+				c[d] += coords[p*dim+d]
+			}
+		}
+		for d := range c {
+			c[d] /= float64(nodes)
+		}
+	}
 	n := nodes * dim
 	B = make([]float64, n*k)
 	for p := 0; p < nodes; p++ {
 		row := B[p*dim*k : (p+1)*dim*k] // dim rows of k
 		if dim == 2 {
-			x, y := coords[2*p], coords[2*p+1]
+			x, y := coords[2*p]-c[0], coords[2*p+1]-c[1]
 			row[0], row[k+1] = 1, 1
 			row[2], row[k+2] = -y, x
 			continue
 		}
-		x, y, z := coords[3*p], coords[3*p+1], coords[3*p+2]
+		x, y, z := coords[3*p]-c[0], coords[3*p+1]-c[1], coords[3*p+2]-c[2]
 		r0, r1, r2 := row[:k], row[k:2*k], row[2*k:]
 		r0[0], r1[1], r2[2] = 1, 1, 1
 		r0[3], r1[3] = y, -x

@@ -66,8 +66,8 @@
 //
 // Setup and Update return errors wrapping ErrOptions, ErrInput (a matrix or near-null
 // space that does not fit, non-finite values, a zero diagonal block, a zero near-null
-// vector), ErrNotSPD (a negative curvature in an eigenvalue estimate, a failed coarse
-// Cholesky), ErrStalled (aggregation stopped reducing the grid — a block-diagonal
+// vector), ErrNotSPD (a diagonal entry that is not positive, a negative curvature in
+// an eigenvalue estimate, a failed coarse Cholesky), ErrStalled (aggregation stopped reducing the grid — a block-diagonal
 // operator, every coupling under Threshold — while the level was too large for the
 // dense coarse solve), ErrPattern (Update with another pattern) or bsr.ErrSingular (a
 // singular diagonal block), naming the level. Vectors of the wrong length given to

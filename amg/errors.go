@@ -10,7 +10,8 @@ var (
 	// a missing diagonal block).
 	ErrInput = errors.New("amg: invalid input")
 	// ErrNotSPD: a level operator turned out not to be symmetric positive definite
-	// (negative Rayleigh quotient in the eigenvalue estimate, failed coarse Cholesky).
+	// (a diagonal entry that is not positive, negative Rayleigh quotient in the
+	// eigenvalue estimate, failed coarse Cholesky).
 	ErrNotSPD = errors.New("amg: operator not symmetric positive definite")
 	// ErrPattern: Update got a matrix whose pattern differs from the set-up one.
 	ErrPattern = errors.New("amg: pattern differs from the one set up")

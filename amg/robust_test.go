@@ -293,3 +293,16 @@ func TestFailedUpdate(t *testing.T) {
 		t.Errorf("after recovery: %d iterations, fresh set-up %d", res.Iterations, ref.Iterations)
 	}
 }
+
+// TestNegativeDiagonalEntry: one negated diagonal entry makes A indefinite; the
+// hierarchy would be built and CG would later blame the preconditioner. Setup names
+// the row instead.
+func TestNegativeDiagonalEntry(t *testing.T) {
+	A, _, ns := ex56(t, 3)
+	k, _ := A.Find(13, 13)
+	A.Block(k)[4] = -A.Block(k)[4]
+	_, err := Setup(A, ns, DefaultOptions())
+	if !errors.Is(err, ErrNotSPD) || !strings.Contains(err.Error(), "block row 13: diagonal entry 1") {
+		t.Errorf("negated diagonal entry: %v, want ErrNotSPD naming block row 13, entry 1", err)
+	}
+}

@@ -201,16 +201,20 @@ type Machine struct {
 	Workers int
 }
 
-// DefaultMachine returns parameters measured with Calibrate on the 2-core development
-// VM this package was tuned on (AMD EPYC Zen 5: 1 MiB L2 per core, 32 MiB L3; AVX2
-// kernel), with Workers = GOMAXPROCS.
+// DefaultMachine returns the parameters Calibrate measured on the 2-core development
+// VM this package was tuned on (AMD EPYC Zen 5, 1 MiB L2 per core, an effective 32
+// MiB of shared L3; AVX2 kernel; 2026-11-30), with Workers = GOMAXPROCS.
 func DefaultMachine() Machine {
 	w := par.Workers()
+	bw := 42e9
+	if w > 1 {
+		bw = 50e9
+	}
 	return Machine{
 		CacheBytes: 32 << 20, PrivateCacheBytes: 1 << 20,
-		Bandwidth: 30e9, CacheBandwidth: 75e9,
-		MemoryLatency: 150e-9,
-		FlopRate:      12e9, Workers: w,
+		Bandwidth: bw, CacheBandwidth: 75e9,
+		MemoryLatency: 100e-9,
+		FlopRate:      10e9, Workers: w,
 	}
 }
 

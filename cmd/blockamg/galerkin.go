@@ -43,6 +43,12 @@ func runGalerkin(args []string, stdout, stderr io.Writer) error {
 	calibrate := fs.Bool("calibrate", true, "measure bandwidth and kernel flop rate for the model (else DefaultMachine)")
 	cacheMB := fs.Float64("cache-mb", 0, "model shared cache size in MiB (0: DefaultMachine's)")
 	l2KB := fs.Float64("l2-kb", 0, "model private cache size per thread in KiB (0: DefaultMachine's)")
+	gpu := fs.Bool("gpu", false, "run the GPU variants on an NVIDIA GPU (ex56 --ne only; an error without one)")
+	am := amg.DefaultOptions()
+	fs.Float64Var(&am.Threshold, "threshold", am.Threshold, "with --ne: strength threshold of the hierarchy (-pc_gamg_threshold)")
+	fs.IntVar(&am.AggressiveLevels, "aggressive-levels", am.AggressiveLevels, "with --ne: levels coarsened with distance-2 MIS")
+	fs.Float64Var(&am.FilterTheta, "filter", 0, "with --ne: also build the hierarchy with prolongator filtering θ and compare PᵀAP before/after")
+	fs.Float64Var(&am.FilterScale, "filter-scale", 1, "per-level factor s of the filter threshold: θ_l = θ·s^l")
 	flushMB := fs.Float64("flush-mb", 640, "MiB written between timed runs to evict the previous run's data (twice the largest last-level cache in sight; 0: no flush)")
 	pos, err := parseArgs(fs, args)
 	if err != nil {
@@ -54,6 +60,15 @@ func runGalerkin(args []string, stdout, stderr io.Writer) error {
 	}
 	if *runs < 1 {
 		return fmt.Errorf("--runs %d: want at least 1", *runs)
+	}
+	if err := am.Validate(); err != nil {
+		return err
+	}
+	if *gpu {
+		if *matrix != "" || *source != "amg" || am.FilterTheta != 0 {
+			return errors.New("--gpu runs on the ex56 hierarchy (--ne) only, without --filter for now")
+		}
+		return runGalerkinGPU(*ne, *variant, *runs, stdout, stderr)
 	}
 	var variants []galerkin.Variant
 	if *variant == "all" {
@@ -74,12 +89,27 @@ func runGalerkin(args []string, stdout, stderr io.Writer) error {
 		workers = append(workers, w)
 	}
 
-	lv, what, err := galerkinProblem(*ne, *source, *matrix, *prolong, *bs, *cb, stderr)
+	theta := am.FilterTheta
+	am.FilterTheta = 0
+	lv, what, err := galerkinProblem(*ne, *source, *matrix, *prolong, *bs, *cb, am, stderr)
 	if err != nil {
 		return err
 	}
+	var filtered []galerkinLevel
+	if theta > 0 {
+		if *matrix != "" || *source != "amg" {
+			return errors.New("--filter needs the amg hierarchy of --ne")
+		}
+		am.FilterTheta = theta
+		if filtered, _, err = galerkinProblem(*ne, *source, "", "", *bs, *cb, am, stderr); err != nil {
+			return err
+		}
+	}
 	if *levels > 0 && len(lv) > *levels {
 		lv = lv[:*levels]
+	}
+	if *levels > 0 && len(filtered) > *levels {
+		filtered = filtered[:*levels]
 	}
 	fmt.Fprintf(stdout, "galerkin: %s, %d level(s)\n", what, len(lv))
 	// The model's machine for each thread count, calibrated once.
@@ -98,7 +128,25 @@ func runGalerkin(args []string, stdout, stderr io.Writer) error {
 		}
 		machines[i] = mc
 	}
+	best, err := benchLevels(stdout, lv, variants, workers, machines, *runs, *flushMB)
+	if err != nil || len(filtered) == 0 {
+		return err
+	}
+	fmt.Fprintf(stdout, "\n=== with prolongator filtering θ = %g (scale %g per level) ===\n", theta, am.FilterScale)
+	bestF, err := benchLevels(stdout, filtered, variants, workers, machines, *runs, *flushMB)
+	if err != nil {
+		return err
+	}
+	printFilterComparison(stdout, lv, filtered, best, bestF, workers)
+	return nil
+}
+
+// benchLevels times every variant on every level for every worker count and prints
+// the per-level tables; it returns the fastest median per level and worker count.
+func benchLevels(stdout io.Writer, lv []galerkinLevel, variants []galerkin.Variant, workers []int, machines []galerkin.Machine, runs int, flushMB float64) ([][]float64, error) {
+	best := make([][]float64, len(lv))
 	for l, L := range lv {
+		best[l] = make([]float64, len(workers))
 		st := galerkin.ComputeStats(L.A, L.P)
 		fmt.Fprintf(stdout, "\nlevel %d: A %d×%d blocks of %d×%d (%.1f/row), P %d×%d blocks of %d×%d (%.2f/row), W %.2f/row, Ac %.1f/row; %.2f GFLOP\n",
 			l, st.N, st.N, st.B, st.B, ratio(st.NnzA, st.N), st.N, st.M, st.B, st.K, ratio(st.NnzP, st.N),
@@ -109,9 +157,14 @@ func runGalerkin(args []string, stdout, stderr io.Writer) error {
 			fmt.Fprintf(stdout, "  threads %d (model: memory %.1f GB/s, %.0f ns per random row; shared cache %d MiB, %.1f GB/s; private %d KiB; %.2f GFLOP/s per thread)\n",
 				w, mc.Bandwidth/1e9, mc.MemoryLatency*1e9, mc.CacheBytes>>20, mc.CacheBandwidth/1e9,
 				mc.PrivateCacheBytes>>10, mc.FlopRate/1e9)
-			times, err := timeVariants(L, variants, w, *runs, int64(*flushMB*(1<<20)))
+			times, err := timeVariants(L, variants, w, runs, int64(flushMB*(1<<20)))
 			if err != nil {
-				return fmt.Errorf("level %d: %w", l, err)
+				return nil, fmt.Errorf("level %d: %w", l, err)
+			}
+			for i, t := range times {
+				if i == 0 || t.median < best[l][wi] {
+					best[l][wi] = t.median
+				}
 			}
 			fmt.Fprintf(stdout, "    %-16s %8s %9s %9s %8s %10s %7s %8s %9s\n", "variant", "plan MB", "pred MB", "cache MB", "pred ms", "median ms", "GB/s", "GFLOP/s", "pred/meas")
 			for _, t := range times {
@@ -145,7 +198,24 @@ func runGalerkin(args []string, stdout, stderr io.Writer) error {
 			}
 		}
 	}
-	return nil
+	return best, nil
+}
+
+// printFilterComparison prints, per level, what filtering changed: P, W = A·P and Ac
+// blocks, the memory of P and Ac, and the fastest PᵀAP time per thread count.
+func printFilterComparison(w io.Writer, lv, filtered []galerkinLevel, best, bestF [][]float64, workers []int) {
+	fmt.Fprintln(w, "\nfiltering, before → after:")
+	for l := 0; l < len(lv) && l < len(filtered); l++ {
+		a, b := galerkin.ComputeStats(lv[l].A, lv[l].P), galerkin.ComputeStats(filtered[l].A, filtered[l].P)
+		fmt.Fprintf(w, "  level %d: P blocks %d → %d (%d dropped), W blocks %d → %d, Ac blocks %d → %d, P+Ac MB %.1f → %.1f",
+			l, a.NnzP, b.NnzP, a.NnzP-b.NnzP, a.NnzW, b.NnzW, a.NnzAc, b.NnzAc,
+			float64(lv[l].P.Bytes()+int64(a.NnzAc)*int64(a.K*a.K*8))/1e6,
+			float64(filtered[l].P.Bytes()+int64(b.NnzAc)*int64(b.K*b.K*8))/1e6)
+		for wi, n := range workers {
+			fmt.Fprintf(w, "; PᵀAP %d thread(s) %.2f → %.2f ms (%.2f×)", n, best[l][wi]*1e3, bestF[l][wi]*1e3, best[l][wi]/bestF[l][wi])
+		}
+		fmt.Fprintln(w)
+	}
 }
 
 // trafficCheck compares the model with the measurement where only data movement
@@ -233,7 +303,7 @@ func galerkinVariantNames() string {
 
 // galerkinProblem returns the products to benchmark and a description of where they
 // come from.
-func galerkinProblem(ne int, source, matrix, prolong string, b, k int, stderr io.Writer) ([]galerkinLevel, string, error) {
+func galerkinProblem(ne int, source, matrix, prolong string, b, k int, am amg.Options, stderr io.Writer) ([]galerkinLevel, string, error) {
 	switch {
 	case matrix != "" || prolong != "":
 		if matrix == "" || prolong == "" || ne != 0 {
@@ -273,7 +343,7 @@ func galerkinProblem(ne int, source, matrix, prolong string, b, k int, stderr io
 			return nil, "", err
 		}
 		start := time.Now()
-		h, err := amg.Setup(A, &amg.NullSpace{Rows: A.Rows(), Cols: 6, Data: B}, amg.DefaultOptions())
+		h, err := amg.Setup(A, &amg.NullSpace{Rows: A.Rows(), Cols: 6, Data: B}, am)
 		if err != nil {
 			return nil, "", err
 		}

@@ -117,3 +117,28 @@ func BenchmarkGalerkinEx56(b *testing.B) {
 		}
 	}
 }
+
+func TestGalerkinFilterComparison(t *testing.T) {
+	var out, errb bytes.Buffer
+	code := run([]string{"galerkin", "--ne", "6", "--filter", "0.1", "--aggressive-levels", "0", "--threads", "1",
+		"--runs", "1", "--levels", "1", "--calibrate=false", "--flush-mb", "0", "--variant", "two-pass"}, &out, &errb)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	s := out.String()
+	i := strings.Index(s, "filtering, before → after:")
+	if i < 0 {
+		t.Fatalf("no before/after table:\n%s", s)
+	}
+	var pb, pa, dropped int
+	if _, err := fmt.Sscanf(s[i:], "filtering, before → after:\n  level 0: P blocks %d → %d (%d dropped)", &pb, &pa, &dropped); err != nil {
+		t.Fatalf("cannot parse the comparison (%v):\n%s", err, s[i:])
+	}
+	if dropped <= 0 || pb-pa != dropped {
+		t.Errorf("P blocks %d → %d with %d dropped: want a positive, consistent count", pb, pa, dropped)
+	}
+	code = run([]string{"galerkin", "--ne", "4", "--filter", "1.5"}, &out, &errb)
+	if code == 0 {
+		t.Errorf("--filter 1.5 accepted")
+	}
+}

@@ -59,9 +59,10 @@ func (m *Matrix) InvertDiag() ([]float64, error) {
 	par.ForWeighted(m.RowPtr, 0, minChunkBlocks, func(lo, hi int) {
 		lu := make([]float64, bs)
 		piv := make([]int, n)
+		scale := make([]float64, 2*n)
 		for i := lo; i < hi; i++ {
 			blk := d[i*bs : (i+1)*bs]
-			if !invertBlock(n, blk, blk, lu, piv) {
+			if !invertBlock(n, blk, blk, lu, piv, scale) {
 				mu.Lock()
 				if first < 0 || i < first {
 					first = i
@@ -78,33 +79,75 @@ func (m *Matrix) InvertDiag() ([]float64, error) {
 }
 
 // InvertBlock writes the inverse of the n×n row-major block a into inv (which may be a)
-// using LU with partial pivoting, and reports whether a was invertible. A block is
-// treated as singular when a pivot is no larger than n·ε times its largest entry, or
-// when the inverse is not finite; inv is then left in an unspecified state.
+// and reports whether a was invertible.
+//
+// The block is first equilibrated, S = R·A·C with R and C diagonal powers of two that
+// bring every row's and then every column's largest magnitude into [0.5, 1) (exact
+// scalings), then S is factored by LU with partial pivoting and A⁻¹ = C·S⁻¹·R. A
+// block is treated as singular when a row or column is zero, when a pivot of S is no
+// larger than n·ε times S's largest entry, or when the inverse is not finite; inv is
+// then left in an unspecified state. Equilibration makes the test blind to the units
+// of the unknowns: D·A·D with D = diag(10⁶, 1, 10⁻⁶) inverts like A, where a test
+// relative to A's largest entry would call it singular.
 func InvertBlock(n int, a, inv []float64) bool {
 	if len(a) < n*n || len(inv) < n*n {
 		panic("bsr: InvertBlock: slice too short")
 	}
 	var luBuf [36]float64
 	var pivBuf [6]int
-	lu, piv := luBuf[:], pivBuf[:]
+	var scaleBuf [12]float64
+	lu, piv, scale := luBuf[:], pivBuf[:], scaleBuf[:]
 	if n > 6 {
-		lu, piv = make([]float64, n*n), make([]int, n)
+		lu, piv, scale = make([]float64, n*n), make([]int, n), make([]float64, 2*n)
 	}
-	return invertBlock(n, a, inv, lu[:n*n], piv[:n])
+	return invertBlock(n, a, inv, lu[:n*n], piv[:n], scale[:2*n])
 }
 
-// invertBlock is InvertBlock with caller-provided scratch lu (n*n) and piv (n).
-func invertBlock(n int, a, inv, lu []float64, piv []int) bool {
+// unitScale returns the power of two s that puts s·m in [0.5, 1), for a finite m > 0:
+// with m in [2^(E−1023), 2^(E−1022)), E its biased exponent, s = 2^(1022−E), whose
+// biased exponent is 2045−E. E is capped at 2044 so that s stays normal (m ≥ 2¹⁰²²
+// is then scaled into [1, 4)); a subnormal m (E = 0) gets s = 2¹⁰²², not fully scaled.
+func unitScale(m float64) float64 {
+	e := min(math.Float64bits(m)>>52&0x7ff, 2044)
+	return math.Float64frombits((2045 - e) << 52)
+}
+
+// invertBlock is InvertBlock with caller-provided scratch lu (n*n), piv (n) and
+// scale (2n: the row scales, then the column scales).
+func invertBlock(n int, a, inv, lu []float64, piv []int, scale []float64) bool {
 	copy(lu, a[:n*n])
+	rs, cs := scale[:n], scale[n:2*n]
+	for i := 0; i < n; i++ {
+		m := 0.0
+		for _, v := range lu[i*n : (i+1)*n] {
+			m = math.Max(m, math.Abs(v))
+		}
+		if m == 0 || math.IsNaN(m) || math.IsInf(m, 0) {
+			return false
+		}
+		rs[i] = unitScale(m)
+		for j := i * n; j < (i+1)*n; j++ {
+			lu[j] *= rs[i]
+		}
+	}
+	for j := 0; j < n; j++ {
+		m := 0.0
+		for i := 0; i < n; i++ {
+			m = math.Max(m, math.Abs(lu[i*n+j]))
+		}
+		if m == 0 {
+			return false
+		}
+		cs[j] = unitScale(m)
+		for i := 0; i < n; i++ {
+			lu[i*n+j] *= cs[j]
+		}
+	}
 	amax := 0.0
 	for _, v := range lu {
 		amax = math.Max(amax, math.Abs(v))
 	}
 	tol := float64(n) * 0x1p-52 * amax
-	if amax == 0 || math.IsNaN(amax) || math.IsInf(amax, 0) {
-		return false
-	}
 	for i := range piv {
 		piv[i] = i
 	}
@@ -153,10 +196,17 @@ func invertBlock(n int, a, inv, lu []float64, piv []int) bool {
 				s -= lu[i*n+t] * inv[t*n+j]
 			}
 			s /= lu[i*n+i]
-			if math.IsNaN(s) || math.IsInf(s, 0) {
+			inv[i*n+j] = s
+		}
+	}
+	// A⁻¹ = C·S⁻¹·R: entry (i, j) of S⁻¹ times cs[i]·rs[j].
+	for i := 0; i < n; i++ {
+		for j := 0; j < n; j++ {
+			v := inv[i*n+j] * rs[j] * cs[i]
+			if math.IsNaN(v) || math.IsInf(v, 0) {
 				return false
 			}
-			inv[i*n+j] = s
+			inv[i*n+j] = v
 		}
 	}
 	return true

@@ -192,3 +192,46 @@ func TestInvertBlockNonFinite(t *testing.T) {
 		t.Fatal("Inf block inverted")
 	}
 }
+
+// TestInvertBlockGraded: the units of the unknowns must not decide singularity.
+// D·A·D with D = diag(d, 1, 1/d) has the inverse D⁻¹·A⁻¹·D⁻¹ for any d, but its
+// entries span d⁴; a pivot test relative to the largest entry called it singular from
+// d = 10⁶ on (after one pass of row and column equilibration, the limit is near
+// d = 10¹⁵, entries spanning 10⁶⁰). A singular block stays singular whatever the
+// scaling.
+func TestInvertBlockGraded(t *testing.T) {
+	a := []float64{2, 1, 0, 1, 2, 1, 0, 1, 2}
+	ainv := make([]float64, 9)
+	if !InvertBlock(3, a, ainv) {
+		t.Fatal("A singular")
+	}
+	sing := []float64{1, 1, 0, 1, 1, 0, 0, 0, 1}
+	for _, d := range []float64{1e3, 1e6, 1e10, 1e15} {
+		D := []float64{d, 1, 1 / d}
+		g := make([]float64, 9)
+		s := make([]float64, 9)
+		for i := 0; i < 3; i++ {
+			for j := 0; j < 3; j++ {
+				g[i*3+j] = D[i] * a[i*3+j] * D[j]
+				s[i*3+j] = D[i] * sing[i*3+j] * D[j]
+			}
+		}
+		inv := nanVec(9)
+		if !InvertBlock(3, g, inv) {
+			t.Errorf("d = %g: D·A·D reported singular", d)
+			continue
+		}
+		for i := 0; i < 3; i++ {
+			for j := 0; j < 3; j++ {
+				// (D·A·D)⁻¹ = D⁻¹·A⁻¹·D⁻¹, entry by entry to round-off.
+				want := ainv[i*3+j] / (D[i] * D[j])
+				if math.Abs(inv[i*3+j]-want) > 1e-14*math.Abs(want)+1e-300 {
+					t.Errorf("d = %g: inverse (%d,%d) = %g, want %g", d, i, j, inv[i*3+j], want)
+				}
+			}
+		}
+		if InvertBlock(3, s, make([]float64, 9)) {
+			t.Errorf("d = %g: singular D·S·D inverted", d)
+		}
+	}
+}

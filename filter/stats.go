@@ -7,8 +7,8 @@ type Stats struct {
 	Theta     float64 `json:"theta"`      // the level's drop threshold
 	BlockRows int     `json:"block_rows"` // fine nodes
 	BlockCols int     `json:"block_cols"` // coarse nodes
-	R         int     `json:"r"`          // block shape b×k
-	C         int     `json:"c"`
+	R         int     `json:"r"`          // block rows of P's blocks (b)
+	C         int     `json:"c"`          // block columns of P's blocks (k)
 
 	NNZBlocksBefore int64 `json:"nnz_blocks_before"` // stored blocks of P
 	NNZBlocksAfter  int64 `json:"nnz_blocks_after"`  // stored blocks of P_f

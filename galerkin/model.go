@@ -34,14 +34,19 @@ type Stats struct {
 	// Parallel overheads for a split into two chunks (Predict scales them by
 	// workers−1): W blocks of the fine rows fused-row defers to its second pass, and
 	// block products (W rows' A·P) that fused-recompute computes twice.
-	DeferredW2    int64
-	RecomputeAP2  int64
+	DeferredW2    int64 // W blocks of the fine rows fused-row defers to its second pass
+	RecomputeAP2  int64 // block products fused-recompute computes twice
 	RecomputeRow2 int64 // fine rows computed twice by fused-recompute
 }
 
 // ComputeStats returns the statistics of PᵀAP for the patterns of A and P (which must
 // have compatible shapes, see Symbolic). It costs about as much as a Symbolic call.
+// Shapes that Symbolic would reject panic here: ComputeStats is for operators already
+// known to fit.
 func ComputeStats(A, P *bsr.Matrix) Stats {
+	if err := checkShapes(A, P); err != nil {
+		panic(err.Error())
+	}
 	w := productPattern(A.BlockRows, A.RowPtr, A.ColIdx, P.RowPtr, P.ColIdx, P.BlockCols, par.Workers())
 	pt, _ := transposePattern(P.BlockRows, P.BlockCols, P.RowPtr, P.ColIdx)
 	ac := productPattern(P.BlockCols, pt.rowPtr, pt.colIdx, w.rowPtr, w.colIdx, P.BlockCols, par.Workers())

@@ -101,20 +101,8 @@ func keep[T any](list []T, s T) []T {
 // computes the pattern of Ac = PᵀAP and prepares the numeric phase of variant v
 // (Auto: the one Choose picks for DefaultMachine). Ac's values are left zero.
 func Symbolic(A, P *bsr.Matrix, v Variant) (*Plan, error) {
-	if A == nil || P == nil {
-		return nil, fmt.Errorf("%w: nil operand", ErrShape)
-	}
-	if A.R != A.C {
-		return nil, fmt.Errorf("%w: A has %d×%d blocks, want square blocks", ErrShape, A.R, A.C)
-	}
-	if A.BlockRows != A.BlockCols {
-		return nil, fmt.Errorf("%w: A is %d×%d blocks, want square", ErrShape, A.BlockRows, A.BlockCols)
-	}
-	if P.R != A.R {
-		return nil, fmt.Errorf("%w: P blocks have %d rows, A blocks %d", ErrShape, P.R, A.R)
-	}
-	if A.BlockCols != P.BlockRows {
-		return nil, fmt.Errorf("%w: A has %d block columns, P %d block rows", ErrShape, A.BlockCols, P.BlockRows)
+	if err := checkShapes(A, P); err != nil {
+		return nil, err
 	}
 	if err := checkPattern("A", A); err != nil {
 		return nil, err
@@ -271,4 +259,24 @@ func sameIndex(ptr []int64, col []int32, ptr0 []int64, col0 []int32) bool {
 		}
 	}
 	return true
+}
+
+// checkShapes reports whether A (n×n blocks of b×b) and P (n×m blocks of b×k) fit.
+func checkShapes(A, P *bsr.Matrix) error {
+	if A == nil || P == nil {
+		return fmt.Errorf("%w: nil operand", ErrShape)
+	}
+	if A.R != A.C {
+		return fmt.Errorf("%w: A has %d×%d blocks, want square blocks", ErrShape, A.R, A.C)
+	}
+	if A.BlockRows != A.BlockCols {
+		return fmt.Errorf("%w: A is %d×%d blocks, want square", ErrShape, A.BlockRows, A.BlockCols)
+	}
+	if P.R != A.R {
+		return fmt.Errorf("%w: P blocks have %d rows, A blocks %d", ErrShape, P.R, A.R)
+	}
+	if A.BlockCols != P.BlockRows {
+		return fmt.Errorf("%w: A has %d block columns, P %d block rows", ErrShape, A.BlockCols, P.BlockRows)
+	}
+	return nil
 }

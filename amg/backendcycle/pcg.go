@@ -10,6 +10,7 @@ import (
 
 // Preconditioner applies z = M⁻¹·r on a backend. *Cycle is one.
 type Preconditioner interface {
+	// Apply overwrites z with M⁻¹·r and leaves r unchanged.
 	Apply(r, z backend.Vector)
 }
 

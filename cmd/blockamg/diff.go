@@ -23,6 +23,9 @@ func runDiff(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if !(*rtol >= 0) {
+		return fmt.Errorf("--rtol %g: want a non-negative number", *rtol)
+	}
 	if len(pos) != 2 {
 		fs.Usage()
 		return errors.New("want two matrix files")

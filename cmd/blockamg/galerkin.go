@@ -64,6 +64,14 @@ func runGalerkin(args []string, stdout, stderr io.Writer) error {
 	if err := am.Validate(); err != nil {
 		return err
 	}
+	switch {
+	case *bs < 1 || *cb < 1:
+		return fmt.Errorf("--block-size %d, --coarse-block %d: want at least 1", *bs, *cb)
+	case *levels < 0:
+		return fmt.Errorf("--levels %d: want ≥ 0", *levels)
+	case !(*cacheMB >= 0) || !(*l2KB >= 0) || !(*flushMB >= 0):
+		return fmt.Errorf("--cache-mb %g, --l2-kb %g, --flush-mb %g: want non-negative numbers", *cacheMB, *l2KB, *flushMB)
+	}
 	if *gpu {
 		if *matrix != "" || *source != "amg" || am.FilterTheta != 0 {
 			return errors.New("--gpu runs on the ex56 hierarchy (--ne) only, without --filter for now")
@@ -323,6 +331,10 @@ func galerkinProblem(ne int, source, matrix, prolong string, b, k int, am amg.Op
 		P, err := bsr.FromCSR(Ps.ToCSR(), b, k)
 		if err != nil {
 			return nil, "", fmt.Errorf("%s: %w", prolong, err)
+		}
+		if A.Rows() != A.Cols() || A.Rows() != P.Rows() {
+			return nil, "", fmt.Errorf("%s is %d×%d and %s %d×%d: want A square with as many rows as P",
+				matrix, A.Rows(), A.Cols(), prolong, P.Rows(), P.Cols())
 		}
 		return []galerkinLevel{{A, P}}, fmt.Sprintf("files %s and %s", matrix, prolong), nil
 	case ne < 1:

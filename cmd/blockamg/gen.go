@@ -44,6 +44,21 @@ func runGen(args []string, stdout, stderr io.Writer) error {
 		fs.Usage()
 		return fmt.Errorf("unexpected argument %q", pos[0])
 	}
+	if *workers < 0 {
+		return fmt.Errorf("--workers %d: want ≥ 0 (0: GOMAXPROCS)", *workers)
+	}
+	// Two outputs with one name would silently overwrite each other.
+	seen := map[string]string{}
+	for flag, path := range map[string]string{"o": *out, "rhs": *rhs, "coords": *coords, "nullspace": *null} {
+		if path == "" {
+			continue
+		}
+		key := filepath.Clean(path)
+		if other, dup := seen[key]; dup {
+			return fmt.Errorf("-%s and -%s both write %s", other, flag, path)
+		}
+		seen[key] = flag
+	}
 	if *ne == 0 || *out == "" {
 		fs.Usage()
 		return errors.New("--ne and -o are required")

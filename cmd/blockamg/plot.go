@@ -29,6 +29,9 @@ func plotHistory(path, title string, history []float64, bnorm float64) error {
 		}
 		pts = append(pts, plotter.XY{X: float64(i), Y: v})
 	}
+	if len(pts) == 0 {
+		return fmt.Errorf("--plot %s: no positive residual to draw on a log scale", path)
+	}
 	line, points, err := plotter.NewLinePoints(pts)
 	if err != nil {
 		return fmt.Errorf("--plot %s: %w", path, err)

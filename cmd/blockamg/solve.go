@@ -9,6 +9,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -138,6 +139,15 @@ func (c *solveConfig) finish(fs *flag.FlagSet) error {
 	if c.ne < 1 || c.ne > fem.MaxNe {
 		return fmt.Errorf("--ne %d: want 1 … %d", c.ne, fem.MaxNe)
 	}
+	if c.threads < 0 {
+		return fmt.Errorf("--threads %d: want ≥ 0 (0: GOMAXPROCS)", c.threads)
+	}
+	if c.plot != "" {
+		// Fail before the solve, not after it, on a folder that does not exist.
+		if st, err := os.Stat(filepath.Dir(c.plot)); err != nil || !st.IsDir() {
+			return fmt.Errorf("--plot %s: folder %s does not exist", c.plot, filepath.Dir(c.plot))
+		}
+	}
 	if c.steps < 0 {
 		return fmt.Errorf("--steps %d: want ≥ 0", c.steps)
 	}
@@ -240,6 +250,9 @@ func loadProblem(c *solveConfig, pr progress) (*problem, error) {
 		return nil, fmt.Errorf("%s: matrix is %d×%d, want square", c.matrix, A.Rows(), A.Cols())
 	}
 	n := A.Rows()
+	if n == 0 {
+		return nil, fmt.Errorf("%s: the matrix is empty (0×0): nothing to solve", c.matrix)
+	}
 	p := &problem{name: c.matrix, A: A}
 	switch {
 	case c.coords != "":

@@ -1,6 +1,7 @@
-package filter
+package filter_test
 
 import (
+	"blockamg/filter"
 	"fmt"
 	"os"
 	"strconv"
@@ -18,7 +19,7 @@ var benchThetas = []float64{0, 0.01, 0.02, 0.05, 0.1}
 // (ne = 30, or BLOCKAMG_FILTER_NE; AggressiveLevels from BLOCKAMG_FILTER_AGGRESSIVE when
 // set) for each θ of benchThetas and times, per θ:
 //
-//	symbolic   Symbolic (drop decision, pattern, Cholesky factors)
+//	symbolic   filter.Symbolic (drop decision, pattern, Cholesky factors)
 //	numeric    Numeric (the recurring path)
 //	galerkin   the fine-level Ac = P_fᵀ·A·P_f numeric phase (galerkin.Auto plan on P_f)
 //
@@ -46,7 +47,7 @@ func BenchmarkEx56(b *testing.B) {
 		P := h.Levels[l].P
 		line := fmt.Sprintf("level %d: P %d×%d blocks of %d×%d, %d stored; dropped at θ =", l, P.BlockRows, P.BlockCols, P.R, P.C, P.NNZBlocks())
 		for _, theta := range benchThetas[1:] {
-			plan, err := Symbolic(P, h.Levels[l+1].B, theta, Options{})
+			plan, err := filter.Symbolic(P, h.Levels[l+1].B, theta, filter.Options{})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -60,7 +61,7 @@ func BenchmarkEx56(b *testing.B) {
 	b.Logf("ex56 ne=%d: A %d block rows, %d blocks; P %d×%d blocks of %d×%d, %d stored; %d workers",
 		ne, A.BlockRows, A.NNZBlocks(), P.BlockRows, P.BlockCols, P.R, P.C, P.NNZBlocks(), w)
 	for _, theta := range benchThetas {
-		plan, err := Symbolic(P, Bc, theta, Options{Workers: w})
+		plan, err := filter.Symbolic(P, Bc, theta, filter.Options{Workers: w})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -85,7 +86,7 @@ func BenchmarkEx56(b *testing.B) {
 		name := fmt.Sprintf("ne=%d/theta=%g", ne, theta)
 		b.Run(name+"/symbolic", func(b *testing.B) {
 			for b.Loop() {
-				if _, err := Symbolic(P, Bc, theta, Options{Workers: w}); err != nil {
+				if _, err := filter.Symbolic(P, Bc, theta, filter.Options{Workers: w}); err != nil {
 					b.Fatal(err)
 				}
 			}

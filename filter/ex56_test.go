@@ -1,6 +1,7 @@
-package filter
+package filter_test
 
 import (
+	"blockamg/filter"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -40,7 +41,7 @@ func ex56Hierarchy(t testing.TB, ne int, opt amg.Options) (*amg.Hierarchy, *fem.
 
 // TestEx56Hierarchy filters every prolongator of a real smoothed-aggregation hierarchy
 // with its coarse near-null space (Levels[l+1].B) and checks every property of
-// checkFiltered, θ = 0 included (bitwise P).
+// filter.XCheckFiltered, θ = 0 included (bitwise P).
 func TestEx56Hierarchy(t *testing.T) {
 	h, _ := ex56Hierarchy(t, 10, amg.DefaultOptions())
 	if len(h.Levels) < 3 {
@@ -49,15 +50,15 @@ func TestEx56Hierarchy(t *testing.T) {
 	for l := 0; l < len(h.Levels)-1; l++ {
 		P, Bc := h.Levels[l].P, h.Levels[l+1].B
 		for _, theta := range []float64{0, 0.01, 0.02, 0.05, 0.1, 0.3} {
-			plan, err := Symbolic(P, Bc, theta, Options{})
+			plan, err := filter.Symbolic(P, Bc, theta, filter.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
-			Pf := poisoned(plan)
+			Pf := filter.XPoisoned(plan)
 			if err := plan.Numeric(P, Bc, Pf, 2); err != nil {
 				t.Fatal(err)
 			}
-			worst := checkFiltered(t, P, Bc, theta, plan, Pf)
+			worst := filter.XCheckFiltered(t, P, Bc, theta, plan, Pf)
 			s := plan.Stats()
 			if theta == 0 && !plan.Identity() {
 				t.Errorf("level %d: θ = 0 plan is not the identity", l)
@@ -70,18 +71,18 @@ func TestEx56Hierarchy(t *testing.T) {
 				s.RowsCorrected, s.RowsUnfiltered, worst)
 		}
 		// Minimality against gonum on a few corrected rows of the real P.
-		plan, err := Symbolic(P, Bc, 0.05, Options{})
+		plan, err := filter.Symbolic(P, Bc, 0.05, filter.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		Pf := poisoned(plan)
+		Pf := filter.XPoisoned(plan)
 		if err := plan.Numeric(P, Bc, Pf, 1); err != nil {
 			t.Fatal(err)
 		}
 		rng := rand.New(rand.NewPCG(uint64(l), 99))
 		for i, checked := 0, 0; i < P.BlockRows && checked < 4; i += 7 {
 			if Pf.RowPtr[i+1]-Pf.RowPtr[i] < P.RowPtr[i+1]-P.RowPtr[i] {
-				checkMinimal(t, P, Pf, Bc, i, rng)
+				filter.XCheckMinimal(t, P, Pf, Bc, i, rng)
 				checked++
 			}
 		}
@@ -95,12 +96,12 @@ func TestEx56Hierarchy(t *testing.T) {
 func TestEx56Update(t *testing.T) {
 	h, asm := ex56Hierarchy(t, 8, amg.DefaultOptions())
 	nl := len(h.Levels) - 1
-	plans := make([]*Plan, nl)
+	plans := make([]*filter.Plan, nl)
 	before := make([]*bsr.Matrix, nl)
 	for l := 0; l < nl; l++ {
 		before[l] = h.Levels[l].P.Clone()
 		var err error
-		plans[l], err = Symbolic(h.Levels[l].P, h.Levels[l+1].B, LevelTheta(0.05, 0.5, l), Options{})
+		plans[l], err = filter.Symbolic(h.Levels[l].P, h.Levels[l+1].B, filter.LevelTheta(0.05, 0.5, l), filter.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -117,12 +118,12 @@ func TestEx56Update(t *testing.T) {
 	}
 	for l := 0; l < nl; l++ {
 		P, Bc := h.Levels[l].P, h.Levels[l+1].B
-		Pf := poisoned(plans[l])
+		Pf := filter.XPoisoned(plans[l])
 		if err := plans[l].Numeric(P, Bc, Pf, 3); err != nil {
 			t.Fatal(err)
 		}
-		ref := fromPattern(t, P, Bc, Pf)
-		Pr := poisoned(ref)
+		ref := filter.XFromPattern(t, P, Bc, Pf)
+		Pr := filter.XPoisoned(ref)
 		if err := ref.Numeric(P, Bc, Pr, 1); err != nil {
 			t.Fatal(err)
 		}
@@ -138,11 +139,11 @@ func TestEx56Update(t *testing.T) {
 			t.Fatal(err)
 		}
 		worst, rows := kernelError(P, Pf, Bc)
-		if !(worst <= kernelTol) || rows == 0 {
+		if !(worst <= filter.XKernelTol) || rows == 0 {
 			t.Errorf("level %d: worst kernel error %.3g over %d corrected rows after Update", l, worst, rows)
 		}
 		// The values did change: the test would pass trivially otherwise.
-		if d := diffNorm(before[l].Val, P.Val); !(d > 1e-6*norm2(P.Val)) {
+		if d := filter.XDiffNorm(before[l].Val, P.Val); !(d > 1e-6*filter.XNorm2(P.Val)) {
 			t.Fatalf("level %d: Update left P (nearly) unchanged: ‖ΔP‖ = %.3g", l, d)
 		}
 	}
@@ -157,8 +158,8 @@ func kernelError(P, Pf *bsr.Matrix, Bc []float64) (float64, int) {
 			continue
 		}
 		rows++
-		T, Tf := rowTimesBc(P, Bc, i), rowTimesBc(Pf, Bc, i)
-		worst = max(worst, diffNorm(T, Tf)/norm2(T))
+		T, Tf := filter.XRowTimesBc(P, Bc, i), filter.XRowTimesBc(Pf, Bc, i)
+		worst = max(worst, filter.XDiffNorm(T, Tf)/filter.XNorm2(T))
 	}
 	return worst, rows
 }

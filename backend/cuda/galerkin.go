@@ -15,8 +15,9 @@ import (
 type GalerkinVariant string
 
 // The device variants (kernels/galerkin.cu). Each output block is summed by one
-// thread in an order fixed by the host schedule, so every variant but
-// GalerkinTwoPassND gives bitwise identical Ac from run to run.
+// thread (one warp for the tensor-core variants) in an order fixed by the host
+// schedule, so every variant but GalerkinTwoPassND gives bitwise identical Ac from run
+// to run.
 const (
 	// GalerkinTwoPassND is the classical two-pass product, the portable team-kernel
 	// baseline: W = A·P on W's precomputed pattern (each W block searches P's rows
@@ -43,10 +44,27 @@ const (
 	// on consecutive threads), each W block recomputed from its products where it is
 	// needed, W never stored.
 	GalerkinFused GalerkinVariant = "fused-recompute"
+	// GalerkinTCBlock is GalerkinInspector with the block products on the FP64 tensor
+	// cores (mma.m8n8k4): one warp per output block, so each product's operands are
+	// one load instruction each, spread over the lanes, instead of R·R + R·C serial
+	// loads of one thread.
+	GalerkinTCBlock GalerkinVariant = "tc-block"
+	// GalerkinTCRows16 is the register-tiled, search-free tensor-core product: one
+	// warp per fine row of W = A·P and per coarse row of Ac = Pᵀ·W, 16 output blocks
+	// of the row held in registers (longer rows in windows of 16, re-walking the row),
+	// the operands streamed in storage order (A's row and the P rows it meets; Pᵀ's
+	// row and the W rows it meets), the output position of each product precomputed
+	// by the host as a byte (no product list, no search). Offered when no W or Ac row
+	// has more than 256 blocks (Available).
+	GalerkinTCRows16 GalerkinVariant = "tc-rows16"
+	// GalerkinTCRows32 is GalerkinTCRows16 with 32 output blocks in registers: fewer
+	// windows, fewer resident warps.
+	GalerkinTCRows32 GalerkinVariant = "tc-rows32"
 )
 
 // GalerkinVariants lists the device variants in a fixed order.
-var GalerkinVariants = []GalerkinVariant{GalerkinTwoPassND, GalerkinInspector, GalerkinInspectorBlock, GalerkinInspectorRows, GalerkinFused}
+var GalerkinVariants = []GalerkinVariant{GalerkinTwoPassND, GalerkinInspector, GalerkinInspectorBlock, GalerkinInspectorRows, GalerkinFused,
+	GalerkinTCBlock, GalerkinTCRows16, GalerkinTCRows32}
 
 // Deterministic reports whether the variant gives the same bits on every run.
 func (v GalerkinVariant) Deterministic() bool { return v != GalerkinTwoPassND }
@@ -76,6 +94,14 @@ type GalerkinStats struct {
 	ScheduleW, ScheduleAc int64 // bytes of the two packed product lists and their pointers
 	// bytes of the absolute-index lists (8 bytes a product) and their pointers
 	ScheduleWAbs, ScheduleAcAbs int64
+	// RowSlots: the slot words of the tc-rows variants exist (no W or Ac row longer
+	// than 256 blocks); SlotWordsW, SlotWordsAc their 8-byte words (one per eight
+	// products of an A block, resp. of a Pᵀ entry).
+	RowSlots                bool
+	SlotWordsW, SlotWordsAc int64
+	// RewalkW16, RewalkAc16: Σ over rows of the row's products times its windows of
+	// 16 output blocks beyond the first (the extra products tc-rows16 walks).
+	RewalkW16, RewalkAc16 int64
 }
 
 // GalerkinPlan holds the symbolic phase of Ac = PᵀAP on the device: Ac's pattern, W's
@@ -96,6 +122,7 @@ type GalerkinPlan struct {
 	ptidx                           *Buffer[int64]
 	wlist, aclist                   *Buffer[int32] // packed uint32 offsets
 	wabs, acabs                     *Buffer[int32] // (A, P) and (P, W) global block index pairs
+	wsw0, wslw, asw0, aslw          *Buffer[int64] // tc-rows slot words and each row's first word
 	wval, acval                     *Buffer[float64]
 	fns                             map[string]cudadrv.Function
 	freed                           bool
@@ -119,6 +146,12 @@ type hostSchedule struct {
 	prodFused int64
 	wabs      []int32 // (A block, P block) per W product, global indices
 	acabs     []int32 // (P block, W block) per Ac product, global indices
+	// tc-rows slot words (nil when a row is longer than 256 blocks): byte u of word
+	// wsw0[i] + (words of the earlier A blocks of row i) + q is the position in W row
+	// i of the product with P block 8q+u of the A block's P row; likewise aslw/asw0
+	// with Pᵀ row I's entries, W row blocks and Ac row I positions.
+	wsw0, wslw, asw0, aslw []int64
+	rewalkW16, rewalkAc16  int64
 }
 
 // galerkinSchedule computes, on the host, the patterns of W = A·P and Ac = PᵀW, Pᵀ,
@@ -363,6 +396,86 @@ func (s *hostSchedule) absolute(A, P *bsr.Matrix) {
 	})
 }
 
+// rowSlots computes the tc-rows slot words; it returns false (and leaves them nil)
+// when a W or Ac row has more than 256 blocks, which a byte cannot address.
+func (s *hostSchedule) rowSlots(A, P *bsr.Matrix) bool {
+	if maxRow(s.wrp) > 256 || maxRow(s.acrp) > 256 {
+		return false
+	}
+	n, m := A.BlockRows, P.BlockCols
+	words := func(k int64) int64 { return (k + 7) / 8 }
+	s.wsw0 = make([]int64, n+1)
+	rewW := make([]int64, n)
+	par.For(n, 0, 1024, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			c, prods := int64(0), int64(0)
+			for a := A.RowPtr[i]; a < A.RowPtr[i+1]; a++ {
+				j := A.ColIdx[a]
+				c += words(P.RowPtr[j+1] - P.RowPtr[j])
+				prods += P.RowPtr[j+1] - P.RowPtr[j]
+			}
+			s.wsw0[i+1] = c
+			rewW[i] = prods * ((s.wrp[i+1]-s.wrp[i]+15)/16 - 1)
+		}
+	})
+	for i := 0; i < n; i++ {
+		s.wsw0[i+1] += s.wsw0[i]
+		s.rewalkW16 += max(rewW[i], 0)
+	}
+	s.wslw = make([]int64, s.wsw0[n])
+	par.For(n, 0, 1024, func(lo, hi int) {
+		pos := make([]int32, m)
+		for i := lo; i < hi; i++ {
+			for q, c := range s.wcol[s.wrp[i]:s.wrp[i+1]] {
+				pos[c] = int32(q)
+			}
+			w := s.wsw0[i]
+			for a := A.RowPtr[i]; a < A.RowPtr[i+1]; a++ {
+				j := A.ColIdx[a]
+				for k, p := int64(0), P.RowPtr[j]; p < P.RowPtr[j+1]; k, p = k+1, p+1 {
+					s.wslw[w+k/8] |= int64(uint64(pos[P.ColIdx[p]]) << (8 * (k % 8)))
+				}
+				w += words(P.RowPtr[j+1] - P.RowPtr[j])
+			}
+		}
+	})
+	s.asw0 = make([]int64, m+1)
+	rewAc := make([]int64, m)
+	par.For(m, 0, 64, func(lo, hi int) {
+		for I := lo; I < hi; I++ {
+			c := int64(0)
+			for e := s.ptrp[I]; e < s.ptrp[I+1]; e++ {
+				i := s.ptrow[e]
+				c += words(s.wrp[i+1] - s.wrp[i])
+			}
+			s.asw0[I+1] = c
+			rewAc[I] = (s.acptr[s.acrp[I+1]] - s.acptr[s.acrp[I]]) * ((s.acrp[I+1]-s.acrp[I]+15)/16 - 1)
+		}
+	})
+	for I := 0; I < m; I++ {
+		s.asw0[I+1] += s.asw0[I]
+		s.rewalkAc16 += max(rewAc[I], 0)
+	}
+	s.aslw = make([]int64, s.asw0[m])
+	par.For(m, 0, 64, func(lo, hi int) {
+		pos := make([]int32, m)
+		for I := lo; I < hi; I++ {
+			for q, c := range s.accol[s.acrp[I]:s.acrp[I+1]] {
+				pos[c] = int32(q)
+			}
+			w := s.asw0[I]
+			for e := s.ptrp[I]; e < s.ptrp[I+1]; e++ {
+				i := s.ptrow[e]
+				for k, c := range s.wcol[s.wrp[i]:s.wrp[i+1]] {
+					s.aslw[w+int64(k/8)] |= int64(uint64(pos[c]) << (8 * (k % 8)))
+				}
+				w += words(s.wrp[i+1] - s.wrp[i])
+			}
+		}
+	})
+	return true
+}
+
 func maxRow(rp []int64) int {
 	mx := int64(0)
 	for i := 0; i+1 < len(rp); i++ {
@@ -414,6 +527,11 @@ func (b *Backend) GalerkinSymbolic(A, P *bsr.Matrix) (*GalerkinPlan, error) {
 		return nil, fmt.Errorf("%w: more than 2³¹ blocks in A, P or W", ErrGalerkinSchedule)
 	}
 	s.absolute(A, P)
+	if s.rowSlots(A, P) {
+		pl.Stats.RowSlots = true
+		pl.Stats.SlotWordsW, pl.Stats.SlotWordsAc = int64(len(s.wslw)), int64(len(s.aslw))
+		pl.Stats.RewalkW16, pl.Stats.RewalkAc16 = s.rewalkW16, s.rewalkAc16
+	}
 	if err := pl.upload(s); err != nil {
 		pl.Free()
 		return nil, err
@@ -457,6 +575,7 @@ func (pl *GalerkinPlan) upload(s *hostSchedule) error {
 		src []int64
 	}{
 		{&pl.wrp, s.wrp}, {&pl.wptr, s.wptr}, {&pl.acrp, s.acrp}, {&pl.acptr, s.acptr}, {&pl.ptrp, s.ptrp}, {&pl.ptidx, s.ptidx},
+		{&pl.wsw0, s.wsw0}, {&pl.wslw, s.wslw}, {&pl.asw0, s.asw0}, {&pl.aslw, s.aslw},
 	} {
 		if err := upload(b, st.dst, st.src); err != nil {
 			return err
@@ -479,7 +598,7 @@ func (pl *GalerkinPlan) Free() {
 		return
 	}
 	pl.freed = true
-	for _, u := range []*Buffer[int64]{pl.wrp, pl.wptr, pl.acrp, pl.acptr, pl.ptrp, pl.ptidx} {
+	for _, u := range []*Buffer[int64]{pl.wrp, pl.wptr, pl.acrp, pl.acptr, pl.ptrp, pl.ptidx, pl.wsw0, pl.wslw, pl.asw0, pl.aslw} {
 		if u != nil {
 			u.Free()
 		}
@@ -502,7 +621,7 @@ func (pl *GalerkinPlan) Bytes() int64 {
 	for _, u := range []*Buffer[int32]{pl.wrow, pl.wcol, pl.acrow, pl.accol, pl.ptrow, pl.wlist, pl.aclist, pl.wabs, pl.acabs} {
 		t += u.Bytes()
 	}
-	for _, u := range []*Buffer[int64]{pl.wrp, pl.wptr, pl.acrp, pl.acptr, pl.ptrp, pl.ptidx} {
+	for _, u := range []*Buffer[int64]{pl.wrp, pl.wptr, pl.acrp, pl.acptr, pl.ptrp, pl.ptidx, pl.wsw0, pl.wslw, pl.asw0, pl.aslw} {
 		t += u.Bytes()
 	}
 	return t + pl.wval.Bytes() + pl.acval.Bytes()
@@ -562,12 +681,24 @@ func (pl *GalerkinPlan) Numeric(v GalerkinVariant, A, P *Matrix) error {
 	return pl.NumericStage(v, StageAll, A, P)
 }
 
-// NumericStage is Numeric restricted to one stage (StageAP, StagePW: two-pass and
-// inspector only; fused-recompute has no stages).
+// Available reports whether the plan offers variant v (the tc-rows variants need
+// rows of at most 256 blocks in W and Ac).
+func (pl *GalerkinPlan) Available(v GalerkinVariant) bool {
+	if v == GalerkinTCRows16 || v == GalerkinTCRows32 {
+		return pl.Stats.RowSlots
+	}
+	return slices.Contains(GalerkinVariants, v)
+}
+
+// NumericStage is Numeric restricted to one stage (StageAP, StagePW: every variant
+// but fused-recompute, which has no stages).
 func (pl *GalerkinPlan) NumericStage(v GalerkinVariant, stage Stage, A, P *Matrix) error {
 	pl.check(A, P)
 	if v == GalerkinFused && stage != StageAll {
 		return fmt.Errorf("cuda: Galerkin %s has no separate stages", v)
+	}
+	if !pl.Available(v) {
+		return fmt.Errorf("cuda: Galerkin %s: not offered for this pattern (a W or Ac row longer than 256 blocks)", v)
 	}
 	b := pl.b
 	st := pl.Stats
@@ -636,6 +767,34 @@ func (pl *GalerkinPlan) NumericStage(v GalerkinVariant, stage Stage, A, P *Matri
 		if doPW {
 			run("gal_ac_list_"+tag, blocksFor(nAc), func() {
 				b.args.I32(rr).I32(cc).I64(nAc).Ptr(acrow).Ptr(acptr).Ptr(aclist).Ptr(ptrp).Ptr(ptidx).Ptr(ptrow).Ptr(wrp).Ptr(wval).Ptr(pval).Ptr(acval)
+			})
+		}
+	case GalerkinTCBlock:
+		if doAP {
+			run("gal_w_tcb_"+tag, blocksFor(nW*32), func() {
+				b.args.I32(rr).I32(cc).I64(nW).Ptr(wptr).Ptr(wabs).Ptr(aval).Ptr(pval).Ptr(wval)
+			})
+		}
+		if doPW {
+			run("gal_ac_tcb_"+tag, blocksFor(nAc*32), func() {
+				b.args.I32(rr).I32(cc).I64(nAc).Ptr(acptr).Ptr(acabs).Ptr(wval).Ptr(pval).Ptr(acval)
+			})
+		}
+	case GalerkinTCRows16, GalerkinTCRows32:
+		nw := "16"
+		if v == GalerkinTCRows32 {
+			nw = "32"
+		}
+		n, m := int32(st.N), int32(st.M)
+		wsw0, wslw, asw0, aslw := pl.wsw0.Ptr(), pl.wslw.Ptr(), pl.asw0.Ptr(), pl.aslw.Ptr()
+		if doAP {
+			run("gal_w_tcr"+nw+"_"+tag, blocksFor(int64(n)*32), func() {
+				b.args.I32(rr).I32(cc).I32(n).Ptr(arp).Ptr(acol).Ptr(aval).Ptr(prp).Ptr(pval).Ptr(wrp).Ptr(wsw0).Ptr(wslw).Ptr(wval)
+			})
+		}
+		if doPW {
+			run("gal_ac_tcr"+nw+"_"+tag, blocksFor(int64(m)*32), func() {
+				b.args.I32(rr).I32(cc).I32(m).Ptr(ptrp).Ptr(ptidx).Ptr(ptrow).Ptr(wrp).Ptr(wval).Ptr(pval).Ptr(acrp).Ptr(asw0).Ptr(aslw).Ptr(acval)
 			})
 		}
 	case GalerkinFused:

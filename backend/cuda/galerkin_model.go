@@ -13,13 +13,25 @@ type GalerkinMachine struct {
 	Bandwidth float64 // DRAM bandwidth, bytes/s (the measured copy bandwidth)
 	FMARate   float64 // FP64 flop/s on the CUDA cores (2 flops per FMA), measured by FMARate
 	SMs       int     // multiprocessors
+	// TCRate is the FP64 tensor-core rate in flop/s of mma.m8n8k4 (512 flops each),
+	// measured by DMMARate; 0 leaves the term out.
+	TCRate float64
+	// L1Rate is the rate at which the multiprocessors' L1 caches serve 128-byte lines
+	// to load instructions: one line per clock per SM (SMs × SM clock); 0 leaves the
+	// term out.
+	L1Rate float64
 }
 
 // GalerkinPrediction is the model's estimate for one variant (or one stage).
 type GalerkinPrediction struct {
-	Bytes   int64   // DRAM bytes read and written
-	Flops   int64   // floating-point operations (2 per multiply-add)
-	Seconds float64 // max(Bytes/Bandwidth, Flops/FMARate): a roofline, the two overlapped
+	Bytes int64 // DRAM bytes read and written
+	Flops int64 // floating-point operations (2 per multiply-add), padding excluded
+	MMAs  int64 // mma.m8n8k4 instructions (tensor-core variants)
+	Lines int64 // 128-byte L1 lines the load instructions touch
+	// Seconds is the largest of Bytes/Bandwidth, Flops/FMARate (scalar variants) or
+	// 512·MMAs/TCRate (tensor-core variants), and Lines/L1Rate: a roofline with the
+	// three overlapped.
+	Seconds float64
 }
 
 // Byte counts of the operands (values, column indices, row pointers).
@@ -57,17 +69,82 @@ func (s GalerkinStats) FloorAP(mc GalerkinMachine) float64 {
 
 // wRereads is the W traffic of the Pᵀ·W pass beyond one read: each W block is read by
 // u = ProdPW/NnzW Ac blocks, and a re-read misses L2 with probability
-// μ_W = max(0, 1 − L/D_W), D_W the W rows the coarse rows in flight cover (all
-// resident threads on Ac blocks, NnzP/M fine rows per coarse row, |W|/N bytes each).
-func (s GalerkinStats) wRereads(mc GalerkinMachine) int64 {
+// μ_W = max(0, 1 − L/D_W), D_W = rows·|W|/M the share of W under the coarse rows in
+// flight (rows = those the resident threads or warps work on). The first version
+// counted NnzP/M fine rows per coarse row without their overlap (each fine row lies
+// under NnzP/N coarse rows), which for the thread-per-block variants, with every
+// coarse row in flight, differs by under 10%; for a warp per coarse row it
+// overstated D_W 4.5-fold on ex56.
+func (s GalerkinStats) wRereads(mc GalerkinMachine, rows float64) int64 {
 	if s.NnzW == 0 || s.NnzAc == 0 || s.M == 0 || s.N == 0 {
 		return 0
 	}
 	u := float64(s.ProdPW) / float64(s.NnzW)
-	rows := math.Min(float64(s.M), float64(max(mc.SMs, 1)*2048)/(float64(s.NnzAc)/float64(s.M)))
-	dw := rows * float64(s.NnzP) / float64(s.M) * float64(s.bytesWVal()) / float64(s.N)
+	rows = math.Min(float64(s.M), rows)
+	dw := rows * float64(s.bytesWVal()) / float64(s.M)
 	mu := math.Max(0, 1-float64(mc.L2Bytes)/math.Max(dw, 1))
 	return int64(float64(s.bytesWVal()) * math.Max(0, u-1) * mu)
+}
+
+// Coarse rows in flight: resident threads (or warps) over the Ac blocks (or rows)
+// each takes. tcRowsWarps is the warps per SM the tc-rows kernels keep resident
+// (16 for 16 accumulators at 128 registers, 8 for 32 at about 200: 256-thread blocks).
+func (s GalerkinStats) rowsThreadPerBlock(mc GalerkinMachine) float64 {
+	return float64(max(mc.SMs, 1)*2048) / math.Max(1, float64(s.NnzAc)/float64(max(s.M, 1)))
+}
+func (s GalerkinStats) rowsWarpPerBlock(mc GalerkinMachine) float64 {
+	return float64(max(mc.SMs, 1)*64) / math.Max(1, float64(s.NnzAc)/float64(max(s.M, 1)))
+}
+func tcRowsWarps(v GalerkinVariant) int {
+	if v == GalerkinTCRows32 {
+		return 8
+	}
+	return 16
+}
+
+// lines is the expected number of 128-byte lines a run of b bytes starting at a
+// random 8-byte boundary touches.
+func lines(b int) float64 { return float64(b+120) / 128 }
+
+// scalarLineFactor is the lines a thread-per-output-block kernel's warp-wide load
+// touches per lane: each lane reads a different block, so a load instruction touches
+// about 20 distinct lines of 32 lanes. Fitted to the first H200 run (ne = 64 fine
+// level: inspector A·P 2.06 ms for 3.0·10⁷ products of 27 loads each, at one line per
+// SM clock), and the same for every scalar kernel.
+const scalarLineFactor = 0.63
+
+// linesPerProduct returns the L1 lines per block product of each stage:
+//
+//	scalar kernels (thread per output block): 0.63 × the loads per product,
+//	  R² + RC (A·P, for every product computed: ProdAPFused for fused-recompute) and
+//	  2RC (Pᵀ·W).
+//	tc-block (warp per output block): per product the list entry (one line), then per
+//	  K chunk of four one load instruction per operand, each touching the lines of
+//	  its block: 1 + k·(ℓ(8R²) + ℓ(8RC)) and 1 + 2k·ℓ(8RC), k = ⌈R/4⌉, ℓ = lines.
+//	tc-rows: the B operand of each product, k·ℓ(8RC), plus, per A block (Pᵀ entry),
+//	  its own fragment and a slot word, shared by its ProdAP/NnzA (ProdPW/NnzP)
+//	  products; rows16 loads the fragment and word again per window of 16 output
+//	  blocks beyond the first (Rewalk; a product outside the window loads nothing).
+//
+// Stores (one ℓ(8RC) per W block, ℓ(8C²) per Ac block) are added by PredictGalerkin.
+func (s GalerkinStats) linesPerProduct(v GalerkinVariant) (ap, pw float64) {
+	R, C := s.R, s.C
+	k := float64((R + 3) / 4)
+	lA, lP := lines(8*R*R), lines(8*R*C)
+	switch v {
+	case GalerkinTCBlock:
+		return 1 + k*(lA+lP), 1 + 2*k*lP
+	case GalerkinTCRows16, GalerkinTCRows32:
+		perA := float64(s.ProdAP) / math.Max(1, float64(s.NnzA))
+		perE := float64(s.ProdPW) / math.Max(1, float64(s.NnzP))
+		fa, fe := 1.0, 1.0
+		if v == GalerkinTCRows16 {
+			fa += float64(s.RewalkW16) / math.Max(1, float64(s.ProdAP))
+			fe += float64(s.RewalkAc16) / math.Max(1, float64(s.ProdPW))
+		}
+		return k*lP + fa*(k*lA+1)/math.Max(1, perA), k*lP + fe*(k*lP+1)/math.Max(1, perE)
+	}
+	return scalarLineFactor * float64(R*R+R*C), scalarLineFactor * float64(2*R*C)
 }
 
 // PredictGalerkin returns the model's DRAM traffic, flops and time for variant v and
@@ -86,6 +163,13 @@ func (s GalerkinStats) wRereads(mc GalerkinMachine) int64 {
 //	        (8), + 12 B per Ac block, + Pᵀ's index arrays; the last term the W re-reads
 //	        that miss L2, see wRereads; added after the first Nsight Compute
 //	        measurement showed the Pᵀ·W pass reading W about three times)
+//	tc-block: as inspector, with the W re-reads of a warp per Ac block (64 resident
+//	  warps per SM).
+//	tc-rows16, tc-rows32 (slot words, no product lists)
+//	  A·P:  |A| + |P| + |W| + 8·(slot words of W) + 8·(N+1)
+//	  Pᵀ·W: |W| + |P| + |Ac| + 8·(slot words of Ac) + 12·NnzP (Pᵀ's P index and fine
+//	        row) + 16·(M+1) + |W|·(u − 1)·μ_W with the coarse rows of 16 (8)
+//	        resident warps per SM in flight.
 //	fused-recompute
 //	  (|A| + |P| + S_W)·(1 + (ρ − 1)·μ) + S_Ac + |P| + |Ac|,
 //	  ρ = ProdAPFused/ProdAP the recompute factor (each W block is recomputed once per
@@ -95,10 +179,12 @@ func (s GalerkinStats) wRereads(mc GalerkinMachine) int64 {
 //	  cover, SMs·2048 threads / (nnzAc/M) blocks per coarse row × (NnzP/M) fine rows
 //	  per coarse row.
 //
-// Flops: 2R²C per A·P product (ρ times for fused-recompute) and 2RC² per Pᵀ·W product.
-// The time is the roofline max(Bytes/Bandwidth, Flops/FMARate): it assumes the kernel
-// overlaps memory and arithmetic and ignores latency, so it is a lower bound whose
-// ranking of variants is what the chooser uses.
+// Flops: 2R²C per A·P product (ρ times for fused-recompute) and 2RC² per Pᵀ·W product;
+// the tensor-core variants issue ⌈R/4⌉ mma.m8n8k4 (512 flops with the padding) per
+// product instead. L1 lines: see linesPerProduct. The time is the roofline
+// max(Bytes/Bandwidth, Flops/FMARate or 512·MMAs/TCRate, Lines/L1Rate): it assumes the
+// kernel overlaps memory, arithmetic and load issue and ignores latency, so it is a
+// lower bound whose ranking of variants is what the chooser uses.
 func PredictGalerkin(s GalerkinStats, mc GalerkinMachine, v GalerkinVariant, stage Stage) GalerkinPrediction {
 	A, P, W, Ac := s.bytesA(), s.bytesP(), s.bytesWVal(), s.bytesAcVal()
 	acPattern := s.NnzAc*4 + int64(s.M+1)*8
@@ -117,13 +203,21 @@ func PredictGalerkin(s GalerkinStats, mc GalerkinMachine, v GalerkinVariant, sta
 			upd = float64(s.ProdPW) / float64(s.NnzAc)
 		}
 		bytesPW = W + 8*s.NnzW + P + 2*Ac + int64(float64(Ac)*upd*miss) + acPattern
-	case GalerkinInspector, GalerkinInspectorBlock, GalerkinInspectorRows:
+	case GalerkinInspector, GalerkinInspectorBlock, GalerkinInspectorRows, GalerkinTCBlock:
 		sw, sa := s.ScheduleW, s.ScheduleAc
-		if v == GalerkinInspector {
+		if v == GalerkinInspector || v == GalerkinTCBlock {
 			sw, sa = s.ScheduleWAbs, s.ScheduleAcAbs+s.NnzAc*4
 		}
+		rows := s.rowsThreadPerBlock(mc)
+		if v == GalerkinTCBlock {
+			rows = s.rowsWarpPerBlock(mc)
+		}
 		bytesAP = A + P + W + sw
-		bytesPW = W + P + Ac + sa + s.wRereads(mc)
+		bytesPW = W + P + Ac + sa + s.wRereads(mc, rows)
+	case GalerkinTCRows16, GalerkinTCRows32:
+		bytesAP = A + P + W + 8*s.SlotWordsW + 8*int64(s.N+1)
+		rows := float64(max(mc.SMs, 1) * tcRowsWarps(v))
+		bytesPW = W + P + Ac + 8*s.SlotWordsAc + 12*s.NnzP + 16*int64(s.M+1) + s.wRereads(mc, rows)
 	case GalerkinFused:
 		rho := 1.0
 		if s.ProdAP > 0 {
@@ -141,26 +235,48 @@ func PredictGalerkin(s GalerkinStats, mc GalerkinMachine, v GalerkinVariant, sta
 		bytesPW = s.ScheduleAc + P + Ac
 		flopsAP = int64(float64(flopsAP) * rho)
 	}
+	lap, lpw := s.linesPerProduct(v)
+	prodAP := float64(s.ProdAP)
+	if v == GalerkinFused {
+		prodAP = float64(s.ProdAPFused)
+	}
+	linesAP := int64(prodAP*lap + float64(s.NnzW)*lines(8*s.R*s.C))
+	linesPW := int64(float64(s.ProdPW)*lpw + float64(s.NnzAc)*lines(8*s.C*s.C))
+	tc := v == GalerkinTCBlock || v == GalerkinTCRows16 || v == GalerkinTCRows32
+	k := int64((s.R + 3) / 4)
 	var pr GalerkinPrediction
+	var mAP, mPW int64
+	if tc {
+		mAP, mPW = s.ProdAP*k, s.ProdPW*k
+	}
 	switch stage {
 	case StageAP:
-		pr.Bytes, pr.Flops = bytesAP, flopsAP
+		pr.Bytes, pr.Flops, pr.MMAs, pr.Lines = bytesAP, flopsAP, mAP, linesAP
 	case StagePW:
-		pr.Bytes, pr.Flops = bytesPW, flopsPW
+		pr.Bytes, pr.Flops, pr.MMAs, pr.Lines = bytesPW, flopsPW, mPW, linesPW
 	default:
-		pr.Bytes, pr.Flops = bytesAP+bytesPW, flopsAP+flopsPW
+		pr.Bytes, pr.Flops, pr.MMAs, pr.Lines = bytesAP+bytesPW, flopsAP+flopsPW, mAP+mPW, linesAP+linesPW
 	}
-	pr.Seconds = math.Max(float64(pr.Bytes)/mc.Bandwidth, float64(pr.Flops)/mc.FMARate)
+	pr.Seconds = float64(pr.Bytes) / mc.Bandwidth
+	switch {
+	case !tc:
+		pr.Seconds = math.Max(pr.Seconds, float64(pr.Flops)/mc.FMARate)
+	case mc.TCRate > 0:
+		pr.Seconds = math.Max(pr.Seconds, 512*float64(pr.MMAs)/mc.TCRate)
+	}
+	if mc.L1Rate > 0 {
+		pr.Seconds = math.Max(pr.Seconds, float64(pr.Lines)/mc.L1Rate)
+	}
 	return pr
 }
 
 // ChooseGalerkin returns the deterministic variant with the smallest predicted time
-// (the nondeterministic baseline is never picked); ties go to the earlier of
-// GalerkinVariants.
+// among those the pattern allows (the nondeterministic baseline is never picked; the
+// tc-rows variants only with s.RowSlots); ties go to the earlier of GalerkinVariants.
 func ChooseGalerkin(s GalerkinStats, mc GalerkinMachine) GalerkinVariant {
 	best, bt := GalerkinInspector, math.Inf(1)
 	for _, v := range GalerkinVariants {
-		if !v.Deterministic() {
+		if !v.Deterministic() || (!s.RowSlots && (v == GalerkinTCRows16 || v == GalerkinTCRows32)) {
 			continue
 		}
 		if t := PredictGalerkin(s, mc, v, StageAll).Seconds; t < bt {
@@ -194,6 +310,41 @@ func (b *Backend) FMARate(reps int) (float64, error) {
 	return flops / (ms * 1e-3), nil
 }
 
+// DMMARate measures the FP64 tensor-core rate with kernels/galerkin.cu's
+// gal_dmma_rate: 8 independent chains of mma.m8n8k4 per warp, 64 thread blocks per SM,
+// the median of reps timed launches after one warm-up; flop/s counting 512 per mma
+// (8·8·4 multiply-adds).
+func (b *Backend) DMMARate(reps int) (float64, error) {
+	f, err := b.fnGlobal("gal_dmma_rate")
+	if err != nil {
+		return 0, err
+	}
+	const iters = 2048
+	blocks := uint32(max(b.info.SMs, 1) * 64)
+	ms, err := b.TimeMedian(1, reps, func() {
+		b.enqueue(func() error {
+			b.args.I32(iters).F64(0.5).I32(0).Ptr(0)
+			return b.launch("gal_dmma_rate", f, blocks)
+		})
+	})
+	if err != nil {
+		return 0, fmt.Errorf("cuda: timing gal_dmma_rate: %w", err)
+	}
+	flops := float64(blocks) * (threads / 32) * iters * 8 * 512
+	return flops / (ms * 1e-3), nil
+}
+
+// smClockHz returns the device's maximum SM clock (CU_DEVICE_ATTRIBUTE_CLOCK_RATE).
+func (b *Backend) smClockHz() (float64, error) {
+	var khz int
+	err := b.call(func() error {
+		var err error
+		khz, err = cudadrv.DeviceAttr(b.dev, cudadrv.DeviceAttribute(13))
+		return err
+	})
+	return float64(khz) * 1e3, err
+}
+
 // fnGlobal resolves a kernel by name on the worker.
 func (b *Backend) fnGlobal(name string) (cudadrv.Function, error) {
 	var f cudadrv.Function
@@ -206,7 +357,8 @@ func (b *Backend) fnGlobal(name string) (cudadrv.Function, error) {
 }
 
 // GalerkinMachineOf measures the copy bandwidth (cuMemcpyDtoD over 1 GiB buffers, 10
-// runs) and the FMA rate and returns the model's parameters for this device.
+// runs), the FMA and tensor-core rates, reads the SM clock, and returns the model's
+// parameters for this device.
 func (b *Backend) GalerkinMachineOf() (GalerkinMachine, Bandwidth, error) {
 	bw, err := b.CopyBandwidth(1<<30, 10)
 	if err != nil {
@@ -216,5 +368,14 @@ func (b *Backend) GalerkinMachineOf() (GalerkinMachine, Bandwidth, error) {
 	if err != nil {
 		return GalerkinMachine{}, bw, err
 	}
-	return GalerkinMachine{L2Bytes: int64(b.info.L2Bytes), Bandwidth: max(bw.MemcpyGBs, bw.KernelGBs) * 1e9, FMARate: fr, SMs: b.info.SMs}, bw, nil
+	tr, err := b.DMMARate(10)
+	if err != nil {
+		return GalerkinMachine{}, bw, err
+	}
+	clk, err := b.smClockHz()
+	if err != nil {
+		return GalerkinMachine{}, bw, err
+	}
+	return GalerkinMachine{L2Bytes: int64(b.info.L2Bytes), Bandwidth: max(bw.MemcpyGBs, bw.KernelGBs) * 1e9, FMARate: fr, SMs: b.info.SMs,
+		TCRate: tr, L1Rate: float64(b.info.SMs) * clk}, bw, nil
 }

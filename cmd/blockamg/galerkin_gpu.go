@@ -55,8 +55,8 @@ func runGalerkinGPU(ne int, variant string, runs int, stdout, stderr io.Writer) 
 		return err
 	}
 	fmt.Fprintf(stdout, "device: %s, %d SMs, L2 %.1f MiB\n", be.Name(), in.SMs, float64(in.L2Bytes)/(1<<20))
-	fmt.Fprintf(stdout, "measured: copy bandwidth %.0f GB/s (cuMemcpyDtoD %.0f, copy kernel %.0f; 1 GiB, read+write), FP64 FMA %.2f TFLOP/s\n",
-		mc.Bandwidth/1e9, bw.MemcpyGBs, bw.KernelGBs, mc.FMARate/1e12)
+	fmt.Fprintf(stdout, "measured: copy bandwidth %.0f GB/s (cuMemcpyDtoD %.0f, copy kernel %.0f; 1 GiB, read+write), FP64 FMA %.2f TFLOP/s, FP64 mma.m8n8k4 %.2f TFLOP/s; L1 lines %.0f G/s (SMs × max SM clock)\n",
+		mc.Bandwidth/1e9, bw.MemcpyGBs, bw.KernelGBs, mc.FMARate/1e12, mc.TCRate/1e12, mc.L1Rate/1e9)
 
 	start := time.Now()
 	box, err := fem.NewBox(fem.Ex56(ne))
@@ -125,6 +125,10 @@ func galerkinGPULevel(be *cuda.Backend, mc cuda.GalerkinMachine, l int, A, P *bs
 		sym.Seconds(), float64(pl.Bytes())/1e6, floor*1e3, float64(st.FloorBytes())/1e6, float64(st.FloorFlops())/1e9, floorAP*1e3, pick)
 	fmt.Fprintf(stdout, "  %-18s %10s %7s %10s %7s %12s %9s %9s %10s\n", "variant", "ms", "×floor", "A·P ms", "×floor", "pred MB", "pred ms", "GFLOP/s", "rel err")
 	for _, v := range variants {
+		if !pl.Available(v) {
+			fmt.Fprintf(stdout, "  %-18s not offered (a W or Ac row longer than 256 blocks)\n", v)
+			continue
+		}
 		if err := pl.PoisonAc(); err != nil {
 			return err
 		}
@@ -144,6 +148,8 @@ func galerkinGPULevel(be *cuda.Backend, mc cuda.GalerkinMachine, l int, A, P *bs
 				return fmt.Errorf("%s A·P: %w", v, err)
 			}
 			apMS, apRatio = fmt.Sprintf("%.4f", ap), fmt.Sprintf("%.2f", ap*1e-3/floorAP)
+			pap := cuda.PredictGalerkin(st, mc, v, cuda.StageAP)
+			fmt.Fprintf(stderr, "galerkin --gpu: level %d %s: A·P %.4f ms, predicted %.4f ms (%.1f MB, %.0f M lines)\n", l, v, ap, pap.Seconds*1e3, float64(pap.Bytes)/1e6, float64(pap.Lines)/1e6)
 		}
 		pr := cuda.PredictGalerkin(st, mc, v, cuda.StageAll)
 		mark := ""

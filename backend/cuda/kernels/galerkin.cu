@@ -460,6 +460,735 @@ GAL_SHAPE(3, 6, 3x6)
 GAL_SHAPE(6, 6, 6x6)
 GAL_SHAPE(0, 0, generic)
 
+// ---- FP64 tensor-core (DMMA) kernels -------------------------------------------------
+//
+// Every block product here is one or two mma.sync.m8n8k4.f64 per warp (the only FP64
+// matrix instruction of sm_80/sm_90): D (8×8) = A (8×4) · B (4×8) + C, with the PTX
+// fragment layout (lane l, g = l >> 2, t = l & 3): lane l holds A[g][t], B[t][g] and
+// C[g][2t], C[g][2t+1]. A block product X (M×K) · Y (K×N), M, N <= 8, is embedded with
+// zero padding: lane l loads X[g][4q+t] and Y[4q+t][g] (q = 0.. for the K chunks of
+// four, one mma each) and its two outputs are row g, columns 2t and 2t+1. So each
+// operand element is loaded by exactly one lane: a block product costs the warp one
+// load instruction per operand (one or two 128-byte lines) instead of the R·R + R·C
+// serial loads a thread per output block issues, which is what limited the scalar
+// kernels above (kernels/../galerkin.go has the counts). The tensor core adds each
+// output's four K terms in a fixed order, so the results are bitwise reproducible.
+//
+// Two schedules:
+//   tcb (warp per output block): the absolute-index lists of the inspector, one
+//     product after another into one accumulator fragment.
+//   tcr (warp per block row; NW = 16 or 32): a warp owns fine row i of W = A·P (or
+//     coarse row I of Ac = Pᵀ·W) and keeps NW output blocks in registers as NW
+//     accumulator fragments; it walks A row i (Pᵀ row I) and, per A block, the
+//     contiguous P row it meets (per Pᵀ entry, the contiguous W row), so the operands
+//     stream in storage order with no product list. Where each product lands is a
+//     byte (its block's position in the output row) precomputed by the host, eight
+//     to a 64-bit word: slot words, one word per eight products of an A block (Pᵀ
+//     entry), the words of a row consecutive from wsw0[i] (asw0[I]); products are
+//     taken four at a time (half a word), the operands of four loaded before their
+//     mma. The slot is
+//     warp-uniform, so a switch selects the accumulator with constant register
+//     indices. Rows with more than NW output blocks are done in windows of NW blocks,
+//     re-walking the row for each (a product outside the window loads no operand). Rows of more than 256 blocks have no slot bytes:
+//     the host does not offer the variant then.
+
+#define GAL_FULL 0xffffffffu
+
+__device__ __forceinline__ void gal_prefetch_l2(unsigned long long addr)
+{
+    asm volatile("prefetch.global.L2 [%0];" ::"l"(addr));
+}
+
+// Asks L2 for the 128-byte lines of [p, p+bytes), lane l taking lines l, l+32, ...: a
+// warp's row of A streams from memory while its first blocks are multiplied, instead
+// of one block (72 bytes) per warp in flight.
+__device__ __forceinline__ void gal_prefetch_run(const double* p, i64 bytes, int lane)
+{
+    const unsigned long long lo = (unsigned long long)p & ~127ull;
+    const unsigned long long hi = (unsigned long long)p + (unsigned long long)bytes;
+    for (unsigned long long x = lo + (unsigned long long)lane * 128; x < hi; x += 32 * 128) gal_prefetch_l2(x);
+}
+
+__device__ __forceinline__ void gal_dmma(double& c0, double& c1, double a, double b)
+{
+    asm("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};"
+        : "+d"(c0), "+d"(c1)
+        : "d"(a), "d"(b));
+}
+
+// KC chunks of four along K (kch of them used).
+template <int KC>
+__device__ __forceinline__ void gal_dmma_k(double& c0, double& c1, const double (&a)[KC], const double (&b)[KC],
+                                           int kch)
+{
+#pragma unroll
+    for (int q = 0; q < KC; q++)
+        if (q < kch) gal_dmma(c0, c1, a[q], b[q]);
+}
+
+// acc[s] += a·b for a warp-uniform s < NW (NW <= 32): constant register indices.
+template <int NW, int KC>
+__device__ __forceinline__ void gal_dmma_at(double (&acc)[NW][2], int s, const double (&a)[KC],
+                                            const double (&b)[KC], int kch)
+{
+#define GAL_CASE(k)                                                                                          \
+    case k:                                                                                                   \
+        if (k < NW) gal_dmma_k<KC>(acc[k < NW ? k : 0][0], acc[k < NW ? k : 0][1], a, b, kch);                \
+        break;
+    switch (s) {
+        GAL_CASE(0) GAL_CASE(1) GAL_CASE(2) GAL_CASE(3) GAL_CASE(4) GAL_CASE(5) GAL_CASE(6) GAL_CASE(7)
+        GAL_CASE(8) GAL_CASE(9) GAL_CASE(10) GAL_CASE(11) GAL_CASE(12) GAL_CASE(13) GAL_CASE(14) GAL_CASE(15)
+        GAL_CASE(16) GAL_CASE(17) GAL_CASE(18) GAL_CASE(19) GAL_CASE(20) GAL_CASE(21) GAL_CASE(22)
+        GAL_CASE(23) GAL_CASE(24) GAL_CASE(25) GAL_CASE(26) GAL_CASE(27) GAL_CASE(28) GAL_CASE(29)
+        GAL_CASE(30) GAL_CASE(31)
+    default:
+        break;
+    }
+#undef GAL_CASE
+}
+
+// acc[s] += a·b (kch = KC chunks) through an indirect branch: brx.idx jumps straight
+// to the mma on accumulator s, where the switch of gal_dmma_at compiles to a tree of
+// compares and branches (five levels for 32). The labels are local to the asm block,
+// so each inlined copy has its own. Written out for NW = 16, 32 and KC = 1, 2 (the
+// operand list names every accumulator); the specialised kernels use these, the
+// generic ones the switch.
+template <int NW, int KC>
+__device__ __forceinline__ void gal_dmma_brx(double (&acc)[NW][2], int s, const double (&a)[KC], const double (&b)[KC]);
+
+template <>
+__device__ __forceinline__ void gal_dmma_brx<16, 1>(double (&acc)[16][2], int s, const double (&a)[1], const double (&b)[1])
+{
+    asm("{\n\t"
+                 "ts: .branchtargets L0, L1, L2, L3, L4, L5, L6, L7, L8, L9, L10, L11, L12, L13, L14, L15;\n\t"
+                 "brx.idx %34, ts;\n\t"
+                 "L0: mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%32}, {%33}, {%0, %1};\n\t"
+                 "bra.uni LE;\n\t"
+                 "L1: mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%2, %3}, {%32}, {%33}, {%2, %3};\n\t"
+                 "bra.uni LE;\n\t"
+                 "L2: mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%4, %5}, {%32}, {%33}, {%4, %5};\n\t"
+                 "bra.uni LE;\n\t"
+                 "L3: mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%6, %7}, {%32}, {%33}, {%6, %7};\n\t"
+                 "bra.uni LE;\n\t"
+                 "L4: mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%8, %9}, {%32}, {%33}, {%8, %9};\n\t"
+                 "bra.uni LE;\n\t"
+                 "L5: mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%10, %11}, {%32}, {%33}, {%10, %11};\n\t"
+                 "bra.uni LE;\n\t"
+                 "L6: mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%12, %13}, {%32}, {%33}, {%12, %13};\n\t"
+                 "bra.uni LE;\n\t"
+                 "L7: mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%14, %15}, {%32}, {%33}, {%14, %15};\n\t"
+                 "bra.uni LE;\n\t"
+                 "L8: mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%16, %17}, {%32}, {%33}, {%16, %17};\n\t"
+                 "bra.uni LE;\n\t"
+                 "L9: mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%18, %19}, {%32}, {%33}, {%18, %19};\n\t"
+                 "bra.uni LE;\n\t"
+                 "L10: mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%20, %21}, {%32}, {%33}, {%20, %21};\n\t"
+                 "bra.uni LE;\n\t"
+                 "L11: mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%22, %23}, {%32}, {%33}, {%22, %23};\n\t"
+                 "bra.uni LE;\n\t"
+                 "L12: mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%24, %25}, {%32}, {%33}, {%24, %25};\n\t"
+                 "bra.uni LE;\n\t"
+                 "L13: mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%26, %27}, {%32}, {%33}, {%26, %27};\n\t"
+                 "bra.uni LE;\n\t"
+                 "L14: mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%28, %29}, {%32}, {%33}, {%28, %29};\n\t"
+                 "bra.uni LE;\n\t"
+                 "L15: mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%30, %31}, {%32}, {%33}, {%30, %31};\n\t"
+                 "LE:\n\t}"
+                 : "+d"(acc[0][0]), "+d"(acc[0][1]), "+d"(acc[1][0]), "+d"(acc[1][1]), "+d"(acc[2][0]), "+d"(acc[2][1]), "+d"(acc[3][0]), "+d"(acc[3][1]),
+                   "+d"(acc[4][0]), "+d"(acc[4][1]), "+d"(acc[5][0]), "+d"(acc[5][1]), "+d"(acc[6][0]), "+d"(acc[6][1]), "+d"(acc[7][0]), "+d"(acc[7][1]),
+                   "+d"(acc[8][0]), "+d"(acc[8][1]), "+d"(acc[9][0]), "+d"(acc[9][1]), "+d"(acc[10][0]), "+d"(acc[10][1]), "+d"(acc[11][0]), "+d"(acc[11][1]),
+                   "+d"(acc[12][0]), "+d"(acc[12][1]), "+d"(acc[13][0]), "+d"(acc[13][1]), "+d"(acc[14][0]), "+d"(acc[14][1]), "+d"(acc[15][0]), "+d"(acc[15][1])
+                 : "d"(a[0]), "d"(b[0]), "r"(s));
+}
+
+template <>
+__device__ __forceinline__ void gal_dmma_brx<16, 2>(double (&acc)[16][2], int s, const double (&a)[2], const double (&b)[2])
+{
+    asm("{\n\t"
+                 "ts: .branchtargets L0, L1, L2, L3, L4, L5, L6, L7, L8, L9, L10, L11, L12, L13, L14, L15;\n\t"
+                 "brx.idx %36, ts;\n\t"
+                 "L0: mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%32}, {%34}, {%0, %1};\n\t"
+                 "mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%33}, {%35}, {%0, %1};\n\t"
+                 "bra.uni LE;\n\t"
+                 "L1: mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%2, %3}, {%32}, {%34}, {%2, %3};\n\t"
+                 "mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%2, %3}, {%33}, {%35}, {%2, %3};\n\t"
+                 "bra.uni LE;\n\t"
+                 "L2: mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%4, %5}, {%32}, {%34}, {%4, %5};\n\t"
+                 "mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%4, %5}, {%33}, {%35}, {%4, %5};\n\t"
+                 "bra.uni LE;\n\t"
+                 "L3: mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%6, %7}, {%32}, {%34}, {%6, %7};\n\t"
+                 "mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%6, %7}, {%33}, {%35}, {%6, %7};\n\t"
+                 "bra.uni LE;\n\t"
+                 "L4: mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%8, %9}, {%32}, {%34}, {%8, %9};\n\t"
+                 "mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%8, %9}, {%33}, {%35}, {%8, %9};\n\t"
+                 "bra.uni LE;\n\t"
+                 "L5: mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%10, %11}, {%32}, {%34}, {%10, %11};\n\t"
+                 "mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%10, %11}, {%33}, {%35}, {%10, %11};\n\t"
+                 "bra.uni LE;\n\t"
+                 "L6: mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%12, %13}, {%32}, {%34}, {%12, %13};\n\t"
+                 "mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%12, %13}, {%33}, {%35}, {%12, %13};\n\t"
+                 "bra.uni LE;\n\t"
+                 "L7: mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%14, %15}, {%32}, {%34}, {%14, %15};\n\t"
+                 "mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%14, %15}, {%33}, {%35}, {%14, %15};\n\t"
+                 "bra.uni LE;\n\t"
+                 "L8: mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%16, %17}, {%32}, {%34}, {%16, %17};\n\t"
+                 "mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%16, %17}, {%33}, {%35}, {%16, %17};\n\t"
+                 "bra.uni LE;\n\t"
+                 "L9: mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%18, %19}, {%32}, {%34}, {%18, %19};\n\t"
+                 "mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%18, %19}, {%33}, {%35}, {%18, %19};\n\t"
+                 "bra.uni LE;\n\t"
+                 "L10: mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%20, %21}, {%32}, {%34}, {%20, %21};\n\t"
+                 "mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%20, %21}, {%33}, {%35}, {%20, %21};\n\t"
+                 "bra.uni LE;\n\t"
+                 "L11: mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%22, %23}, {%32}, {%34}, {%22, %23};\n\t"
+                 "mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%22, %23}, {%33}, {%35}, {%22, %23};\n\t"
+                 "bra.uni LE;\n\t"
+                 "L12: mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%24, %25}, {%32}, {%34}, {%24, %25};\n\t"
+                 "mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%24, %25}, {%33}, {%35}, {%24, %25};\n\t"
+                 "bra.uni LE;\n\t"
+                 "L13: mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%26, %27}, {%32}, {%34}, {%26, %27};\n\t"
+                 "mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%26, %27}, {%33}, {%35}, {%26, %27};\n\t"
+                 "bra.uni LE;\n\t"
+                 "L14: mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%28, %29}, {%32}, {%34}, {%28, %29};\n\t"
+                 "mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%28, %29}, {%33}, {%35}, {%28, %29};\n\t"
+                 "bra.uni LE;\n\t"
+                 "L15: mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%30, %31}, {%32}, {%34}, {%30, %31};\n\t"
+                 "mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%30, %31}, {%33}, {%35}, {%30, %31};\n\t"
+                 "LE:\n\t}"
+                 : "+d"(acc[0][0]), "+d"(acc[0][1]), "+d"(acc[1][0]), "+d"(acc[1][1]), "+d"(acc[2][0]), "+d"(acc[2][1]), "+d"(acc[3][0]), "+d"(acc[3][1]),
+                   "+d"(acc[4][0]), "+d"(acc[4][1]), "+d"(acc[5][0]), "+d"(acc[5][1]), "+d"(acc[6][0]), "+d"(acc[6][1]), "+d"(acc[7][0]), "+d"(acc[7][1]),
+                   "+d"(acc[8][0]), "+d"(acc[8][1]), "+d"(acc[9][0]), "+d"(acc[9][1]), "+d"(acc[10][0]), "+d"(acc[10][1]), "+d"(acc[11][0]), "+d"(acc[11][1]),
+                   "+d"(acc[12][0]), "+d"(acc[12][1]), "+d"(acc[13][0]), "+d"(acc[13][1]), "+d"(acc[14][0]), "+d"(acc[14][1]), "+d"(acc[15][0]), "+d"(acc[15][1])
+                 : "d"(a[0]), "d"(a[1]), "d"(b[0]), "d"(b[1]), "r"(s));
+}
+
+template <>
+__device__ __forceinline__ void gal_dmma_brx<32, 1>(double (&acc)[32][2], int s, const double (&a)[1], const double (&b)[1])
+{
+    asm("{\n\t"
+                 "ts: .branchtargets L0, L1, L2, L3, L4, L5, L6, L7, L8, L9, L10, L11, L12, L13, L14, L15, L16, L17, L18, L19, L20, L21, L22, L23, L24, L25, L26, L27, L28, L29, L30, L31;\n\t"
+                 "brx.idx %66, ts;\n\t"
+                 "L0: mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%64}, {%65}, {%0, %1};\n\t"
+                 "bra.uni LE;\n\t"
+                 "L1: mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%2, %3}, {%64}, {%65}, {%2, %3};\n\t"
+                 "bra.uni LE;\n\t"
+                 "L2: mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%4, %5}, {%64}, {%65}, {%4, %5};\n\t"
+                 "bra.uni LE;\n\t"
+                 "L3: mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%6, %7}, {%64}, {%65}, {%6, %7};\n\t"
+                 "bra.uni LE;\n\t"
+                 "L4: mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%8, %9}, {%64}, {%65}, {%8, %9};\n\t"
+                 "bra.uni LE;\n\t"
+                 "L5: mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%10, %11}, {%64}, {%65}, {%10, %11};\n\t"
+                 "bra.uni LE;\n\t"
+                 "L6: mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%12, %13}, {%64}, {%65}, {%12, %13};\n\t"
+                 "bra.uni LE;\n\t"
+                 "L7: mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%14, %15}, {%64}, {%65}, {%14, %15};\n\t"
+                 "bra.uni LE;\n\t"
+                 "L8: mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%16, %17}, {%64}, {%65}, {%16, %17};\n\t"
+                 "bra.uni LE;\n\t"
+                 "L9: mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%18, %19}, {%64}, {%65}, {%18, %19};\n\t"
+                 "bra.uni LE;\n\t"
+                 "L10: mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%20, %21}, {%64}, {%65}, {%20, %21};\n\t"
+                 "bra.uni LE;\n\t"
+                 "L11: mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%22, %23}, {%64}, {%65}, {%22, %23};\n\t"
+                 "bra.uni LE;\n\t"
+                 "L12: mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%24, %25}, {%64}, {%65}, {%24, %25};\n\t"
+                 "bra.uni LE;\n\t"
+                 "L13: mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%26, %27}, {%64}, {%65}, {%26, %27};\n\t"
+                 "bra.uni LE;\n\t"
+                 "L14: mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%28, %29}, {%64}, {%65}, {%28, %29};\n\t"
+                 "bra.uni LE;\n\t"
+                 "L15: mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%30, %31}, {%64}, {%65}, {%30, %31};\n\t"
+                 "bra.uni LE;\n\t"
+                 "L16: mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%32, %33}, {%64}, {%65}, {%32, %33};\n\t"
+                 "bra.uni LE;\n\t"
+                 "L17: mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%34, %35}, {%64}, {%65}, {%34, %35};\n\t"
+                 "bra.uni LE;\n\t"
+                 "L18: mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%36, %37}, {%64}, {%65}, {%36, %37};\n\t"
+                 "bra.uni LE;\n\t"
+                 "L19: mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%38, %39}, {%64}, {%65}, {%38, %39};\n\t"
+                 "bra.uni LE;\n\t"
+                 "L20: mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%40, %41}, {%64}, {%65}, {%40, %41};\n\t"
+                 "bra.uni LE;\n\t"
+                 "L21: mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%42, %43}, {%64}, {%65}, {%42, %43};\n\t"
+                 "bra.uni LE;\n\t"
+                 "L22: mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%44, %45}, {%64}, {%65}, {%44, %45};\n\t"
+                 "bra.uni LE;\n\t"
+                 "L23: mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%46, %47}, {%64}, {%65}, {%46, %47};\n\t"
+                 "bra.uni LE;\n\t"
+                 "L24: mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%48, %49}, {%64}, {%65}, {%48, %49};\n\t"
+                 "bra.uni LE;\n\t"
+                 "L25: mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%50, %51}, {%64}, {%65}, {%50, %51};\n\t"
+                 "bra.uni LE;\n\t"
+                 "L26: mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%52, %53}, {%64}, {%65}, {%52, %53};\n\t"
+                 "bra.uni LE;\n\t"
+                 "L27: mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%54, %55}, {%64}, {%65}, {%54, %55};\n\t"
+                 "bra.uni LE;\n\t"
+                 "L28: mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%56, %57}, {%64}, {%65}, {%56, %57};\n\t"
+                 "bra.uni LE;\n\t"
+                 "L29: mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%58, %59}, {%64}, {%65}, {%58, %59};\n\t"
+                 "bra.uni LE;\n\t"
+                 "L30: mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%60, %61}, {%64}, {%65}, {%60, %61};\n\t"
+                 "bra.uni LE;\n\t"
+                 "L31: mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%62, %63}, {%64}, {%65}, {%62, %63};\n\t"
+                 "LE:\n\t}"
+                 : "+d"(acc[0][0]), "+d"(acc[0][1]), "+d"(acc[1][0]), "+d"(acc[1][1]), "+d"(acc[2][0]), "+d"(acc[2][1]), "+d"(acc[3][0]), "+d"(acc[3][1]),
+                   "+d"(acc[4][0]), "+d"(acc[4][1]), "+d"(acc[5][0]), "+d"(acc[5][1]), "+d"(acc[6][0]), "+d"(acc[6][1]), "+d"(acc[7][0]), "+d"(acc[7][1]),
+                   "+d"(acc[8][0]), "+d"(acc[8][1]), "+d"(acc[9][0]), "+d"(acc[9][1]), "+d"(acc[10][0]), "+d"(acc[10][1]), "+d"(acc[11][0]), "+d"(acc[11][1]),
+                   "+d"(acc[12][0]), "+d"(acc[12][1]), "+d"(acc[13][0]), "+d"(acc[13][1]), "+d"(acc[14][0]), "+d"(acc[14][1]), "+d"(acc[15][0]), "+d"(acc[15][1]),
+                   "+d"(acc[16][0]), "+d"(acc[16][1]), "+d"(acc[17][0]), "+d"(acc[17][1]), "+d"(acc[18][0]), "+d"(acc[18][1]), "+d"(acc[19][0]), "+d"(acc[19][1]),
+                   "+d"(acc[20][0]), "+d"(acc[20][1]), "+d"(acc[21][0]), "+d"(acc[21][1]), "+d"(acc[22][0]), "+d"(acc[22][1]), "+d"(acc[23][0]), "+d"(acc[23][1]),
+                   "+d"(acc[24][0]), "+d"(acc[24][1]), "+d"(acc[25][0]), "+d"(acc[25][1]), "+d"(acc[26][0]), "+d"(acc[26][1]), "+d"(acc[27][0]), "+d"(acc[27][1]),
+                   "+d"(acc[28][0]), "+d"(acc[28][1]), "+d"(acc[29][0]), "+d"(acc[29][1]), "+d"(acc[30][0]), "+d"(acc[30][1]), "+d"(acc[31][0]), "+d"(acc[31][1])
+                 : "d"(a[0]), "d"(b[0]), "r"(s));
+}
+
+template <>
+__device__ __forceinline__ void gal_dmma_brx<32, 2>(double (&acc)[32][2], int s, const double (&a)[2], const double (&b)[2])
+{
+    asm("{\n\t"
+                 "ts: .branchtargets L0, L1, L2, L3, L4, L5, L6, L7, L8, L9, L10, L11, L12, L13, L14, L15, L16, L17, L18, L19, L20, L21, L22, L23, L24, L25, L26, L27, L28, L29, L30, L31;\n\t"
+                 "brx.idx %68, ts;\n\t"
+                 "L0: mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%64}, {%66}, {%0, %1};\n\t"
+                 "mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%65}, {%67}, {%0, %1};\n\t"
+                 "bra.uni LE;\n\t"
+                 "L1: mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%2, %3}, {%64}, {%66}, {%2, %3};\n\t"
+                 "mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%2, %3}, {%65}, {%67}, {%2, %3};\n\t"
+                 "bra.uni LE;\n\t"
+                 "L2: mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%4, %5}, {%64}, {%66}, {%4, %5};\n\t"
+                 "mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%4, %5}, {%65}, {%67}, {%4, %5};\n\t"
+                 "bra.uni LE;\n\t"
+                 "L3: mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%6, %7}, {%64}, {%66}, {%6, %7};\n\t"
+                 "mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%6, %7}, {%65}, {%67}, {%6, %7};\n\t"
+                 "bra.uni LE;\n\t"
+                 "L4: mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%8, %9}, {%64}, {%66}, {%8, %9};\n\t"
+                 "mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%8, %9}, {%65}, {%67}, {%8, %9};\n\t"
+                 "bra.uni LE;\n\t"
+                 "L5: mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%10, %11}, {%64}, {%66}, {%10, %11};\n\t"
+                 "mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%10, %11}, {%65}, {%67}, {%10, %11};\n\t"
+                 "bra.uni LE;\n\t"
+                 "L6: mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%12, %13}, {%64}, {%66}, {%12, %13};\n\t"
+                 "mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%12, %13}, {%65}, {%67}, {%12, %13};\n\t"
+                 "bra.uni LE;\n\t"
+                 "L7: mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%14, %15}, {%64}, {%66}, {%14, %15};\n\t"
+                 "mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%14, %15}, {%65}, {%67}, {%14, %15};\n\t"
+                 "bra.uni LE;\n\t"
+                 "L8: mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%16, %17}, {%64}, {%66}, {%16, %17};\n\t"
+                 "mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%16, %17}, {%65}, {%67}, {%16, %17};\n\t"
+                 "bra.uni LE;\n\t"
+                 "L9: mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%18, %19}, {%64}, {%66}, {%18, %19};\n\t"
+                 "mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%18, %19}, {%65}, {%67}, {%18, %19};\n\t"
+                 "bra.uni LE;\n\t"
+                 "L10: mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%20, %21}, {%64}, {%66}, {%20, %21};\n\t"
+                 "mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%20, %21}, {%65}, {%67}, {%20, %21};\n\t"
+                 "bra.uni LE;\n\t"
+                 "L11: mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%22, %23}, {%64}, {%66}, {%22, %23};\n\t"
+                 "mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%22, %23}, {%65}, {%67}, {%22, %23};\n\t"
+                 "bra.uni LE;\n\t"
+                 "L12: mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%24, %25}, {%64}, {%66}, {%24, %25};\n\t"
+                 "mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%24, %25}, {%65}, {%67}, {%24, %25};\n\t"
+                 "bra.uni LE;\n\t"
+                 "L13: mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%26, %27}, {%64}, {%66}, {%26, %27};\n\t"
+                 "mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%26, %27}, {%65}, {%67}, {%26, %27};\n\t"
+                 "bra.uni LE;\n\t"
+                 "L14: mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%28, %29}, {%64}, {%66}, {%28, %29};\n\t"
+                 "mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%28, %29}, {%65}, {%67}, {%28, %29};\n\t"
+                 "bra.uni LE;\n\t"
+                 "L15: mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%30, %31}, {%64}, {%66}, {%30, %31};\n\t"
+                 "mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%30, %31}, {%65}, {%67}, {%30, %31};\n\t"
+                 "bra.uni LE;\n\t"
+                 "L16: mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%32, %33}, {%64}, {%66}, {%32, %33};\n\t"
+                 "mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%32, %33}, {%65}, {%67}, {%32, %33};\n\t"
+                 "bra.uni LE;\n\t"
+                 "L17: mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%34, %35}, {%64}, {%66}, {%34, %35};\n\t"
+                 "mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%34, %35}, {%65}, {%67}, {%34, %35};\n\t"
+                 "bra.uni LE;\n\t"
+                 "L18: mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%36, %37}, {%64}, {%66}, {%36, %37};\n\t"
+                 "mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%36, %37}, {%65}, {%67}, {%36, %37};\n\t"
+                 "bra.uni LE;\n\t"
+                 "L19: mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%38, %39}, {%64}, {%66}, {%38, %39};\n\t"
+                 "mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%38, %39}, {%65}, {%67}, {%38, %39};\n\t"
+                 "bra.uni LE;\n\t"
+                 "L20: mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%40, %41}, {%64}, {%66}, {%40, %41};\n\t"
+                 "mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%40, %41}, {%65}, {%67}, {%40, %41};\n\t"
+                 "bra.uni LE;\n\t"
+                 "L21: mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%42, %43}, {%64}, {%66}, {%42, %43};\n\t"
+                 "mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%42, %43}, {%65}, {%67}, {%42, %43};\n\t"
+                 "bra.uni LE;\n\t"
+                 "L22: mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%44, %45}, {%64}, {%66}, {%44, %45};\n\t"
+                 "mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%44, %45}, {%65}, {%67}, {%44, %45};\n\t"
+                 "bra.uni LE;\n\t"
+                 "L23: mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%46, %47}, {%64}, {%66}, {%46, %47};\n\t"
+                 "mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%46, %47}, {%65}, {%67}, {%46, %47};\n\t"
+                 "bra.uni LE;\n\t"
+                 "L24: mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%48, %49}, {%64}, {%66}, {%48, %49};\n\t"
+                 "mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%48, %49}, {%65}, {%67}, {%48, %49};\n\t"
+                 "bra.uni LE;\n\t"
+                 "L25: mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%50, %51}, {%64}, {%66}, {%50, %51};\n\t"
+                 "mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%50, %51}, {%65}, {%67}, {%50, %51};\n\t"
+                 "bra.uni LE;\n\t"
+                 "L26: mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%52, %53}, {%64}, {%66}, {%52, %53};\n\t"
+                 "mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%52, %53}, {%65}, {%67}, {%52, %53};\n\t"
+                 "bra.uni LE;\n\t"
+                 "L27: mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%54, %55}, {%64}, {%66}, {%54, %55};\n\t"
+                 "mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%54, %55}, {%65}, {%67}, {%54, %55};\n\t"
+                 "bra.uni LE;\n\t"
+                 "L28: mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%56, %57}, {%64}, {%66}, {%56, %57};\n\t"
+                 "mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%56, %57}, {%65}, {%67}, {%56, %57};\n\t"
+                 "bra.uni LE;\n\t"
+                 "L29: mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%58, %59}, {%64}, {%66}, {%58, %59};\n\t"
+                 "mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%58, %59}, {%65}, {%67}, {%58, %59};\n\t"
+                 "bra.uni LE;\n\t"
+                 "L30: mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%60, %61}, {%64}, {%66}, {%60, %61};\n\t"
+                 "mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%60, %61}, {%65}, {%67}, {%60, %61};\n\t"
+                 "bra.uni LE;\n\t"
+                 "L31: mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%62, %63}, {%64}, {%66}, {%62, %63};\n\t"
+                 "mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%62, %63}, {%65}, {%67}, {%62, %63};\n\t"
+                 "LE:\n\t}"
+                 : "+d"(acc[0][0]), "+d"(acc[0][1]), "+d"(acc[1][0]), "+d"(acc[1][1]), "+d"(acc[2][0]), "+d"(acc[2][1]), "+d"(acc[3][0]), "+d"(acc[3][1]),
+                   "+d"(acc[4][0]), "+d"(acc[4][1]), "+d"(acc[5][0]), "+d"(acc[5][1]), "+d"(acc[6][0]), "+d"(acc[6][1]), "+d"(acc[7][0]), "+d"(acc[7][1]),
+                   "+d"(acc[8][0]), "+d"(acc[8][1]), "+d"(acc[9][0]), "+d"(acc[9][1]), "+d"(acc[10][0]), "+d"(acc[10][1]), "+d"(acc[11][0]), "+d"(acc[11][1]),
+                   "+d"(acc[12][0]), "+d"(acc[12][1]), "+d"(acc[13][0]), "+d"(acc[13][1]), "+d"(acc[14][0]), "+d"(acc[14][1]), "+d"(acc[15][0]), "+d"(acc[15][1]),
+                   "+d"(acc[16][0]), "+d"(acc[16][1]), "+d"(acc[17][0]), "+d"(acc[17][1]), "+d"(acc[18][0]), "+d"(acc[18][1]), "+d"(acc[19][0]), "+d"(acc[19][1]),
+                   "+d"(acc[20][0]), "+d"(acc[20][1]), "+d"(acc[21][0]), "+d"(acc[21][1]), "+d"(acc[22][0]), "+d"(acc[22][1]), "+d"(acc[23][0]), "+d"(acc[23][1]),
+                   "+d"(acc[24][0]), "+d"(acc[24][1]), "+d"(acc[25][0]), "+d"(acc[25][1]), "+d"(acc[26][0]), "+d"(acc[26][1]), "+d"(acc[27][0]), "+d"(acc[27][1]),
+                   "+d"(acc[28][0]), "+d"(acc[28][1]), "+d"(acc[29][0]), "+d"(acc[29][1]), "+d"(acc[30][0]), "+d"(acc[30][1]), "+d"(acc[31][0]), "+d"(acc[31][1])
+                 : "d"(a[0]), "d"(a[1]), "d"(b[0]), "d"(b[1]), "r"(s));
+}
+
+// Lane offsets of the fragments of an X (rows × K, row-major, stride K) · Y (K × cols,
+// row-major, stride cols) product: X[g][4q+t] and Y[4q+t][g], zero where outside.
+template <int KC>
+struct GalFrag {
+    int xoff[KC], yoff[KC];
+    bool xok[KC], yok[KC];
+    __device__ __forceinline__ GalFrag(int rows, int K, int cols, int kch, int g, int t, bool xTransposed)
+    {
+#pragma unroll
+        for (int q = 0; q < KC; q++) {
+            const int k = 4 * q + t;
+            // xTransposed: X = Zᵀ with Z K×rows row-major (Pᵀ from a P block), X[g][k] = Z[k][g].
+            xok[q] = q < kch && g < rows && k < K;
+            xoff[q] = xTransposed ? k * rows + g : g * K + k;
+            yok[q] = q < kch && k < K && g < cols;
+            yoff[q] = k * cols + g;
+        }
+    }
+};
+
+// W = A·P, warp per W block: its list of (A block, P block) global indices, four
+// products' operands loaded before their mma. Deterministic.
+template <int R_, int C_>
+__device__ __forceinline__ void gal_w_tcb(int rr, int cc, i64 nnzW, const i64* __restrict__ wptr,
+                                          const int2* __restrict__ wabs, const double* __restrict__ aval,
+                                          const double* __restrict__ pval, double* __restrict__ wval)
+{
+    const int R = R_ ? R_ : rr;
+    const int C = C_ ? C_ : cc;
+    constexpr int KC = R_ ? (R_ + 3) / 4 : 2;
+    const int kch = (R + 3) >> 2;
+    const i64 w = ((i64)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+    if (w >= nnzW) return;
+    const int lane = threadIdx.x & 31, g = lane >> 2, tg = lane & 3;
+    const GalFrag<KC> f(R, R, C, kch, g, tg, false);
+    const i64 RR = R * R, RC = R * C;
+    double c0 = 0.0, c1 = 0.0;
+    const i64 t1 = wptr[w + 1];
+    for (i64 t = wptr[w]; t < t1; t += 4) {
+        double av[4][KC], bv[4][KC];
+#pragma unroll
+        for (int u = 0; u < 4; u++) {
+            const bool in = t + u < t1;
+            const int2 e = in ? __ldg(wabs + t + u) : make_int2(0, 0);
+#pragma unroll
+            for (int q = 0; q < KC; q++) {
+                av[u][q] = (in && f.xok[q]) ? __ldg(aval + (i64)e.x * RR + f.xoff[q]) : 0.0;
+                bv[u][q] = (in && f.yok[q]) ? __ldg(pval + (i64)e.y * RC + f.yoff[q]) : 0.0;
+            }
+        }
+#pragma unroll
+        for (int u = 0; u < 4; u++)
+            if (t + u < t1) gal_dmma_k<KC>(c0, c1, av[u], bv[u], kch);
+    }
+    if (g < R) {
+        double* __restrict__ out = wval + w * RC + g * C;
+        if (2 * tg < C) out[2 * tg] = c0;
+        if (2 * tg + 1 < C) out[2 * tg + 1] = c1;
+    }
+}
+
+// Ac = Pᵀ·W, warp per Ac block: its list of (P block, W block) global indices.
+// Deterministic.
+template <int R_, int C_>
+__device__ __forceinline__ void gal_ac_tcb(int rr, int cc, i64 nnzAc, const i64* __restrict__ acptr,
+                                           const int2* __restrict__ acabs, const double* __restrict__ wval,
+                                           const double* __restrict__ pval, double* __restrict__ acval)
+{
+    const int R = R_ ? R_ : rr;
+    const int C = C_ ? C_ : cc;
+    constexpr int KC = R_ ? (R_ + 3) / 4 : 2;
+    const int kch = (R + 3) >> 2;
+    const i64 b = ((i64)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+    if (b >= nnzAc) return;
+    const int lane = threadIdx.x & 31, g = lane >> 2, tg = lane & 3;
+    const GalFrag<KC> f(C, R, C, kch, g, tg, true);
+    const i64 RC = R * C;
+    double c0 = 0.0, c1 = 0.0;
+    const i64 t1 = acptr[b + 1];
+    for (i64 t = acptr[b]; t < t1; t += 4) {
+        double av[4][KC], bv[4][KC];
+#pragma unroll
+        for (int u = 0; u < 4; u++) {
+            const bool in = t + u < t1;
+            const int2 e = in ? __ldg(acabs + t + u) : make_int2(0, 0);
+#pragma unroll
+            for (int q = 0; q < KC; q++) {
+                av[u][q] = (in && f.xok[q]) ? __ldg(pval + (i64)e.x * RC + f.xoff[q]) : 0.0;
+                bv[u][q] = (in && f.yok[q]) ? __ldg(wval + (i64)e.y * RC + f.yoff[q]) : 0.0;
+            }
+        }
+#pragma unroll
+        for (int u = 0; u < 4; u++)
+            if (t + u < t1) gal_dmma_k<KC>(c0, c1, av[u], bv[u], kch);
+    }
+    if (g < C) {
+        double* __restrict__ out = acval + b * C * C + g * C;
+        if (2 * tg < C) out[2 * tg] = c0;
+        if (2 * tg + 1 < C) out[2 * tg + 1] = c1;
+    }
+}
+
+// Exclusive warp prefix sum of v (all 32 lanes); total in *tot.
+__device__ __forceinline__ int gal_warp_excl(int v, int lane, int* tot)
+{
+    int incl = v;
+#pragma unroll
+    for (int o = 1; o < 32; o <<= 1) {
+        const int x = __shfl_up_sync(GAL_FULL, incl, o);
+        if (lane >= o) incl += x;
+    }
+    *tot = __shfl_sync(GAL_FULL, incl, 31);
+    return incl - v;
+}
+
+// W = A·P, warp per fine row (see the tcr schedule above). Deterministic: every W
+// block sums its products in the order of A's row, then P's row.
+template <int R_, int C_, int NW>
+__device__ __forceinline__ void gal_w_tcr(int rr, int cc, int n, const i64* __restrict__ arp,
+                                          const int* __restrict__ acol, const double* __restrict__ aval,
+                                          const i64* __restrict__ prp, const double* __restrict__ pval,
+                                          const i64* __restrict__ wrp, const i64* __restrict__ wsw0,
+                                          const unsigned long long* __restrict__ wslw, double* __restrict__ wval)
+{
+    const int R = R_ ? R_ : rr;
+    const int C = C_ ? C_ : cc;
+    constexpr int KC = R_ ? (R_ + 3) / 4 : 2;
+    const int kch = (R + 3) >> 2;
+    const i64 row = ((i64)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+    if (row >= n) return;
+    const int lane = threadIdx.x & 31, g = lane >> 2, tg = lane & 3;
+    const GalFrag<KC> f(R, R, C, kch, g, tg, false);
+    const i64 RR = R * R, RC = R * C;
+    const i64 a0 = arp[row], a1 = arp[row + 1];
+    const i64 wb = wrp[row];
+    const int nw = (int)(wrp[row + 1] - wb);
+    for (int s0 = 0; s0 < nw; s0 += NW) {
+        double acc[NW][2];
+#pragma unroll
+        for (int s = 0; s < NW; s++) acc[s][0] = acc[s][1] = 0.0;
+        i64 word = wsw0[row];
+        for (i64 ab = a0; ab < a1; ab += 32) {
+            const int cnt = (int)min((i64)32, a1 - ab);
+            gal_prefetch_run(aval + ab * RR, cnt * RR * 8, lane);
+            int pbl = 0, npl = 0;
+            if (lane < cnt) {
+                const int j = __ldg(acol + ab + lane);
+                const i64 pb = __ldg(prp + j);
+                pbl = (int)pb;
+                npl = (int)(__ldg(prp + j + 1) - pb);
+            }
+            int total;
+            const int excl = gal_warp_excl((npl + 7) >> 3, lane, &total);
+            for (int k = 0; k < cnt; k++) {
+                const i64 a = ab + k;
+                const int pb = __shfl_sync(GAL_FULL, pbl, k);
+                const int np = __shfl_sync(GAL_FULL, npl, k);
+                const i64 wo = word + __shfl_sync(GAL_FULL, excl, k);
+                double av[KC];
+#pragma unroll
+                for (int q = 0; q < KC; q++) av[q] = f.xok[q] ? __ldg(aval + a * RR + f.xoff[q]) : 0.0;
+                for (int pc = 0; pc < np; pc += 4) {
+                    const unsigned long long sw = __ldg(wslw + wo + (pc >> 3)) >> (8 * (pc & 7));
+                    // Slots first: a product outside the window loads nothing.
+                    int ls[4];
+#pragma unroll
+                    for (int u = 0; u < 4; u++) ls[u] = pc + u < np ? (int)((sw >> (8 * u)) & 0xffu) - s0 : -1;
+                    double bv[4][KC];
+#pragma unroll
+                    for (int u = 0; u < 4; u++)
+#pragma unroll
+                        for (int q = 0; q < KC; q++)
+                            bv[u][q] = (f.yok[q] && (unsigned)ls[u] < (unsigned)NW)
+                                           ? __ldg(pval + (i64)(pb + pc + u) * RC + f.yoff[q])
+                                           : 0.0;
+#pragma unroll
+                    for (int u = 0; u < 4; u++) {
+                        if ((unsigned)ls[u] < (unsigned)NW) {
+                            if constexpr (R_ != 0) gal_dmma_brx<NW, KC>(acc, ls[u], av, bv[u]);
+                            else gal_dmma_at<NW, KC>(acc, ls[u], av, bv[u], kch);
+                        }
+                    }
+                }
+            }
+            word += total;
+        }
+#pragma unroll
+        for (int s = 0; s < NW; s++) {
+            if (s0 + s < nw && g < R) {
+                double* __restrict__ out = wval + (wb + s0 + s) * RC + g * C;
+                if (2 * tg < C) out[2 * tg] = acc[s][0];
+                if (2 * tg + 1 < C) out[2 * tg + 1] = acc[s][1];
+            }
+        }
+    }
+}
+
+// Ac = Pᵀ·W, warp per coarse row: for each entry of Pᵀ row I in fine-row order, the P
+// block (transposed, one load) times each block of its W row. Deterministic.
+template <int R_, int C_, int NW>
+__device__ __forceinline__ void gal_ac_tcr(int rr, int cc, int m, const i64* __restrict__ ptrp,
+                                           const i64* __restrict__ ptidx, const int* __restrict__ ptrow,
+                                           const i64* __restrict__ wrp, const double* __restrict__ wval,
+                                           const double* __restrict__ pval, const i64* __restrict__ acrp,
+                                           const i64* __restrict__ asw0, const unsigned long long* __restrict__ aslw,
+                                           double* __restrict__ acval)
+{
+    const int R = R_ ? R_ : rr;
+    const int C = C_ ? C_ : cc;
+    constexpr int KC = R_ ? (R_ + 3) / 4 : 2;
+    const int kch = (R + 3) >> 2;
+    const i64 row = ((i64)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+    if (row >= m) return;
+    const int lane = threadIdx.x & 31, g = lane >> 2, tg = lane & 3;
+    const GalFrag<KC> f(C, R, C, kch, g, tg, true);
+    const i64 RC = R * C;
+    const i64 e0 = ptrp[row], e1 = ptrp[row + 1];
+    const i64 b0 = acrp[row];
+    const int nac = (int)(acrp[row + 1] - b0);
+    for (int s0 = 0; s0 < nac; s0 += NW) {
+        double acc[NW][2];
+#pragma unroll
+        for (int s = 0; s < NW; s++) acc[s][0] = acc[s][1] = 0.0;
+        i64 word = asw0[row];
+        for (i64 eb = e0; eb < e1; eb += 32) {
+            const int cnt = (int)min((i64)32, e1 - eb);
+            int pl = 0, wbl = 0, nwl = 0;
+            if (lane < cnt) {
+                pl = (int)__ldg(ptidx + eb + lane);
+                const int i = __ldg(ptrow + eb + lane);
+                const i64 x = __ldg(wrp + i);
+                wbl = (int)x;
+                nwl = (int)(__ldg(wrp + i + 1) - x);
+            }
+            int total;
+            const int excl = gal_warp_excl((nwl + 7) >> 3, lane, &total);
+            for (int k = 0; k < cnt; k++) {
+                const int p = __shfl_sync(GAL_FULL, pl, k);
+                const int wbk = __shfl_sync(GAL_FULL, wbl, k);
+                const int nwk = __shfl_sync(GAL_FULL, nwl, k);
+                const i64 wo = word + __shfl_sync(GAL_FULL, excl, k);
+                double av[KC];
+#pragma unroll
+                for (int q = 0; q < KC; q++) av[q] = f.xok[q] ? __ldg(pval + (i64)p * RC + f.xoff[q]) : 0.0;
+                for (int wc = 0; wc < nwk; wc += 4) {
+                    const unsigned long long sw = __ldg(aslw + wo + (wc >> 3)) >> (8 * (wc & 7));
+                    int ls[4];
+#pragma unroll
+                    for (int u = 0; u < 4; u++) ls[u] = wc + u < nwk ? (int)((sw >> (8 * u)) & 0xffu) - s0 : -1;
+                    double bv[4][KC];
+#pragma unroll
+                    for (int u = 0; u < 4; u++)
+#pragma unroll
+                        for (int q = 0; q < KC; q++)
+                            bv[u][q] = (f.yok[q] && (unsigned)ls[u] < (unsigned)NW)
+                                           ? __ldg(wval + (i64)(wbk + wc + u) * RC + f.yoff[q])
+                                           : 0.0;
+#pragma unroll
+                    for (int u = 0; u < 4; u++) {
+                        if ((unsigned)ls[u] < (unsigned)NW) {
+                            if constexpr (R_ != 0) gal_dmma_brx<NW, KC>(acc, ls[u], av, bv[u]);
+                            else gal_dmma_at<NW, KC>(acc, ls[u], av, bv[u], kch);
+                        }
+                    }
+                }
+            }
+            word += total;
+        }
+#pragma unroll
+        for (int s = 0; s < NW; s++) {
+            if (s0 + s < nac && g < C) {
+                double* __restrict__ out = acval + (b0 + s0 + s) * C * C + g * C;
+                if (2 * tg < C) out[2 * tg] = acc[s][0];
+                if (2 * tg + 1 < C) out[2 * tg + 1] = acc[s][1];
+            }
+        }
+    }
+}
+
+#define GAL_TC_SHAPE(R, C, TAG)                                                                               \
+    extern "C" __global__ void __launch_bounds__(THREADS) gal_w_tcb_##TAG(                                   \
+        int rr, int cc, i64 n, const i64* wptr, const int2* wabs, const double* aval, const double* pval,     \
+        double* wval)                                                                                         \
+    {                                                                                                         \
+        gal_w_tcb<R, C>(rr, cc, n, wptr, wabs, aval, pval, wval);                                            \
+    }                                                                                                         \
+    extern "C" __global__ void __launch_bounds__(THREADS) gal_ac_tcb_##TAG(                                  \
+        int rr, int cc, i64 n, const i64* acptr, const int2* acabs, const double* wval, const double* pval,   \
+        double* acval)                                                                                        \
+    {                                                                                                         \
+        gal_ac_tcb<R, C>(rr, cc, n, acptr, acabs, wval, pval, acval);                                        \
+    }                                                                                                         \
+    GAL_TCR(R, C, TAG, 16)                                                                                    \
+    GAL_TCR(R, C, TAG, 32)
+
+#define GAL_TCR(R, C, TAG, NW)                                                                                \
+    extern "C" __global__ void __launch_bounds__(THREADS) gal_w_tcr##NW##_##TAG(                             \
+        int rr, int cc, int n, const i64* arp, const int* acol, const double* aval, const i64* prp,           \
+        const double* pval, const i64* wrp, const i64* wsw0, const unsigned long long* wslw, double* wval)    \
+    {                                                                                                         \
+        gal_w_tcr<R, C, NW>(rr, cc, n, arp, acol, aval, prp, pval, wrp, wsw0, wslw, wval);                   \
+    }                                                                                                         \
+    extern "C" __global__ void __launch_bounds__(THREADS) gal_ac_tcr##NW##_##TAG(                            \
+        int rr, int cc, int m, const i64* ptrp, const i64* ptidx, const int* ptrow, const i64* wrp,           \
+        const double* wval, const double* pval, const i64* acrp, const i64* asw0,                             \
+        const unsigned long long* aslw, double* acval)                                                        \
+    {                                                                                                         \
+        gal_ac_tcr<R, C, NW>(rr, cc, m, ptrp, ptidx, ptrow, wrp, wval, pval, acrp, asw0, aslw, acval);       \
+    }
+
+GAL_TC_SHAPE(3, 6, 3x6)
+GAL_TC_SHAPE(6, 6, 6x6)
+GAL_TC_SHAPE(0, 0, generic)
+
+// FP64 tensor-core rate probe: every warp runs 8 independent chains of m8n8k4 mma
+// (512 flops each) in registers; stored only when flag is set (never, in practice).
+extern "C" __global__ void __launch_bounds__(THREADS) gal_dmma_rate(int iters, double y, int flag,
+                                                                    double* __restrict__ out)
+{
+    double c[8][2];
+    const double a = threadIdx.x * 1e-3;
+#pragma unroll
+    for (int k = 0; k < 8; k++) c[k][0] = c[k][1] = k;
+    for (int it = 0; it < iters; it++) {
+#pragma unroll
+        for (int k = 0; k < 8; k++) gal_dmma(c[k][0], c[k][1], a, y);
+    }
+    double s = 0.0;
+#pragma unroll
+    for (int k = 0; k < 8; k++) s += c[k][0] + c[k][1];
+    if (flag) out[(i64)blockIdx.x * blockDim.x + threadIdx.x] = s;
+}
+
 // FP64 FMA rate probe: every thread runs 8 independent FMA chains of iters steps
 // (16·iters flops) in registers; the sums are stored only when flag is set (never, in
 // practice) so that the compiler keeps the chains.

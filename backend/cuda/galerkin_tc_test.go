@@ -319,3 +319,49 @@ func TestGalerkinRowSlotsLimit(t *testing.T) {
 		t.Errorf("availability without slot words: rows16 %v rows32 %v block %v", pl.Available(GalerkinTCRows16), pl.Available(GalerkinTCRows32), pl.Available(GalerkinTCBlock))
 	}
 }
+
+// TestGalerkinModelTC pins the model's terms for the tensor-core variants on a
+// synthetic pattern (no GPU): tc-rows' A·P bytes are A, P and W plus the slot words
+// and their row pointers; tc-block's equal the inspector's; a line rate low enough
+// makes the time lines/L1Rate; the chooser skips tc-rows without slot words.
+func TestGalerkinModelTC(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 2))
+	A := randomPattern(rng, 400, 400, 3, 3, 20, true)
+	P := randomPattern(rng, 400, 40, 3, 6, 5, false)
+	s, err := galerkinSchedule(A, P)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !s.rowSlots(A, P) {
+		t.Fatal("no slot words")
+	}
+	st := GalerkinStats{N: 400, M: 40, R: 3, C: 6, NnzA: A.NNZBlocks(), NnzP: P.NNZBlocks(), NnzW: int64(len(s.wcol)),
+		NnzAc: int64(len(s.accol)), ProdAP: int64(len(s.wlist)), ProdPW: int64(len(s.aclist)), ProdAPFused: s.prodFused,
+		ScheduleWAbs: int64(len(s.wlist))*8 + int64(len(s.wcol)+1)*8, ScheduleAcAbs: int64(len(s.aclist))*8 + int64(len(s.accol)+1)*8,
+		RowSlots: true, SlotWordsW: int64(len(s.wslw)), SlotWordsAc: int64(len(s.aslw)), RewalkW16: s.rewalkW16, RewalkAc16: s.rewalkAc16}
+	mc := GalerkinMachine{L2Bytes: 1 << 30, Bandwidth: 4e12, FMARate: 3e13, SMs: 132, TCRate: 6e13}
+	if got, want := PredictGalerkin(st, mc, GalerkinTCRows16, StageAP).Bytes, st.bytesA()+st.bytesP()+st.bytesWVal()+8*int64(len(s.wslw))+8*401; got != want {
+		t.Errorf("tc-rows16 A·P bytes %d, want %d", got, want)
+	}
+	if a, b := PredictGalerkin(st, mc, GalerkinTCBlock, StageAll).Bytes, PredictGalerkin(st, mc, GalerkinInspector, StageAll).Bytes; a != b {
+		t.Errorf("tc-block predicts %d B, inspector %d B (same lists, W in L2)", a, b)
+	}
+	p := PredictGalerkin(st, mc, GalerkinTCBlock, StageAll)
+	if want := (st.ProdAP + st.ProdPW); p.MMAs != want {
+		t.Errorf("tc-block: %d mma, want one per product (%d)", p.MMAs, want)
+	}
+	mc.L1Rate = 1e3
+	p = PredictGalerkin(st, mc, GalerkinTCRows32, StageAll)
+	if p.Lines <= 0 || p.Seconds != float64(p.Lines)/mc.L1Rate {
+		t.Errorf("tc-rows32 at a low line rate: %g s for %d lines", p.Seconds, p.Lines)
+	}
+	for _, v := range []GalerkinVariant{GalerkinInspector, GalerkinTCBlock, GalerkinTCRows16} {
+		if q := PredictGalerkin(st, mc, v, StageAll); q.Lines < st.ProdAP+st.ProdPW {
+			t.Errorf("%s: %d lines for %d products, want at least one each", v, q.Lines, st.ProdAP+st.ProdPW)
+		}
+	}
+	st.RowSlots = false
+	if v := ChooseGalerkin(st, mc); v == GalerkinTCRows16 || v == GalerkinTCRows32 {
+		t.Errorf("chooser picked %s without slot words", v)
+	}
+}

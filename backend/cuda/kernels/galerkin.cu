@@ -552,14 +552,15 @@ __device__ __forceinline__ void gal_dmma_at(double (&acc)[NW][2], int s, const d
 // compares and branches (five levels for 32). The labels are local to the asm block,
 // so each inlined copy has its own. Written out for NW = 16, 32 and KC = 1, 2 (the
 // operand list names every accumulator); the specialised kernels use these, the
-// generic ones the switch.
+// generic ones the switch. volatile: the block must never be speculated past the
+// caller's window test (brx.idx out of range is undefined).
 template <int NW, int KC>
 __device__ __forceinline__ void gal_dmma_brx(double (&acc)[NW][2], int s, const double (&a)[KC], const double (&b)[KC]);
 
 template <>
 __device__ __forceinline__ void gal_dmma_brx<16, 1>(double (&acc)[16][2], int s, const double (&a)[1], const double (&b)[1])
 {
-    asm("{\n\t"
+    asm volatile("{\n\t"
                  "ts: .branchtargets L0, L1, L2, L3, L4, L5, L6, L7, L8, L9, L10, L11, L12, L13, L14, L15;\n\t"
                  "brx.idx %34, ts;\n\t"
                  "L0: mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%32}, {%33}, {%0, %1};\n\t"
@@ -604,7 +605,7 @@ __device__ __forceinline__ void gal_dmma_brx<16, 1>(double (&acc)[16][2], int s,
 template <>
 __device__ __forceinline__ void gal_dmma_brx<16, 2>(double (&acc)[16][2], int s, const double (&a)[2], const double (&b)[2])
 {
-    asm("{\n\t"
+    asm volatile("{\n\t"
                  "ts: .branchtargets L0, L1, L2, L3, L4, L5, L6, L7, L8, L9, L10, L11, L12, L13, L14, L15;\n\t"
                  "brx.idx %36, ts;\n\t"
                  "L0: mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%32}, {%34}, {%0, %1};\n\t"
@@ -665,7 +666,7 @@ __device__ __forceinline__ void gal_dmma_brx<16, 2>(double (&acc)[16][2], int s,
 template <>
 __device__ __forceinline__ void gal_dmma_brx<32, 1>(double (&acc)[32][2], int s, const double (&a)[1], const double (&b)[1])
 {
-    asm("{\n\t"
+    asm volatile("{\n\t"
                  "ts: .branchtargets L0, L1, L2, L3, L4, L5, L6, L7, L8, L9, L10, L11, L12, L13, L14, L15, L16, L17, L18, L19, L20, L21, L22, L23, L24, L25, L26, L27, L28, L29, L30, L31;\n\t"
                  "brx.idx %66, ts;\n\t"
                  "L0: mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%64}, {%65}, {%0, %1};\n\t"
@@ -746,7 +747,7 @@ __device__ __forceinline__ void gal_dmma_brx<32, 1>(double (&acc)[32][2], int s,
 template <>
 __device__ __forceinline__ void gal_dmma_brx<32, 2>(double (&acc)[32][2], int s, const double (&a)[2], const double (&b)[2])
 {
-    asm("{\n\t"
+    asm volatile("{\n\t"
                  "ts: .branchtargets L0, L1, L2, L3, L4, L5, L6, L7, L8, L9, L10, L11, L12, L13, L14, L15, L16, L17, L18, L19, L20, L21, L22, L23, L24, L25, L26, L27, L28, L29, L30, L31;\n\t"
                  "brx.idx %68, ts;\n\t"
                  "L0: mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%64}, {%66}, {%0, %1};\n\t"

@@ -251,15 +251,7 @@ func TestGalerkinRandom(t *testing.T) {
 // ex56Levels builds the ex56 smoothed-aggregation hierarchy (threshold −0.01, coarse
 // equation limit 200) and returns its (A, P) pairs, finest first.
 func ex56Levels(t testing.TB, ne int) [][2]*bsr.Matrix {
-	box, err := fem.NewBox(fem.Ex56(ne))
-	if err != nil {
-		t.Fatal(err)
-	}
-	A, err := box.Assemble(0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	B, _, err := fem.RigidBodyModes(box.Coords(), 3, true)
+	A, _, B, err := fem.Ex56System(ne, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

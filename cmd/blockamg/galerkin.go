@@ -342,15 +342,7 @@ func galerkinProblem(ne int, source, matrix, prolong string, b, k int, am amg.Op
 	}
 	switch source {
 	case "amg":
-		box, err := fem.NewBox(fem.Ex56(ne))
-		if err != nil {
-			return nil, "", err
-		}
-		A, err := box.Assemble(0)
-		if err != nil {
-			return nil, "", err
-		}
-		B, _, err := fem.RigidBodyModes(box.Coords(), 3, true)
+		A, _, B, err := fem.Ex56System(ne, 0)
 		if err != nil {
 			return nil, "", err
 		}

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"time"
 
+	"blockamg/bsr"
 	"blockamg/galerkin/galerkintest"
 	"blockamg/internal/par"
 )
@@ -20,8 +21,12 @@ import (
 //     footprint of 4 × PrivateCacheBytes.
 //   - MemoryLatency: one worker reading 1 KiB rows at random places of an array of
 //     256 MiB: time per row less its bandwidth share.
-//   - FlopRate: the best rate of one worker running the numeric phase on a product
-//     small enough to stay in cache (a synthetic 8×8×8-node elasticity grid).
+//   - FlopRate: one worker running the 3×3·3×6 register kernel on blocks in its
+//     first-level cache.
+//   - PerProduct, PerCall: for each shape class and variant, one worker's time
+//     beyond its flops at FlopRate on two products that stay in the shared cache
+//     (calibrationProblems), the best of 10 runs with the variants taking turns,
+//     fitted as products·PerProduct + kernel calls·PerCall.
 //
 // PrivateCacheBytes is taken from mc.
 func Calibrate(mc Machine) Machine {
@@ -47,8 +52,13 @@ func Calibrate(mc Machine) Machine {
 	}
 	mc.CacheBandwidth = measureBandwidth(1, int(4*priv/16))
 	mc.MemoryLatency = max(measureRowFetch(256<<20)-1024/mem1, 0)
-	if r := measureInCache(); r > 0 {
+	if r := measureKernel(); r > 0 {
 		mc.FlopRate = r
+		for c := range mc.PerProduct {
+			if prod, call, ok := measureOverheads(c, r); ok {
+				mc.PerProduct[c], mc.PerCall[c] = prod, call
+			}
+		}
 	}
 	return mc
 }
@@ -117,25 +127,115 @@ func measureBandwidth(workers, n int) float64 {
 	return float64(3*8*n) / slices.Min(times)
 }
 
-// measureInCache returns the best single-worker flop rate of the fused row-wise
-// numeric phase on a cache-resident synthetic product, or 0 if it cannot be built.
-func measureInCache() float64 {
-	pr, err := galerkintest.Grid(8, 8, 8, 27, 1)
-	if err != nil {
-		return 0
+// measureKernel returns the rate of one worker running the 3×3·3×6 block kernel on
+// 16 blocks held in its first-level cache, flop/s (the best of a few timings).
+func measureKernel() float64 {
+	const nb = 16
+	var a [9]float64
+	for i := range a {
+		a[i] = 0.1 * float64(i+1)
 	}
-	plan, err := Symbolic(pr.A, pr.P, FusedRow)
-	if err != nil {
-		return 0
-	}
-	flops := float64(Predict(plan.Stats(), DefaultMachine(), FusedRow).Flops)
-	best := 0.0
-	for r := 0; r < 20; r++ {
-		start := time.Now()
-		if plan.Numeric(pr.A, pr.P, 1) != nil {
-			return 0
+	src := make([]float64, nb*18)
+	out := make([]float64, nb*18)
+	cols := make([]int32, nb)
+	for i := range cols {
+		cols[i] = int32(nb - 1 - i)
+		for j := 0; j < 18; j++ {
+			src[i*18+j] = 0.01 * float64(i+j)
 		}
-		best = max(best, flops/time.Since(start).Seconds())
+	}
+	const reps = 1 << 14
+	best := 0.0
+	for r := 0; r < 5; r++ {
+		start := time.Now()
+		for t := 0; t < reps; t++ {
+			kern336(&a, src, 18, 0, cols, nil, out, 18, 0)
+		}
+		best = max(best, float64(reps*nb*108)/time.Since(start).Seconds())
 	}
 	return best
+}
+
+// calibrationProblems returns the two products the per-product and per-call costs
+// of shape class c are fitted on: synthetic smoothed-aggregation levels
+// (galerkintest.Stencil) whose rows bracket those of an elasticity hierarchy, one with
+// short P and W rows (many kernel calls per product) and one with long rows. Class 0
+// has 3×3·3×6 blocks, 27-point stencils and aggregates of 3³ then 2³ nodes (P 3.4
+// and 5.8 blocks a row); class 1 has 6×6 blocks, a 27-point stencil with 3³-node
+// aggregates and a 125-point one (P 3.4 and 6.7 blocks a row, A 23 and 81). All stay
+// in the shared cache between runs.
+func calibrationProblems(c int) (A, P [2]*bsr.Matrix, err error) {
+	type spec struct{ side, b, k, radius, agg int }
+	specs := [2][2]spec{
+		{{12, 3, 6, 1, 3}, {10, 3, 6, 1, 2}},
+		{{12, 6, 6, 1, 3}, {9, 6, 6, 2, 3}},
+	}
+	for i, s := range specs[c] {
+		if A[i], P[i], err = galerkintest.Stencil(s.side, s.b, s.k, s.radius, s.agg, uint64(i+1)); err != nil {
+			return A, P, err
+		}
+	}
+	return A, P, nil
+}
+
+// measureOverheads returns, for every variant, the seconds one worker spends per
+// block product and per kernel call beyond flops/flopRate (Machine.PerProduct and
+// PerCall), fitted exactly to its best time on each of the two calibration problems
+// of shape class c (calibrationProblems; best of several runs, variants taking
+// turns). A cost the fit makes negative (noise, when a variant's overhead is mostly of
+// one kind) is set to zero and the other fitted alone. ok is false when a problem
+// cannot be built.
+func measureOverheads(c int, flopRate float64) (perProduct, perCall VariantCosts, ok bool) {
+	As, Ps, err := calibrationProblems(c)
+	if err != nil {
+		return perProduct, perCall, false
+	}
+	var extra [2]VariantCosts // seconds beyond the flops, per problem and variant
+	var products, calls [2]float64
+	for k := range As {
+		A, P := As[k], Ps[k]
+		plans := make([]*Plan, len(Variants))
+		for i, v := range Variants {
+			if plans[i], err = Symbolic(A, P, v); err != nil {
+				return perProduct, perCall, false
+			}
+		}
+		st := plans[0].Stats()
+		flops := float64(2 * (st.ProdAP*int64(st.B*st.B*st.K) + st.ProdPW*int64(st.B*st.K*st.K)))
+		products[k], calls[k] = float64(st.ProdAP+st.ProdPW), float64(st.NnzA+st.NnzP)
+		best := make([]float64, len(Variants))
+		for r := 0; r < 10; r++ {
+			for i, p := range plans {
+				start := time.Now()
+				if p.Numeric(A, P, 1) != nil {
+					return perProduct, perCall, false
+				}
+				if t := time.Since(start).Seconds(); r == 0 || t < best[i] {
+					best[i] = t
+				}
+			}
+		}
+		for i := range Variants {
+			extra[k][i] = max(best[i]-flops/flopRate, 0)
+		}
+	}
+	det := products[0]*calls[1] - products[1]*calls[0]
+	for i := range Variants {
+		e0, e1 := extra[0][i], extra[1][i]
+		var tau, kappa float64
+		if det != 0 {
+			tau = (e0*calls[1] - e1*calls[0]) / det
+			kappa = (products[0]*e1 - products[1]*e0) / det
+		}
+		switch {
+		case det == 0 || (tau < 0 && kappa < 0):
+			tau, kappa = (e0+e1)/(products[0]+products[1]), 0
+		case tau < 0:
+			tau, kappa = 0, (e0+e1)/(calls[0]+calls[1])
+		case kappa < 0:
+			tau, kappa = (e0+e1)/(products[0]+products[1]), 0
+		}
+		perProduct[i], perCall[i] = tau, kappa
+	}
+	return perProduct, perCall, true
 }

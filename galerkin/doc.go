@@ -29,14 +29,17 @@
 //   - two-pass: W stored (fine rows in parallel), then Ac by coarse rows through an
 //     explicit Pᵀ pattern and a value permutation built at Symbolic (coarse rows in
 //     parallel).
-//   - fused-row: one W row at a time in a local buffer, scattered into the Ac rows of
-//     its P row; W is never stored. Fine rows are cut into one chunk per worker; an Ac
+//   - fused-row: W rows in a local buffer, scattered into the Ac rows of their P rows;
+//     W is never stored. The scatter goes by batches of fine rows whose W rows fill
+//     96 KiB: an Ac row gets the batch's contributions together, in increasing fine
+//     row, and comes into the private cache once per batch instead of once per row. Fine rows are cut into one chunk per worker; an Ac
 //     row is written directly only by the first chunk that touches it, and the W rows
 //     that also touch it from later chunks are kept and added by a second pass over
-//     those Ac rows, in increasing fine row.
+//     those Ac rows, in increasing fine row. Chunks are cut by the work they leave to
+//     the first pass; an Ac row is zeroed by its first contribution.
 //   - fused-recompute: coarse rows cut into one chunk per worker; each worker walks the
 //     fine rows its coarse rows need, recomputing the W rows that two chunks share, and
-//     writes only its own Ac rows.
+//     writes only its own Ac rows (batched as fused-row).
 //   - inspector: two-pass whose numeric phase streams precomputed output slots (one
 //     int32 per block product) instead of looking columns up.
 //   - auto: the variant Choose picks for DefaultMachine.
@@ -70,12 +73,41 @@
 //
 // Flops are 2(p_AP·b²k + p_PW·bk²) for every variant (plus recomputation). Predict
 // evaluates the traffic at C = CacheBytes/w (memory bytes, Prediction.Bytes) and at
-// C = PrivateCacheBytes (minus the memory bytes: shared-cache bytes) and returns
+// C = PrivateCacheBytes (minus the memory bytes: shared-cache bytes), counts the rows
+// each variant starts reading at a place no cache or prefetcher holds (fetches: the
+// W and P rows of the stored-W variants' coarse-row sweep, the Ac rows of the fused
+// sweep, each weighted by the fraction of its reuses the cache misses), and returns
 //
-//	seconds = flops/(FlopRate·w) + memory bytes/Bandwidth + cache bytes/(CacheBandwidth·w)
+//	compute = (flops + w(w−1)·E₂)/(FlopRate·w) + (p·τ[c][v] + q·κ[c][v])/w
+//	stream  = memory bytes/Bandwidth + cache bytes/(CacheBandwidth·w)
+//	seconds = max(compute, stream) + fetches·MemoryLatency/w
 //
-// Choose takes the variant with the least predicted time. Every machine dependence is
-// in Machine: DefaultMachine holds the development VM's figures, Calibrate measures
-// the rates (a streaming sweep for the bandwidths, a cache-resident product for the
-// flop rate), and a GPU backend can reuse the formulas with its own parameters.
+// p = p_AP + p_PW is the block products and q = nnz(A) + nnz(P) the kernel calls (one
+// per A block sweeps a P row into W, one per P block sweeps a W row into Ac);
+// fused-recompute adds its recomputed products (w−1)·p₂ and their calls. E₂
+// (fused-row only) is the flops on the critical path of a two-way split beyond half
+// of all: the longer chunk's first pass plus half the deferred contributions.
+//
+// τ[c][v] and κ[c][v] (Machine.PerProduct, Machine.PerCall) are what a block product
+// and a kernel call cost variant v beyond the flops when the data is in cache: kernel
+// set-up (the 6×6 products are four 3×3 register sweeps), the column lookups pos[col]
+// that two-pass and the fused variants make and inspector reads from its slot list,
+// the per-row set-up of column maps and row clears, and the private-cache traffic of
+// where the output block lives. They are calibrated per shape class c (0: b < k as
+// the fine level's 3×3·3×6; 1: the coarse levels' 6×6) by timing every variant on two
+// cache-resident synthetic products with short and long rows and solving for τ and κ.
+// FlopRate is the bare kernel's rate on first-level-cache data, so τ, κ ≥ 0. On the
+// development VM κ dominates on the coarse levels (about 60–70 ns a call against 11
+// ns of flops per 6×6 product; rows of 4–9 blocks), and it is what sets the variants
+// apart there: the fused variants' calls cost 10–15% less than the stored-W
+// variants'. Without it (the model before 2026-11-30) every variant was predicted
+// equal on the compute-bound coarse levels.
+//
+// Choose takes the variant with the least predicted time; predictions within 2% of it
+// (the spread of κ between calibrations) count as equal and go to the one that moves
+// the least data. Every machine dependence is in Machine: DefaultMachine holds the
+// development VM's figures, Calibrate measures them (a streaming sweep for the
+// bandwidths, random row reads for the latency, the bare kernel for the flop rate,
+// every variant on the calibration products for τ and κ), and a GPU backend can reuse
+// the formulas with its own parameters.
 package galerkin

@@ -140,6 +140,27 @@ func kernelsFor(b, k int) blockKernels {
 	}
 }
 
+// slotPiece is how many output slots the multi-sweep kernels translate at a time.
+const slotPiece = 64
+
+// slotsOf returns the output slots of the first blocks of cols, at most slotPiece of
+// them: pos[cols[q]] translated into buf, or cols itself when pos is nil (slots
+// precomputed). Kernels that sweep the same blocks several times (a 6×6 product is
+// four 3×3 sweeps, the 3×6 Ac product two) look each slot up once instead of once per
+// sweep. A piece's blocks go to distinct slots, so cutting the sweeps into pieces
+// changes no output entry's order of additions.
+func slotsOf(buf *[slotPiece]int32, cols, pos []int32) []int32 {
+	c := cols[:min(len(cols), slotPiece)]
+	if pos == nil {
+		return c
+	}
+	slots := buf[:len(c)]
+	for q, j := range c {
+		slots[q] = pos[j]
+	}
+	return slots
+}
+
 func wAcc36(a, src []float64, cols, pos []int32, out []float64) {
 	kern336((*[9]float64)(a), src, 18, 0, cols, pos, out, 18, 0)
 }
@@ -148,6 +169,7 @@ func wAcc36(a, src []float64, cols, pos []int32, out []float64) {
 // columns of p) that multiplies each 3×6 W block into rows 3h…3h+2 of the 6×6 output.
 func acAcc36(p, src []float64, cols, pos []int32, out []float64) {
 	P := (*[18]float64)(p)
+	var as [2][9]float64
 	for h := 0; h < 2; h++ {
 		c := 3 * h
 		a := [9]float64{
@@ -155,7 +177,15 @@ func acAcc36(p, src []float64, cols, pos []int32, out []float64) {
 			P[c+1], P[6+c+1], P[12+c+1],
 			P[c+2], P[6+c+2], P[12+c+2],
 		}
-		kern336(&a, src, 18, 0, cols, pos, out, 36, 18*h)
+		as[h] = a
+	}
+	var buf [slotPiece]int32
+	for len(cols) > 0 {
+		slots := slotsOf(&buf, cols, pos)
+		kern336(&as[0], src, 18, 0, slots, nil, out, 36, 0)
+		kern336(&as[1], src, 18, 0, slots, nil, out, 36, 18)
+		cols = cols[len(slots):]
+		src = src[len(slots)*18:]
 	}
 }
 
@@ -163,31 +193,54 @@ func acAcc36(p, src []float64, cols, pos []int32, out []float64) {
 // A[rh][lh]·src rows 3lh… for lh = 0 then 1.
 func wAcc66(a, src []float64, cols, pos []int32, out []float64) {
 	A := (*[36]float64)(a)
+	var s [4][9]float64 // s[2rh+lh]
 	for rh := 0; rh < 2; rh++ {
 		for lh := 0; lh < 2; lh++ {
 			r, l := 3*rh, 3*lh
-			s := [9]float64{
+			s[2*rh+lh] = [9]float64{
 				A[r*6+l], A[r*6+l+1], A[r*6+l+2],
 				A[(r+1)*6+l], A[(r+1)*6+l+1], A[(r+1)*6+l+2],
 				A[(r+2)*6+l], A[(r+2)*6+l+1], A[(r+2)*6+l+2],
 			}
-			kern336(&s, src, 36, 18*lh, cols, pos, out, 36, 18*rh)
 		}
 	}
+	var buf [slotPiece]int32
+	for len(cols) > 0 {
+		slots := slotsOf(&buf, cols, pos)
+		sweep66(&s, src, slots, out)
+		cols = cols[len(slots):]
+		src = src[len(slots)*36:]
+	}
+}
+
+// sweep66 runs the four 3×3 sweeps of a 6×6 product, s[2rh+lh] times source rows
+// 3lh… into output rows 3rh…, lh = 0 before lh = 1 for each rh.
+func sweep66(s *[4][9]float64, src []float64, slots []int32, out []float64) {
+	kern336(&s[0], src, 36, 0, slots, nil, out, 36, 0)
+	kern336(&s[1], src, 36, 18, slots, nil, out, 36, 0)
+	kern336(&s[2], src, 36, 0, slots, nil, out, 36, 18)
+	kern336(&s[3], src, 36, 18, slots, nil, out, 36, 18)
 }
 
 // acAcc66: output rows 3rh… receive (P[3lh…][3rh…])ᵀ·src rows 3lh… for lh = 0 then 1.
 func acAcc66(p, src []float64, cols, pos []int32, out []float64) {
 	P := (*[36]float64)(p)
+	var s [4][9]float64
 	for rh := 0; rh < 2; rh++ {
 		for lh := 0; lh < 2; lh++ {
 			r, l := 3*rh, 3*lh
-			s := [9]float64{
+			s[2*rh+lh] = [9]float64{
 				P[l*6+r], P[(l+1)*6+r], P[(l+2)*6+r],
 				P[l*6+r+1], P[(l+1)*6+r+1], P[(l+2)*6+r+1],
 				P[l*6+r+2], P[(l+1)*6+r+2], P[(l+2)*6+r+2],
 			}
-			kern336(&s, src, 36, 18*lh, cols, pos, out, 36, 18*rh)
 		}
+	}
+	var buf [slotPiece]int32
+	for len(cols) > 0 {
+		slots := slotsOf(&buf, cols, pos)
+		sweep66(&s, src, slots, out)
+		cols = cols[len(slots):]
+		src = src[len(slots)*36:]
 	}
 }

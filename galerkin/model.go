@@ -1,8 +1,6 @@
 package galerkin
 
 import (
-	"math"
-
 	"blockamg/bsr"
 	"blockamg/internal/par"
 )
@@ -37,6 +35,10 @@ type Stats struct {
 	DeferredW2    int64 // W blocks of the fine rows fused-row defers to its second pass
 	RecomputeAP2  int64 // block products fused-recompute computes twice
 	RecomputeRow2 int64 // fine rows computed twice by fused-recompute
+	// FusedRowExcess2 is the flops on fused-row's critical path with two workers
+	// beyond half of all: its longer first-pass chunk plus half its second pass
+	// (the deferred contributions), less half the total.
+	FusedRowExcess2 int64
 }
 
 // ComputeStats returns the statistics of PᵀAP for the patterns of A and P (which must
@@ -148,21 +150,18 @@ func analyse(A, P *bsr.Matrix, w, pt, ac *pattern) (s Stats, work, coarseWork []
 
 	// Two-chunk splits, as the variants make them.
 	if n > 0 && m > 0 {
-		fb := chunkBounds(work, 2, 1)
-		chunkOf := func(i int) int32 {
-			if len(fb) > 2 && i >= fb[1] {
-				return 1
-			}
-			return 0
-		}
+		bounds, chunkOf, first, pass1Max, pass2 := fusedSplit(work, P.RowPtr, P.ColIdx, pt, w, A.R, P.C, 2, 1)
 		for i := 0; i < n; i++ {
 			for q := P.RowPtr[i]; q < P.RowPtr[i+1]; q++ {
-				I := P.ColIdx[q]
-				if chunkOf(int(pt.colIdx[pt.rowPtr[I]])) != chunkOf(i) {
+				if first[P.ColIdx[q]] != chunkOf[i] {
 					s.DeferredW2 += w.rowPtr[i+1] - w.rowPtr[i]
 					break
 				}
 			}
+		}
+		if len(bounds) > 2 {
+			// Critical path: the longer first-pass chunk, then half the second pass.
+			s.FusedRowExcess2 = 2 * max(pass1Max+(pass2+1)/2-(work[n]+1)/2, 0)
 		}
 		cb := chunkBounds(coarseWork, 2, 1)
 		if len(cb) > 2 {
@@ -199,27 +198,67 @@ type Machine struct {
 	// row at a random place in memory (latency that prefetching cannot hide), beyond
 	// the bandwidth term.
 	MemoryLatency float64
-	// FlopRate is the rate of one worker on the numeric phase when every operand is in
-	// its private cache (block kernels and their index work), flop/s.
+	// FlopRate is the rate of one worker running the block kernels alone on operands in
+	// its first-level cache, flop/s: the arithmetic ceiling.
 	FlopRate float64
+	// PerProduct and PerCall are the time one worker spends, with the operands in
+	// cache, per block product and per kernel call (one per A block for W, one per P
+	// block for Ac; a call sweeps a P or W row) on top of the flops at FlopRate: index
+	// work (column lookups or slot lists), kernel set-up, row set-up (column maps,
+	// clearing), and the private-cache traffic of where each variant puts its output.
+	// PerProduct[c][v] is for kernel shape class c (shapeClass) and Variants[v].
+	PerProduct, PerCall [2]VariantCosts
 	// Workers is the number of workers the prediction is for.
 	Workers int
 }
 
+// VariantCosts holds one cost in seconds for each concrete variant, in the order of
+// Variants.
+type VariantCosts [4]float64
+
+// shapeClass returns the PerProduct class of a product with b×b blocks of A and b×k
+// blocks of P: 0 when b < k (the fine level of elasticity, 3×3 and 3×6), 1 otherwise
+// (the coarse levels, 6×6; and any square P blocks).
+func shapeClass(b, k int) int {
+	if b < k {
+		return 0
+	}
+	return 1
+}
+
+func variantIndex(v Variant) int {
+	for i, u := range Variants {
+		if u == v {
+			return i
+		}
+	}
+	return -1
+}
+
 // DefaultMachine returns the parameters Calibrate measured on the 2-core development
 // VM this package was tuned on (AMD EPYC Zen 5, 1 MiB L2 per core, an effective 32
-// MiB of shared L3; AVX2 kernel; 2026-11-30), with Workers = GOMAXPROCS.
+// MiB of shared L3; AVX2 kernel; typical values of four calibrations, 2026-11-30),
+// with Workers = GOMAXPROCS.
 func DefaultMachine() Machine {
 	w := par.Workers()
-	bw := 42e9
+	bw := 45e9
 	if w > 1 {
-		bw = 50e9
+		bw = 70e9
 	}
 	return Machine{
 		CacheBytes: 32 << 20, PrivateCacheBytes: 1 << 20,
-		Bandwidth: bw, CacheBandwidth: 75e9,
-		MemoryLatency: 100e-9,
-		FlopRate:      10e9, Workers: w,
+		Bandwidth: bw, CacheBandwidth: 77e9,
+		MemoryLatency: 65e-9,
+		FlopRate:      40e9,
+		PerProduct: [2]VariantCosts{
+			{1.6e-9, 1.4e-9, 1.5e-9, 1.2e-9},
+			{0, 0, 0, 0},
+		},
+		PerCall: [2]VariantCosts{
+			{9.5e-9, 10.5e-9, 10.5e-9, 10.5e-9},
+			{69e-9, 58e-9, 60e-9, 67e-9},
+		},
+		Workers: w,
 	}
 }
 
@@ -229,9 +268,8 @@ type Prediction struct {
 	CacheBytes int64 // bytes moved between the shared and the private caches
 	Flops      int64 // floating-point operations
 	Fetches    int64 // rows read from a random place in memory
-	CacheFetch int64 // rows read from a random place in the shared cache
-	// Seconds = Flops/(FlopRate·W) + Bytes/Bandwidth + CacheBytes/(CacheBandwidth·W)
-	//         + (Fetches·MemoryLatency + CacheFetch·CacheLatency)/W.
+	// Seconds = max(compute, Bytes/Bandwidth + CacheBytes/(CacheBandwidth·W))
+	//         + Fetches·MemoryLatency/W, compute as in the package documentation.
 	Seconds float64
 }
 
@@ -266,7 +304,27 @@ func Predict(s Stats, mc Machine, v Variant) Prediction {
 	if mc.CacheBandwidth > 0 {
 		stream += float64(llc) / (mc.CacheBandwidth * fw)
 	}
-	sec := max(float64(flops)/(mc.FlopRate*fw), stream) + float64(fm)*mc.MemoryLatency/fw
+	// Compute: the flops on the critical path at FlopRate plus the per-product costs.
+	crit := float64(flops)
+	products, calls := float64(s.ProdAP+s.ProdPW), float64(s.NnzA+s.NnzP)
+	switch v {
+	case FusedRow:
+		crit += float64((w-1)*s.FusedRowExcess2) * fw
+	case FusedRecompute:
+		products += float64((w - 1) * s.RecomputeAP2)
+		if s.N > 0 {
+			calls += float64((w-1)*s.RecomputeRow2) * float64(s.NnzA) / float64(s.N)
+		}
+	}
+	var compute float64
+	if mc.FlopRate > 0 {
+		compute = crit / (mc.FlopRate * fw)
+	}
+	if i := variantIndex(v); i >= 0 {
+		c := shapeClass(s.B, s.K)
+		compute += (products*mc.PerProduct[c][i] + calls*mc.PerCall[c][i]) / fw
+	}
+	sec := max(compute, stream) + float64(fm)*mc.MemoryLatency/fw
 	return Prediction{Bytes: mem, CacheBytes: llc, Fetches: fm, Flops: flops, Seconds: sec}
 }
 
@@ -348,18 +406,32 @@ func traffic(s Stats, v Variant, cache, w int64) int64 {
 	return 0
 }
 
+// chooseTie is the relative difference of predicted times below which Choose treats
+// two variants as equally fast: about the spread of the calibrated per-call costs
+// between calibrations on a quiet machine.
+const chooseTie = 0.02
+
 // Choose returns the variant with the smallest predicted time. Predictions within
-// 0.1% of each other (a compute-bound product) are decided by the data moved, then by
-// the order of Variants.
+// chooseTie of the best are decided by the data moved (memory and shared-cache bytes),
+// then by the order of Variants: when the model cannot tell variants apart, the one
+// that leans least on the memory system is the safer bet on a shared machine.
 func Choose(s Stats, mc Machine) Variant {
-	best := Variants[0]
-	bp := Predict(s, mc, best)
-	for _, v := range Variants[1:] {
-		p := Predict(s, mc, v)
-		tie := math.Abs(p.Seconds-bp.Seconds) <= 1e-3*bp.Seconds
-		if (!tie && p.Seconds < bp.Seconds) || (tie && p.Bytes+p.CacheBytes < bp.Bytes+bp.CacheBytes) {
-			best, bp = v, p
+	pred := make([]Prediction, len(Variants))
+	best := 0
+	for i, v := range Variants {
+		pred[i] = Predict(s, mc, v)
+		if pred[i].Seconds < pred[best].Seconds {
+			best = i
 		}
 	}
-	return best
+	pick := -1
+	for i := range Variants {
+		if pred[i].Seconds > pred[best].Seconds*(1+chooseTie) {
+			continue
+		}
+		if pick < 0 || pred[i].Bytes+pred[i].CacheBytes < pred[pick].Bytes+pred[pick].CacheBytes {
+			pick = i
+		}
+	}
+	return Variants[pick]
 }

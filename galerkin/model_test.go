@@ -1,6 +1,7 @@
 package galerkin
 
 import (
+	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -33,6 +34,12 @@ func TestStatsByHand(t *testing.T) {
 		LiveW: 64,
 		// Ac rows (32 bytes) live over fine rows [0,1] and [1,2]: 32, 64, 32 → 42.
 		LiveAc: 42,
+		// Work per fine row (A·P products + Pᵀ·W products): 3+2, 4+4, 3+2. The two-way
+		// fused-row split is {0,1} | {2}; both Ac rows start in chunk 0, so row 2's
+		// one contribution (2 multiply-adds) is deferred: first pass max(13, 3) = 13,
+		// second pass 2, critical path 13 + 1 = 14 against half of 18: 5
+		// multiply-adds, 10 flops.
+		FusedRowExcess2: 10,
 	}
 	// The two-chunk split puts fine rows {0,1} | {2} (work 4+4, 6+8, 4+4 …) or similar;
 	// check the split-dependent fields by their definitions instead of by hand.
@@ -89,6 +96,28 @@ func TestPredictProperties(t *testing.T) {
 	if Predict(s, two, FusedRecompute).Flops <= Predict(s, two, FusedRow).Flops {
 		t.Error("fused-recompute with two workers predicts no extra flops")
 	}
+	// Per-product costs: on a compute-bound machine each adds products·τ/w, and the
+	// variant whose τ is least is chosen.
+	costly := big
+	costly.Bandwidth, costly.CacheBandwidth = 1e15, 1e15
+	costly.PerProduct[0] = VariantCosts{3e-9, 2e-9, 2e-9, 1e-9}
+	costly.PerCall[0] = VariantCosts{4e-8, 3e-8, 3e-8, 2e-8}
+	for i, v := range Variants {
+		p0 := Predict(s, big, v)
+		p1 := Predict(s, costly, v)
+		want := float64(s.ProdAP+s.ProdPW)*costly.PerProduct[0][i] + float64(s.NnzA+s.NnzP)*costly.PerCall[0][i]
+		if got := p1.Seconds - p0.Seconds; math.Abs(got-want) > 1e-9*want {
+			t.Errorf("%s: per-product cost added %g s, want %g", v, got, want)
+		}
+	}
+	if c := Choose(s, costly); c != Inspector {
+		t.Errorf("Choose with inspector cheapest per product: %s", c)
+	}
+	costly.PerProduct[0], costly.PerProduct[1] = VariantCosts{}, costly.PerProduct[0]
+	costly.PerCall[0], costly.PerCall[1] = VariantCosts{}, costly.PerCall[0]
+	if c := Choose(s, costly); c != FusedRow {
+		t.Errorf("Choose with costs for the other shape class only: %s, want fused-row", c)
+	}
 	if !slices.Contains(Variants, Choose(s, DefaultMachine())) {
 		t.Error("Choose returned an unknown variant")
 	}
@@ -116,7 +145,19 @@ func TestCalibrationParts(t *testing.T) {
 	if f := measureRowFetch(1 << 20); !(f > 0) {
 		t.Errorf("row fetch %g s", f)
 	}
-	if r := measureInCache(); !(r > 0) {
-		t.Errorf("in-cache rate %g", r)
+	r := measureKernel()
+	if !(r > 0) {
+		t.Fatalf("kernel rate %g", r)
+	}
+	for c := 0; c < 2; c++ {
+		prod, call, ok := measureOverheads(c, r)
+		if !ok {
+			t.Fatalf("class %d: calibration problems not built", c)
+		}
+		for i := range Variants {
+			if x, y := prod[i], call[i]; !(x >= 0) || x > 1e-6 || !(y >= 0) || y > 1e-5 || x+y == 0 {
+				t.Errorf("class %d %s: %g s per block product, %g s per call", c, Variants[i], x, y)
+			}
+		}
 	}
 }

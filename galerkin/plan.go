@@ -3,6 +3,7 @@ package galerkin
 import (
 	"errors"
 	"fmt"
+	"sync"
 
 	"blockamg/bsr"
 	"blockamg/internal/par"
@@ -56,8 +57,14 @@ type Plan struct {
 	kern       blockKernels
 	work       []int64 // prefix sum over fine rows of the multiply-adds each row costs (W row + its Ac scatter)
 	coarseWork []int64 // prefix sum over coarse rows of the multiply-adds of the fine rows they need
+	acWork     []int64 // two-pass: prefix sum over coarse rows of their Pᵀ·W block products
 
 	extra planExtra // per-variant data, see the variant files
+
+	// Scratch spaces kept between Numeric calls (getScratch).
+	scratchMu   sync.Mutex
+	scratchAll  []*scratch
+	scratchFree []*scratch
 }
 
 // minChunkWork is the least number of multiply-adds a parallel chunk gets, so that
@@ -137,6 +144,14 @@ func Symbolic(A, P *bsr.Matrix, v Variant) (*Plan, error) {
 	switch v {
 	case TwoPass:
 		p.wVal = make([]float64, p.w.nnz()*int64(p.b*p.k))
+		p.acWork = make([]int64, p.m+1)
+		for I := 0; I < p.m; I++ {
+			var c int64
+			for _, i := range p.pt.colIdx[p.pt.rowPtr[I]:p.pt.rowPtr[I+1]] {
+				c += p.w.rowPtr[i+1] - p.w.rowPtr[i]
+			}
+			p.acWork[I+1] = p.acWork[I] + c
+		}
 	case FusedRow, FusedRecompute:
 		// Worker-count dependent data is built by the first Numeric call.
 	case Inspector:
@@ -183,11 +198,11 @@ func (p *Plan) Variant() Variant { return p.variant }
 func (p *Plan) Stats() Stats { return p.stats }
 
 // PlanBytes returns the memory the plan holds beyond Ac: patterns, stored
-// intermediate values and index lists.
+// intermediate values, index lists and the scratch spaces Numeric keeps.
 func (p *Plan) PlanBytes() int64 {
 	b := p.w.bytes() + p.pt.bytes() + int64(len(p.ptPerm))*8 + int64(len(p.wVal))*8
-	b += int64(len(p.work)+len(p.coarseWork)) * 8
-	return b + p.extra.bytes()
+	b += int64(len(p.work)+len(p.coarseWork)+len(p.acWork)) * 8
+	return b + p.extra.bytes() + p.scratchBytes()
 }
 
 // Numeric recomputes p.Ac.Val from the values of A and P, which must have the patterns

@@ -8,7 +8,7 @@ import (
 // Fused variant with recomputation. Coarse rows are cut into one contiguous chunk per
 // worker; a worker walks, in increasing order, every fine row i whose P row touches
 // one of its coarse rows, computes W(i,:) in a local buffer and adds P(i,I)ᵀ·W(i,:) to
-// its own Ac rows I only. W rows needed by two chunks are computed by both; no Ac row
+// its own Ac rows I only (a batch of W rows at a time, as fused-row: fusedBatch). W rows needed by two chunks are computed by both; no Ac row
 // is written by two workers and nothing is deferred.
 
 // recomputeSched is the worker-count dependent schedule of the recompute variant.
@@ -62,25 +62,30 @@ func (p *Plan) numericRecompute(A, P *bsr.Matrix, workers int) {
 	s := p.recomputeSchedule(workers)
 	bk := int64(p.b * p.k)
 	chunks := len(s.bounds) - 1
+	capBlocks := max(int64(p.stats.MaxRowW), fusedBatchBytes/(8*bk))
 	par.For(chunks, chunks, 1, func(clo, chi int) {
-		sc := p.newScratch(true)
+		sc := p.getScratch()
+		defer p.putScratch(sc)
+		if sc.batch == nil {
+			sc.batch = p.newBatchScratch(capBlocks)
+		}
+		bs := sc.batch
 		for c := clo; c < chi; c++ {
-			lo, hi := int32(s.bounds[c]), int32(s.bounds[c+1])
-			kk := int64(p.k * p.k)
-			clear(p.Ac.Val[p.Ac.RowPtr[lo]*kk : p.Ac.RowPtr[hi]*kk])
-			for _, i32 := range s.rows[s.rowPtr[c]:s.rowPtr[c+1]] {
-				i := int(i32)
-				nw := p.w.rowPtr[i+1] - p.w.rowPtr[i]
-				wv := sc.wrow[:nw*bk]
-				p.wRow(A, P, i, sc, wv)
-				for q := P.RowPtr[i]; q < P.RowPtr[i+1]; q++ {
-					I := P.ColIdx[q]
-					if I < lo || I >= hi {
-						continue
+			bs.lo, bs.hi = int32(s.bounds[c]), int32(s.bounds[c+1])
+			rows := s.rows[s.rowPtr[c]:s.rowPtr[c+1]]
+			for r0 := 0; r0 < len(rows); {
+				r1, used := r0, int64(0)
+				for r1 < len(rows) {
+					i := rows[r1]
+					nw := p.w.rowPtr[i+1] - p.w.rowPtr[i]
+					if r1 > r0 && used+nw > capBlocks {
+						break
 					}
-					p.setAcPos(int(I), sc)
-					p.acAdd(i, p.pBlock(P, q), wv, sc, p.acRowVals(int(I)))
+					used += nw
+					r1++
 				}
+				p.fusedBatch(A, P, nil, r0, r1, rows, sc, bs)
+				r0 = r1
 			}
 		}
 	})

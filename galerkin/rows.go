@@ -11,16 +11,45 @@ import "blockamg/bsr"
 
 // scratch is one worker's scratch space.
 type scratch struct {
-	pos  []int32   // column → slot map of the current W or Ac row (stale entries are never read)
-	wrow []float64 // values of one W row (fused variants)
+	pos   []int32       // column → slot map of the current W or Ac row (stale entries are never read)
+	batch *batchScratch // fused variants: batched scatter, made on first use
 }
 
-func (p *Plan) newScratch(withRow bool) *scratch {
-	s := &scratch{pos: make([]int32, p.m)}
-	if withRow {
-		s.wrow = make([]float64, int64(p.stats.MaxRowW)*int64(p.b*p.k))
+// getScratch returns a scratch space from the plan's free list, or a new one. Numeric
+// keeps them between calls (putScratch): on a coarse level a call lasts well under a
+// millisecond, and fresh scratch memory, page faults included, would be a good part
+// of it.
+func (p *Plan) getScratch() *scratch {
+	p.scratchMu.Lock()
+	defer p.scratchMu.Unlock()
+	if n := len(p.scratchFree); n > 0 {
+		sc := p.scratchFree[n-1]
+		p.scratchFree = p.scratchFree[:n-1]
+		return sc
 	}
-	return s
+	p.scratchAll = append(p.scratchAll, &scratch{pos: make([]int32, p.m)})
+	return p.scratchAll[len(p.scratchAll)-1]
+}
+
+// putScratch returns sc to the plan's free list.
+func (p *Plan) putScratch(sc *scratch) {
+	p.scratchMu.Lock()
+	p.scratchFree = append(p.scratchFree, sc)
+	p.scratchMu.Unlock()
+}
+
+// scratchBytes returns the memory of the scratch spaces the plan keeps.
+func (p *Plan) scratchBytes() int64 {
+	p.scratchMu.Lock()
+	defer p.scratchMu.Unlock()
+	var b int64
+	for _, sc := range p.scratchAll {
+		b += int64(len(sc.pos)) * 4
+		if bs := sc.batch; bs != nil {
+			b += int64(len(bs.wbuf))*8 + int64(len(bs.head)+len(bs.tail))*4
+		}
+	}
+	return b
 }
 
 // wRow computes W row i into out (its values in p.w's pattern order).
@@ -53,6 +82,11 @@ func (p *Plan) setAcPos(I int, sc *scratch) {
 func (p *Plan) acAdd(i int, pv, wv []float64, sc *scratch, out []float64) {
 	p.kern.acAcc(pv, wv, p.w.colIdx[p.w.rowPtr[i]:p.w.rowPtr[i+1]], sc.pos, out)
 }
+
+// firstFine returns the first fine row that contributes to Ac row I (Pᵀ row I is not
+// empty when Ac row I has blocks). The fused variants zero an Ac row when that row's
+// contribution arrives, which is always the row's first.
+func (p *Plan) firstFine(I int) int { return int(p.pt.colIdx[p.pt.rowPtr[I]]) }
 
 // acRowVals returns the values of Ac row I.
 func (p *Plan) acRowVals(I int) []float64 {

@@ -11,13 +11,15 @@ import (
 func (p *Plan) numericTwoPass(A, P *bsr.Matrix, workers int) {
 	bk := int64(p.b * p.k)
 	par.ForWeighted(p.work, workers, minChunkWork, func(lo, hi int) {
-		sc := p.newScratch(false)
+		sc := p.getScratch()
+		defer p.putScratch(sc)
 		for i := lo; i < hi; i++ {
 			p.wRow(A, P, i, sc, p.wVal[p.w.rowPtr[i]*bk:p.w.rowPtr[i+1]*bk])
 		}
 	})
-	par.ForWeighted(p.pt.rowPtr, workers, minChunkWork/64, func(lo, hi int) {
-		sc := p.newScratch(false)
+	par.ForWeighted(p.acWork, workers, minChunkWork/int64(p.b*p.k*p.k), func(lo, hi int) {
+		sc := p.getScratch()
+		defer p.putScratch(sc)
 		for I := lo; I < hi; I++ {
 			out := p.acRowVals(I)
 			clear(out)

@@ -136,12 +136,15 @@ func runGalerkin(args []string, stdout, stderr io.Writer) error {
 		}
 		machines[i] = mc
 	}
-	best, err := benchLevels(stdout, lv, variants, workers, machines, *runs, *flushMB)
+	// One flush buffer for every timed run: allocating it per level and thread count
+	// would page in fresh memory each time.
+	flush := make([]float64, int64(*flushMB*(1<<20))/8)
+	best, err := benchLevels(stdout, lv, variants, workers, machines, *runs, flush)
 	if err != nil || len(filtered) == 0 {
 		return err
 	}
 	fmt.Fprintf(stdout, "\n=== with prolongator filtering θ = %g (scale %g per level) ===\n", theta, am.FilterScale)
-	bestF, err := benchLevels(stdout, filtered, variants, workers, machines, *runs, *flushMB)
+	bestF, err := benchLevels(stdout, filtered, variants, workers, machines, *runs, flush)
 	if err != nil {
 		return err
 	}
@@ -151,7 +154,7 @@ func runGalerkin(args []string, stdout, stderr io.Writer) error {
 
 // benchLevels times every variant on every level for every worker count and prints
 // the per-level tables; it returns the fastest median per level and worker count.
-func benchLevels(stdout io.Writer, lv []galerkinLevel, variants []galerkin.Variant, workers []int, machines []galerkin.Machine, runs int, flushMB float64) ([][]float64, error) {
+func benchLevels(stdout io.Writer, lv []galerkinLevel, variants []galerkin.Variant, workers []int, machines []galerkin.Machine, runs int, flush []float64) ([][]float64, error) {
 	best := make([][]float64, len(lv))
 	for l, L := range lv {
 		best[l] = make([]float64, len(workers))
@@ -165,7 +168,7 @@ func benchLevels(stdout io.Writer, lv []galerkinLevel, variants []galerkin.Varia
 			fmt.Fprintf(stdout, "  threads %d (model: memory %.1f GB/s, %.0f ns per random row; shared cache %d MiB, %.1f GB/s; private %d KiB; %.2f GFLOP/s per thread)\n",
 				w, mc.Bandwidth/1e9, mc.MemoryLatency*1e9, mc.CacheBytes>>20, mc.CacheBandwidth/1e9,
 				mc.PrivateCacheBytes>>10, mc.FlopRate/1e9)
-			times, err := timeVariants(L, variants, w, runs, int64(flushMB*(1<<20)))
+			times, err := timeVariants(L, variants, w, runs, flush)
 			if err != nil {
 				return nil, fmt.Errorf("level %d: %w", l, err)
 			}
@@ -257,8 +260,7 @@ type variantTime struct {
 // rounds in which every variant runs once, in turn: a machine whose speed drifts (a
 // shared VM) then slows every variant alike. Caches are flushed before every run, as
 // a re-setup finds them after the smoother set-up. It returns the median of each.
-func timeVariants(L galerkinLevel, variants []galerkin.Variant, workers, runs int, flushBytes int64) ([]variantTime, error) {
-	flush := make([]float64, flushBytes/8)
+func timeVariants(L galerkinLevel, variants []galerkin.Variant, workers, runs int, flush []float64) ([]variantTime, error) {
 	plans := make([]*galerkin.Plan, len(variants))
 	for i, v := range variants {
 		p, err := galerkin.Symbolic(L.A, L.P, v)

@@ -37,7 +37,8 @@ ours_opts="--threshold -0.01 --agg-nsmooths 1 --coarse-eq-limit 200 --esteig-its
 
 petsc=$(OMP_NUM_THREADS=1 mpiexec --allow-run-as-root -n "$threads" "$root/bench/petsc/gamg_bench" \
   -f "$work/A.petsc" -rhs "$work/b.petsc" -coords "$work/x.petsc" $petsc_opts)
-ours=$(GOMAXPROCS=$threads "$work/blockamg" solve --json -q --ne "$ne" --threads "$threads" --steps 1 $ours_opts)
+# OURS_EXTRA adds blockamg flags (e.g. OURS_EXTRA=--smoother-f32).
+ours=$(GOMAXPROCS=$threads "$work/blockamg" solve --json -q --ne "$ne" --threads "$threads" --steps 1 $ours_opts ${OURS_EXTRA:-})
 
 python3 - "$ne" "$threads" "$petsc" "$ours" <<'PY'
 import json, sys

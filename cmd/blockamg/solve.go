@@ -93,6 +93,7 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 		"Chebyshev interval a,b,c,d: [a·λmin+b·λmax, c·λmin+d·λmax] (-mg_levels_ksp_chebyshev_esteig)")
 	fs.Float64Var(&cfg.amg.FilterTheta, "filter", 0, "prolongator filtering θ: drop P blocks under θ·(row max) in Frobenius norm, re-project onto the near-null space (0: off)")
 	fs.Float64Var(&cfg.amg.FilterScale, "filter-scale", 1, "per-level factor s of the filter threshold: θ_l = θ·s^l")
+	fs.BoolVar(&cfg.amg.SmootherFloat32, "smoother-f32", false, "smooth with float32 copies of the level operators (half the traffic of the cycle's passes; CG stays float64)")
 	fs.BoolVar(&cfg.wStats, "w-stats", false, "also report the blocks of W = A·P per level (one extra symbolic product per level)")
 	fs.StringVar(&cfg.galerkin, "galerkin", string(galerkin.Auto), "PᵀAP algorithm: "+solveVariantNames())
 	fs.IntVar(&cfg.steps, "steps", 0, "recurring steps: new values on the same pattern, Update, solve (shows the reuse cost)")

@@ -161,3 +161,14 @@ func TestSolveFilter(t *testing.T) {
 		t.Errorf("--filter 2: exit %d, stderr %q", code, errb.String())
 	}
 }
+
+func TestSolveFloat32Smoother(t *testing.T) {
+	r64 := runSolveJSON(t, "--ne", "8")
+	r32 := runSolveJSON(t, "--ne", "8", "--smoother-f32")
+	if r32.RelativeResidual > 1e-8 || r32.Iterations > r64.Iterations+1 {
+		t.Errorf("--smoother-f32: %d iterations, residual %g; float64 smoother %d iterations", r32.Iterations, r32.RelativeResidual, r64.Iterations)
+	}
+	if r32.Levels[0].Bytes32 == 0 {
+		t.Errorf("--smoother-f32 kept no float32 copy of the fine operator")
+	}
+}

@@ -117,7 +117,7 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 	if cfg.gpu {
 		return solveGPU(&cfg, stdout, stderr)
 	}
-	return solveCPU(&cfg, stdout, stderr)
+	return solveRun(&cfg, func(h *amg.Hierarchy) (engine, error) { return cpuEngine{h}, nil }, stdout, stderr)
 }
 
 // finish checks the flags that parsing alone cannot and fills the derived options.
@@ -344,9 +344,15 @@ type solveReport struct {
 	// Device memory held by the run (hierarchy, vectors), from cuMemGetInfo.
 	DeviceMemoryBytes int64                      `json:"device_memory_bytes,omitempty"`
 	Traffic           map[string]backend.Traffic `json:"traffic,omitempty"`
+	trafficOrder      []string                   // phases in the order they happened, for the table
 }
 
-func solveCPU(c *solveConfig, stdout, stderr io.Writer) error {
+// solveRun is the one solve driver: problem, set-up, first solve, recurring steps,
+// report. The engine decides where the cycle and CG run (the CPU hierarchy, or the
+// hierarchy uploaded to a backend); everything else is shared, so CPU and GPU runs
+// report the same quantities. open is called before any work, so that a missing GPU
+// fails at once.
+func solveRun(c *solveConfig, open func(h *amg.Hierarchy) (engine, error), stdout, stderr io.Writer) error {
 	pr := progress{w: stderr, on: !c.quiet && !c.jsonOut}
 	p, err := loadProblem(c, pr)
 	if err != nil {
@@ -374,15 +380,20 @@ func solveCPU(c *solveConfig, stdout, stderr io.Writer) error {
 	setup := time.Since(t)
 	done()
 	phases := h.Times()
+	eng, err := open(h)
+	if err != nil {
+		return err
+	}
+	defer eng.close()
 
 	x := make([]float64, n)
 	done = pr.start("CG solve")
 	t = time.Now()
-	res, err := krylov.CG(h.Operator(), h, p.b, x, c.kry)
+	res, err := eng.solve(p.b, x, c.kry)
 	solve := time.Since(t)
 	done()
 	if err != nil {
-		return fmt.Errorf("%s: %w", p.name, err)
+		return fmt.Errorf("%s%s: %w", p.name, eng.where(), err)
 	}
 	bnorm := norm(p.b)
 	rep := solveReport{
@@ -404,7 +415,8 @@ func solveCPU(c *solveConfig, stdout, stderr io.Writer) error {
 		rep.SolutionError = relDiff(x, xstar)
 	}
 
-	// Recurring steps: new values on the same pattern, Update, solve.
+	// Recurring steps: new values on the same pattern, Update (and whatever the engine
+	// must redo for new values), solve.
 	var resetups []float64
 	for step := 1; step <= c.steps; step++ {
 		done = pr.start("step %d: new values, Update, solve", step)
@@ -418,18 +430,18 @@ func solveCPU(c *solveConfig, stdout, stderr io.Writer) error {
 		if err := h.Update(p.A); err != nil {
 			return fmt.Errorf("step %d: %w", step, err)
 		}
-		sr.SetupSeconds = time.Since(t).Seconds()
 		sr.GalerkinSeconds = h.Times().Galerkin.Seconds()
 		sr.FineGalerkin = h.Levels[0].Times.Galerkin.Seconds()
-		for i := range x {
-			x[i] = 0
+		if err := eng.refresh(step); err != nil {
+			return fmt.Errorf("step %d: %w", step, err)
 		}
+		sr.SetupSeconds = time.Since(t).Seconds()
 		t = time.Now()
-		r, err := krylov.CG(h.Operator(), h, p.b, x, c.kry)
+		r, err := eng.solve(p.b, x, c.kry)
 		sr.SolveSeconds = time.Since(t).Seconds()
 		done()
 		if err != nil {
-			return fmt.Errorf("%s, step %d: %w", p.name, step, err)
+			return fmt.Errorf("%s%s, step %d: %w", p.name, eng.where(), step, err)
 		}
 		sr.Iterations = r.Iterations
 		sr.RelativeResidual = r.Residual / nonzero(bnorm)
@@ -439,10 +451,11 @@ func solveCPU(c *solveConfig, stdout, stderr io.Writer) error {
 	if len(resetups) > 0 {
 		rep.ResetupSeconds = median(resetups)
 	}
+	eng.report(&rep)
 	rep.PeakRSSBytes = peakRSS()
 
 	if c.plot != "" {
-		if err := plotHistory(c.plot, p.name, res.History, bnorm); err != nil {
+		if err := plotHistory(c.plot, p.name+eng.where(), res.History, bnorm); err != nil {
 			return err
 		}
 	}
@@ -450,6 +463,9 @@ func solveCPU(c *solveConfig, stdout, stderr io.Writer) error {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		return enc.Encode(rep)
+	}
+	if rep.Device != "" {
+		fmt.Fprintf(stdout, "device: %s (set-up on the host, V-cycle and CG on the device)\n", rep.Device)
 	}
 	printSolve(stdout, &rep, p)
 	return nil
@@ -538,6 +554,18 @@ func printSolve(w io.Writer, r *solveReport, p *problem) {
 		tw.Flush()
 	}
 	fmt.Fprintf(w, "peak RSS %.1f MB\n", float64(r.PeakRSSBytes)/1e6)
+	if r.Device == "" {
+		return
+	}
+	fmt.Fprintf(w, "upload of the hierarchy %.4f s; device memory %.2f GB; %.3f ms per CG iteration\n\n",
+		r.UploadSeconds, float64(r.DeviceMemoryBytes)/1e9, 1e3*r.SolveSeconds/float64(max(r.Iterations, 1)))
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "phase\tH2D bytes\tD2H bytes\tcopies\t")
+	for _, ph := range r.trafficOrder {
+		tr := r.Traffic[ph]
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t\n", ph, tr.H2DBytes, tr.D2HBytes, tr.H2DCalls+tr.D2HCalls)
+	}
+	tw.Flush()
 }
 
 func norm(v []float64) float64 {

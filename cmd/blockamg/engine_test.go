@@ -1,0 +1,102 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"testing"
+
+	"blockamg/amg"
+	"blockamg/backend"
+	"blockamg/backend/cpu"
+	"blockamg/bsr"
+	"blockamg/fem"
+	"blockamg/krylov"
+)
+
+// TestBackendEngineMatchesCPU drives the engine that solve --gpu uses through the CPU
+// backend, so that the GPU path's driver logic (upload, rhs/solution transfers,
+// re-upload after Update, report) is tested without a GPU: same iterations and
+// residuals as the CPU engine, the manufactured solution recovered, transfer phases
+// reported.
+func TestBackendEngineMatchesCPU(t *testing.T) {
+	run := func(open func(h *amg.Hierarchy) (engine, error)) solveReport {
+		t.Helper()
+		c := solveConfig{ne: 6, alpha: fem.Ex56(1).Alpha, kry: krylov.DefaultOptions(), amg: amg.DefaultOptions(),
+			chebEig: "0,0.1,0,1.1", galerkin: "auto", mms: true, jsonOut: true, steps: 2, threads: 1}
+		if err := c.finish(flag.NewFlagSet("solve", flag.ContinueOnError)); err != nil {
+			t.Fatal(err)
+		}
+		var out, errb bytes.Buffer
+		if err := solveRun(&c, open, &out, &errb); err != nil {
+			t.Fatalf("solveRun: %v (%s)", err, errb.String())
+		}
+		var r solveReport
+		if err := json.Unmarshal(out.Bytes(), &r); err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	want := run(func(h *amg.Hierarchy) (engine, error) { return cpuEngine{h}, nil })
+	got := run(func(h *amg.Hierarchy) (engine, error) { return newBackendEngine(newCountingCPU(), h, nil) })
+	if got.Iterations != want.Iterations || len(got.Steps) != 2 {
+		t.Fatalf("backend engine: %d iterations, %d steps; CPU engine %d iterations", got.Iterations, len(got.Steps), want.Iterations)
+	}
+	for i, s := range got.Steps {
+		if s.Iterations != want.Steps[i].Iterations || s.RelativeResidual > 1e-8 {
+			t.Errorf("step %d: backend %d iterations (residual %g), CPU %d", s.Step, s.Iterations, s.RelativeResidual, want.Steps[i].Iterations)
+		}
+	}
+	if got.SolutionError == 0 || got.SolutionError > 1e-6 {
+		t.Errorf("backend engine: manufactured solution error %g, want (0, 1e-6]", got.SolutionError)
+	}
+	if got.Device == "" || len(got.Traffic) == 0 {
+		t.Errorf("backend engine: device %q, %d traffic phases; want both reported", got.Device, len(got.Traffic))
+	}
+	for _, ph := range []string{"upload", "rhs upload", "solve", "solution download", "step 1 re-upload (host re-setup)"} {
+		if _, ok := got.Traffic[ph]; !ok {
+			t.Errorf("traffic phase %q missing (have %v)", ph, got.Traffic)
+		}
+	}
+	n := int64(got.Unknowns) * 8
+	coarse := int64(got.Levels[len(got.Levels)-1].Rows) * 8
+	if tr := got.Traffic["rhs upload"]; tr.H2DBytes != 3*n { // first solve and two steps
+		t.Errorf("rhs upload moved %d bytes, want 3 right-hand sides (%d)", tr.H2DBytes, 3*n)
+	}
+	if tr := got.Traffic["solve"]; tr.H2DBytes+tr.D2HBytes > 2*coarse*int64(got.Iterations+got.Steps[0].Iterations+got.Steps[1].Iterations+3) {
+		t.Errorf("solve phase moved %d bytes: more than the coarsest vectors per cycle", tr.H2DBytes+tr.D2HBytes)
+	}
+	if tr := got.Traffic["step 1 re-upload (host re-setup)"]; tr.H2DBytes < got.Levels[0].Bytes {
+		t.Errorf("re-upload moved %d bytes, less than the fine operator (%d)", tr.H2DBytes, got.Levels[0].Bytes)
+	}
+}
+
+// countingCPU is the CPU backend with a device's bookkeeping: every Upload, Download
+// and matrix upload is counted under the current phase, as the CUDA backend does, so
+// that the engine's phase labels can be checked without a GPU.
+type countingCPU struct {
+	*cpu.Backend
+	phase    string
+	counters backend.Counters
+}
+
+func newCountingCPU() *countingCPU { return &countingCPU{Backend: cpu.New(1)} }
+
+func (b *countingCPU) SetPhase(name string) string {
+	prev := b.phase
+	b.phase = name
+	return prev
+}
+func (b *countingCPU) Counters() *backend.Counters { return &b.counters }
+func (b *countingCPU) Upload(dst backend.Vector, src []float64) {
+	b.counters.AddH2D(b.phase, int64(len(src))*8)
+	b.Backend.Upload(dst, src)
+}
+func (b *countingCPU) Download(dst []float64, src backend.Vector) {
+	b.counters.AddD2H(b.phase, int64(len(dst))*8)
+	b.Backend.Download(dst, src)
+}
+func (b *countingCPU) UploadMatrix(m *bsr.Matrix, withTranspose bool) (backend.Matrix, error) {
+	b.counters.AddH2D(b.phase, m.Bytes())
+	return b.Backend.UploadMatrix(m, withTranspose)
+}

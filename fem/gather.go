@@ -13,8 +13,8 @@ import (
 //
 //   - The row's 27 stencil blocks start at +0. Stencil position
 //     s = (dz+1)·9 + (dy+1)·3 + (dx+1) is the block of column n + dx + Nn·(dy + Nn·dz);
-//     the row stores, from
-//     RowPtr[n] on, the positions whose column lies in the grid, in increasing s.
+//     the row stores, from RowPtr[n] on, the positions whose column lies in the grid,
+//     in increasing s.
 //   - For p = ex + 2ey + 4ez from 0 to 7 (ascending element order), the element at
 //     (i−1+ex, j−1+ey, k−1+ez), when all three lie in [0, Ne), has modulus m and holds
 //     n as its local node la = Local[p].

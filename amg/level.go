@@ -98,3 +98,15 @@ func (s *stopwatch) lap(d *time.Duration) {
 	*d += now.Sub(s.t)
 	s.t = now
 }
+
+// SmoothSteps returns the prolongators of the AggNSmooths smoothing steps in order
+// (the last one is Psmooth), with the values of the last Setup or Update: each step's
+// fixed pattern is what a device re-setup fills. Nil on the coarsest level or without
+// smoothing.
+func (L *Level) SmoothSteps() []*bsr.Matrix {
+	var out []*bsr.Matrix
+	for _, sp := range L.smooth {
+		out = append(out, sp.Y)
+	}
+	return out
+}

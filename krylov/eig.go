@@ -53,11 +53,7 @@ func (e *EigenEstimator) Estimate(A Operator, M Preconditioner, steps, workers i
 		M = Identity{}
 	}
 	r, z, p, q := e.r, e.z, e.p, e.q
-	forEach(n, workers, func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			r[i] = noise(uint64(i))
-		}
-	})
+	forEach(n, workers, func(lo, hi int) { StartVector(r[lo:hi], lo) })
 	M.Apply(r, z)
 	rz := dot(r, z, workers)
 	if !(rz > 0) || math.IsInf(rz, 0) {
@@ -103,8 +99,27 @@ func (e *EigenEstimator) Estimate(A Operator, M Preconditioner, steps, workers i
 			}
 		})
 	}
+	return LanczosEstimate(alphas, betas)
+}
+
+// StartVector fills v with the estimator's pseudo-random start vector from entry
+// offset on: v[i] is entry offset+i. A backend that runs the same CG–Lanczos iteration
+// (amg/backendcycle) starts from it to get the same estimate.
+func StartVector(v []float64, offset int) {
+	for i := range v {
+		v[i] = noise(uint64(offset + i))
+	}
+}
+
+// LanczosEstimate returns the extreme Ritz values of the Lanczos tridiagonal matrix
+// built from the coefficients of k steps of preconditioned CG: alphas (k values) and
+// betas (k−1 values, or k where the last is unused).
+func LanczosEstimate(alphas, betas []float64) (EigenEstimate, error) {
 	// Lanczos tridiagonal from CG: d₀ = 1/α₀, dⱼ = 1/αⱼ + βⱼ₋₁/αⱼ₋₁, eⱼ = √βⱼ/αⱼ.
 	k := len(alphas)
+	if k == 0 || len(betas) < k-1 {
+		return EigenEstimate{}, fmt.Errorf("krylov: eigenvalue estimate from %d α and %d β", k, len(betas))
+	}
 	d := make([]float64, k)
 	off := make([]float64, k)
 	for j := 0; j < k; j++ {

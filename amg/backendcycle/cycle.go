@@ -29,6 +29,9 @@ type Cycle struct {
 	levels []*level
 	chol   mat.Cholesky // of the coarsest operator, on the host
 	cb, cx []float64    // host copies of the coarsest right-hand side and solution
+	res    *resident    // set-up on the device (UploadResident), else nil
+	// broken is set while a device Update is under way and stays set when it fails.
+	broken bool
 }
 
 // Upload copies the operators, prolongators and block-diagonal inverses of h to be and
@@ -69,16 +72,8 @@ func Upload(be backend.Backend, h *amg.Hierarchy) (*Cycle, error) {
 	}
 	coarse := h.Levels[len(h.Levels)-1].A
 	n := coarse.Rows()
-	dense := coarse.ToDense()
-	// Symmetrise exactly: the Galerkin product is symmetric to round-off only.
-	sym := mat.NewSymDense(n, nil)
-	for i := 0; i < n; i++ {
-		for j := i; j < n; j++ {
-			sym.SetSym(i, j, (dense[i*n+j]+dense[j*n+i])/2)
-		}
-	}
-	if n > 0 && !c.chol.Factorize(sym) {
-		return nil, fmt.Errorf("backendcycle: coarsest operator (%d unknowns): %w", n, amg.ErrNotSPD)
+	if err := c.factor(coarse); err != nil {
+		return nil, err
 	}
 	c.cb = make([]float64, n)
 	c.cx = make([]float64, n)
@@ -107,6 +102,27 @@ func (c *Cycle) Free() {
 			lv.Dinv.Free()
 		}
 	}
+	// A resident hierarchy's matrices alias each other (P is a smoothing step's
+	// result, coarse operators are Galerkin outputs); Free is idempotent.
+	if c.res != nil {
+		for _, rl := range c.res.levels {
+			for _, m := range append([]backend.Matrix{rl.ptent}, rl.steps...) {
+				if m != nil {
+					m.Free()
+				}
+			}
+			if rl.filter != nil {
+				rl.filter.Free()
+			}
+			if rl.gal != nil {
+				rl.gal.Free()
+			}
+			if rl.start != nil {
+				rl.start.Free()
+			}
+		}
+		c.res.levels = nil
+	}
 	c.levels = nil
 }
 
@@ -117,6 +133,9 @@ func (c *Cycle) Len() int { return c.levels[0].b.Len() }
 func (c *Cycle) Apply(r, z backend.Vector) {
 	if r.Len() != c.Len() || z.Len() != c.Len() {
 		panic("backendcycle: Apply: vector length mismatch")
+	}
+	if c.broken {
+		panic("backendcycle: Apply: the last device Update failed; the hierarchy is unusable until an Update succeeds")
 	}
 	c.cycle(0, r, z)
 }

@@ -15,6 +15,9 @@ type Options struct {
 	// CacheDir is where compiled kernels are kept; "" means os.UserCacheDir()/blockamg
 	// (or no cache when that is unknown), "-" disables the cache.
 	CacheDir string
+	// Galerkin forces the variant of the device re-setup's Galerkin products
+	// (NewGalerkin); "" lets the GPU traffic model choose per level.
+	Galerkin GalerkinVariant
 }
 
 // Info describes the device and the toolchain a Backend runs with.
@@ -49,8 +52,10 @@ type Backend struct {
 	err   error // first device failure (sticky)
 
 	info     Info
+	opt      Options
 	phase    string
 	counters backend.Counters
+	gmach    *GalerkinMachine // measured on the first NewGalerkin
 
 	// Owned by the worker goroutine.
 	dev        cudadrv.Device
@@ -76,7 +81,7 @@ func New(opt Options) (*Backend, error) {
 	if err := cudadrv.Load(); err != nil {
 		return nil, err
 	}
-	b := &Backend{work: make(chan func(), 256), args: new(cudadrv.Args), hostScalar: new(float64)}
+	b := &Backend{work: make(chan func(), 256), args: new(cudadrv.Args), hostScalar: new(float64), opt: opt}
 	ready := make(chan error)
 	go b.worker(opt, ready)
 	if err := <-ready; err != nil {

@@ -2,6 +2,7 @@ package cuda
 
 import (
 	"fmt"
+	"slices"
 
 	"blockamg/backend"
 	"blockamg/bsr"
@@ -17,7 +18,13 @@ type Matrix struct {
 	val                        *Buffer[float64]
 	variant                    spmvVariant // the SpMV kernel used
 	t                          *Matrix
-	freed                      bool
+	// tperm maps each block of t to the block of this matrix it transposes (uploaded
+	// with t), so that RefreshTranspose follows new values with a gather.
+	tperm *Buffer[int64]
+	// shared is set on a matrix whose values belong to a Galerkin plan: Free leaves
+	// them to the plan.
+	shared bool
+	freed  bool
 }
 
 var _ backend.Matrix = (*Matrix)(nil)
@@ -39,9 +46,14 @@ func (m *Matrix) Free() {
 	m.freed = true
 	m.rowPtr.Free()
 	m.col.Free()
-	m.val.Free()
+	if !m.shared {
+		m.val.Free()
+	}
 	if m.t != nil {
 		m.t.Free()
+	}
+	if m.tperm != nil {
+		m.tperm.Free()
 	}
 }
 
@@ -92,12 +104,40 @@ func (b *Backend) UploadMatrixBSR(m *bsr.Matrix, withTranspose bool) (*Matrix, e
 		return nil, err
 	}
 	if withTranspose {
-		if d.t, err = b.upload(m.Transpose()); err != nil {
+		t := m.Transpose()
+		if d.t, err = b.upload(t); err != nil {
+			d.Free()
+			return nil, err
+		}
+		if d.tperm, err = Alloc[int64](b, len(t.ColIdx)); err == nil {
+			err = d.tperm.Upload(transposePerm(m, t))
+		}
+		if err != nil {
 			d.Free()
 			return nil, err
 		}
 	}
 	return d, nil
+}
+
+// transposePerm returns, for each block of t = mᵀ, the index of the block of m it
+// transposes. Walking m's rows in order fills each row of t in ascending column order,
+// which is the order bsr.Matrix.Transpose stores them in (checked).
+func transposePerm(m, t *bsr.Matrix) []int64 {
+	perm := make([]int64, len(t.ColIdx))
+	next := slices.Clone(t.RowPtr[:len(t.RowPtr)-1])
+	for i := 0; i < m.BlockRows; i++ {
+		for k := m.RowPtr[i]; k < m.RowPtr[i+1]; k++ {
+			c := m.ColIdx[k]
+			q := next[c]
+			next[c]++
+			if t.ColIdx[q] != int32(i) {
+				panic("cuda: transpose pattern is not in ascending column order")
+			}
+			perm[q] = k
+		}
+	}
+	return perm
 }
 
 func (b *Backend) upload(m *bsr.Matrix) (*Matrix, error) {

@@ -1,0 +1,362 @@
+package backendcycle
+
+import (
+	"fmt"
+	"time"
+
+	"gonum.org/v1/gonum/mat"
+
+	"blockamg/amg"
+	"blockamg/backend"
+	"blockamg/bsr"
+	"blockamg/krylov"
+)
+
+// resident is the device side of a hierarchy whose numeric set-up runs on the backend
+// (UploadResident): the patterns of every matrix the set-up computes, and the plans.
+type resident struct {
+	be  backend.Resetter
+	opt amg.Options
+	// coarsest operator on the host: pattern from the hierarchy, values downloaded by
+	// every Update
+	coarse *bsr.Matrix
+	levels []*residentLevel // all but the coarsest
+}
+
+// residentLevel holds what level l's re-setup needs on the device.
+type residentLevel struct {
+	ptent  backend.Matrix   // tentative prolongator (constant values)
+	steps  []backend.Matrix // smoothing results in order; P itself when not filtered
+	filter backend.Filter   // nil without filtering
+	gal    backend.Galerkin // Ac = PᵀAP; its Ac is level l+1's operator
+	start  backend.Vector   // start vector of the eigenvalue estimate
+	eig    krylov.EigenEstimate
+	omega  float64
+}
+
+// UpdateTimes is the wall time of a device re-setup's phases, each measured up to the
+// device's completion (the backend is synchronised at every boundary).
+type UpdateTimes struct {
+	Levels []LevelTimes // all but the coarsest
+	// Coarse: downloading the coarsest operator and its dense Cholesky on the host.
+	Coarse time.Duration
+	Total  time.Duration
+}
+
+// LevelTimes is one level's share of UpdateTimes.
+type LevelTimes struct {
+	Diag     time.Duration // block-diagonal inverse
+	Eig      time.Duration // CG–Lanczos estimate of λ(D⁻¹A)
+	Smooth   time.Duration // P = (I − ωD⁻¹A)·P_tent
+	Filter   time.Duration // filtering and re-projection
+	Galerkin time.Duration // Ac = PᵀAP
+	Variant  string        // the Galerkin algorithm
+	LambdaMax float64      // the estimate of λmax(D⁻¹A)
+}
+
+// UploadResident uploads h for a set-up that is redone on the device: the fine
+// operator with its values; the tentative prolongators with theirs; the patterns of
+// the smoothed (and filtered) prolongators and of the coarse operators, whose values
+// the device computes; the Galerkin and filtering plans. It then runs Update once, so
+// every value of the device hierarchy — not only the first solve's — comes from the
+// device code path. Only h's patterns, aggregates, near-null spaces and options are
+// used beyond the fine operator and the tentative prolongators.
+func UploadResident(be backend.Resetter, h *amg.Hierarchy) (*Cycle, UpdateTimes, error) {
+	c := &Cycle{be: be, res: &resident{be: be, opt: h.Opt}}
+	ok := false
+	defer func() {
+		if !ok {
+			c.Free()
+		}
+	}()
+	nl := len(h.Levels)
+	for l, L := range h.Levels {
+		lv := &level{degree: h.Opt.SmootherIts}
+		c.levels = append(c.levels, lv)
+		var err error
+		switch {
+		case l == 0:
+			lv.A, err = be.UploadMatrix(L.A, false)
+		default:
+			lv.A = c.res.levels[l-1].gal.Ac()
+		}
+		if err != nil {
+			return nil, UpdateTimes{}, fmt.Errorf("backendcycle: level %d operator: %w", l, err)
+		}
+		n := L.A.Rows()
+		for _, v := range []*backend.Vector{&lv.b, &lv.x, &lv.r, &lv.d, &lv.t} {
+			if *v, err = be.NewVector(n); err != nil {
+				return nil, UpdateTimes{}, fmt.Errorf("backendcycle: level %d vectors: %w", l, err)
+			}
+		}
+		if l == nl-1 {
+			c.res.coarse = L.A.ClonePattern()
+			break
+		}
+		rl := &residentLevel{}
+		c.res.levels = append(c.res.levels, rl)
+		if err := c.res.uploadLevel(l, L, h.Levels[l+1], lv, rl); err != nil {
+			return nil, UpdateTimes{}, fmt.Errorf("backendcycle: level %d: %w", l, err)
+		}
+	}
+	n := c.res.coarse.Rows()
+	c.cb, c.cx = make([]float64, n), make([]float64, n)
+	times, err := c.Update()
+	if err != nil {
+		return nil, times, err
+	}
+	ok = true
+	return c, times, nil
+}
+
+// uploadLevel prepares level l (L, with C the next level) of a resident hierarchy.
+func (r *resident) uploadLevel(l int, L, C *amg.Level, lv *level, rl *residentLevel) error {
+	be := r.be
+	var err error
+	if lv.Dinv, err = be.NewBlockDiag(L.A.BlockRows, L.A.R); err != nil {
+		return err
+	}
+	steps := L.SmoothSteps()
+	filtered := L.Filter != nil && !L.Filter.Identity()
+	// The prolongator the cycle uses needs its transpose for restriction.
+	if rl.ptent, err = be.UploadMatrix(L.Ptent, len(steps) == 0 && !filtered); err != nil {
+		return fmt.Errorf("tentative prolongator: %w", err)
+	}
+	for s, Y := range steps {
+		last := s == len(steps)-1
+		m, err := be.UploadPattern(Y, last && !filtered)
+		if err != nil {
+			return fmt.Errorf("smoothed prolongator: %w", err)
+		}
+		rl.steps = append(rl.steps, m)
+	}
+	switch {
+	case filtered:
+		if lv.P, err = be.UploadPattern(L.P, true); err != nil {
+			return fmt.Errorf("filtered prolongator: %w", err)
+		}
+		if rl.filter, err = be.NewFilter(L.Filter, C.B); err != nil {
+			return fmt.Errorf("filter: %w", err)
+		}
+	case len(steps) > 0:
+		lv.P = rl.steps[len(steps)-1]
+	default:
+		lv.P = rl.ptent
+	}
+	if rl.gal, err = be.NewGalerkin(L.A, L.P); err != nil {
+		return fmt.Errorf("Galerkin plan: %w", err)
+	}
+	ar, ac, _, _ := rl.gal.Ac().Dims()
+	if ar != C.A.BlockRows || ac != C.A.BlockCols {
+		return fmt.Errorf("device Galerkin product is %d×%d blocks, the hierarchy's %d×%d", ar, ac, C.A.BlockRows, C.A.BlockCols)
+	}
+	n := L.A.Rows()
+	if rl.start, err = be.NewVector(n); err != nil {
+		return err
+	}
+	v := make([]float64, n)
+	krylov.StartVector(v, 0)
+	be.Upload(rl.start, v)
+	return nil
+}
+
+// FineOperator returns the fine-level operator on the device: a resident hierarchy's
+// Update recomputes everything from its current values, which device assembly (or
+// UploadValues) may change in place.
+func (c *Cycle) FineOperator() backend.Matrix { return c.levels[0].A }
+
+// Resident reports whether c was made by UploadResident.
+func (c *Cycle) Resident() bool { return c.res != nil }
+
+// Update redoes the numeric set-up of a resident hierarchy on the device from the
+// current values of the fine operator: per level, the block-diagonal inverse, the
+// CG–Lanczos estimate of λ(D⁻¹A) (the same iteration and start vector as amg's), ω and
+// the Chebyshev interval, the smoothed prolongator on its fixed pattern, filtering,
+// the transpose used for restriction and the Galerkin product; then the coarsest
+// operator is downloaded and factored on the host. Host↔device traffic: the CG
+// scalars and the coarsest operator. The values agree with amg.Hierarchy.Update's to
+// rounding (different summation order on the device).
+func (c *Cycle) Update() (UpdateTimes, error) {
+	r := c.res
+	if r == nil {
+		panic("backendcycle: Update on a cycle made by Upload (its set-up is on the host)")
+	}
+	be := r.be
+	var ut UpdateTimes
+	start := time.Now()
+	lap := func(t *time.Duration) error {
+		err := be.Err()
+		now := time.Now()
+		*t += now.Sub(start)
+		start = now
+		return err
+	}
+	t0 := start
+	c.broken = true
+	opt := &r.opt
+	for l, rl := range r.levels {
+		lv := c.levels[l]
+		var lt LevelTimes
+		fail := func(err error) (UpdateTimes, error) {
+			return ut, fmt.Errorf("backendcycle: device re-setup, level %d: %w", l, err)
+		}
+		if err := be.InvertBlockDiag(lv.A, lv.Dinv); err != nil {
+			return fail(err)
+		}
+		if err := lap(&lt.Diag); err != nil {
+			return fail(err)
+		}
+		eig, err := c.estimate(lv, rl.start, opt.EstEigKSPMaxIt)
+		if err != nil {
+			return fail(err)
+		}
+		if err := lap(&lt.Eig); err != nil {
+			return fail(err)
+		}
+		rl.eig = eig
+		lt.LambdaMax = eig.Max
+		rl.omega = opt.ProlongDamping / eig.Max
+		e := opt.ChebyshevEstEig
+		cmin := e[0]*eig.Min + e[1]*eig.Max
+		cmax := e[2]*eig.Min + e[3]*eig.Max
+		if !(cmax > cmin && cmin > 0) {
+			return fail(fmt.Errorf("%w: Chebyshev interval [%g, %g] from λ ∈ [%g, %g] is not a positive interval",
+				amg.ErrOptions, cmin, cmax, eig.Min, eig.Max))
+		}
+		lv.theta, lv.delta = (cmax+cmin)/2, (cmax-cmin)/2
+		X := rl.ptent
+		for _, Y := range rl.steps {
+			be.SmoothProlongator(lv.A, lv.Dinv, rl.omega, X, Y)
+			X = Y
+		}
+		if err := lap(&lt.Smooth); err != nil {
+			return fail(err)
+		}
+		if rl.filter != nil {
+			if err := rl.filter.Numeric(X, lv.P); err != nil {
+				return fail(err)
+			}
+			if err := lap(&lt.Filter); err != nil {
+				return fail(err)
+			}
+		}
+		if lv.P != rl.ptent {
+			be.RefreshTranspose(lv.P)
+		}
+		if err := lap(&lt.Smooth); err != nil {
+			return fail(err)
+		}
+		if err := rl.gal.Numeric(lv.A, lv.P); err != nil {
+			return fail(err)
+		}
+		if err := lap(&lt.Galerkin); err != nil {
+			return fail(err)
+		}
+		lt.Variant = rl.gal.Name()
+		ut.Levels = append(ut.Levels, lt)
+	}
+	// The coarsest operator comes to the host to be factored.
+	co := r.coarse
+	if co.Val == nil {
+		co.Val = make([]float64, co.NNZBlocks()*int64(co.R*co.C))
+	}
+	if err := be.DownloadValues(co.Val, c.levels[len(c.levels)-1].A); err != nil {
+		return ut, fmt.Errorf("backendcycle: device re-setup, coarsest operator: %w", err)
+	}
+	if err := c.factor(co); err != nil {
+		return ut, err
+	}
+	if err := lap(&ut.Coarse); err != nil {
+		return ut, err
+	}
+	ut.Total = time.Since(t0)
+	c.broken = false
+	return ut, nil
+}
+
+// Eigen returns the eigenvalue estimates of λ(D⁻¹A) of a resident hierarchy's last
+// Update, per level (all but the coarsest).
+func (c *Cycle) Eigen() []krylov.EigenEstimate {
+	var out []krylov.EigenEstimate
+	if c.res != nil {
+		for _, rl := range c.res.levels {
+			out = append(out, rl.eig)
+		}
+	}
+	return out
+}
+
+// estimate runs krylov.EstimateEigenvalues' CG–Lanczos iteration for D⁻¹A on the
+// backend, in the level's work vectors: the same start vector, coefficients and stopping
+// rules, so it returns the CPU's estimate up to rounding.
+func (c *Cycle) estimate(lv *level, start backend.Vector, steps int) (krylov.EigenEstimate, error) {
+	be := c.be
+	n := lv.b.Len()
+	if steps < 1 || n < 1 {
+		return krylov.EigenEstimate{}, fmt.Errorf("%w: eigenvalue estimate with %d steps on size %d", krylov.ErrTolerance, steps, n)
+	}
+	rv, z, p, q := lv.b, lv.x, lv.d, lv.t
+	be.Copy(rv, start)
+	be.BlockDiagApply(lv.Dinv, rv, z)
+	rz := be.Dot(rv, z)
+	if !(rz > 0) || isInf(rz) {
+		return krylov.EigenEstimate{}, notSPD(&krylov.BreakdownError{Iteration: 0, Quantity: "rᵀz", Value: rz})
+	}
+	rz0 := rz
+	be.Copy(p, z)
+	steps = min(steps, n)
+	alphas := make([]float64, 0, steps)
+	betas := make([]float64, 0, steps)
+	for it := 1; it <= steps; it++ {
+		be.SpMV(1, lv.A, p, 0, q)
+		pq := be.Dot(p, q)
+		if !(pq > 0) || isInf(pq) {
+			return krylov.EigenEstimate{}, notSPD(&krylov.BreakdownError{Iteration: it, Quantity: "pᵀAp", Value: pq})
+		}
+		alpha := rz / pq
+		alphas = append(alphas, alpha)
+		if it == steps {
+			break
+		}
+		be.Axpby(-alpha, q, 1, rv)
+		be.BlockDiagApply(lv.Dinv, rv, z)
+		rzNew := be.Dot(rv, z)
+		if rzNew <= 1e-24*rz0 {
+			break
+		}
+		if isInf(rzNew) || rzNew != rzNew {
+			return krylov.EigenEstimate{}, notSPD(&krylov.BreakdownError{Iteration: it, Quantity: "rᵀz", Value: rzNew})
+		}
+		beta := rzNew / rz
+		betas = append(betas, beta)
+		rz = rzNew
+		be.Axpby(1, z, beta, p)
+	}
+	return krylov.LanczosEstimate(alphas, betas)
+}
+
+func notSPD(err error) error {
+	return fmt.Errorf("%w: eigenvalue estimate: %w", amg.ErrNotSPD, err)
+}
+
+func isInf(v float64) bool { return v > 1.7976931348623157e308 || v < -1.7976931348623157e308 }
+
+// factor symmetrises and factors the coarsest operator on the host.
+func (c *Cycle) factor(coarse *bsr.Matrix) error {
+	n := coarse.Rows()
+	if n == 0 {
+		return nil
+	}
+	dense := coarse.ToDense()
+	// Symmetrise exactly: the Galerkin product is symmetric to round-off only.
+	sym := mat.NewSymDense(n, nil)
+	for i := 0; i < n; i++ {
+		for j := i; j < n; j++ {
+			sym.SetSym(i, j, (dense[i*n+j]+dense[j*n+i])/2)
+		}
+	}
+	if !c.chol.Factorize(sym) {
+		return fmt.Errorf("backendcycle: coarsest operator (%d unknowns): %w", n, amg.ErrNotSPD)
+	}
+	return nil
+}

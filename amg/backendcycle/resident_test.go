@@ -1,0 +1,161 @@
+package backendcycle
+
+import (
+	"fmt"
+	"math"
+	"testing"
+
+	"blockamg/amg"
+	"blockamg/backend"
+	"blockamg/bsr"
+	"blockamg/fem"
+)
+
+// residentCase is an ex56 hierarchy and a second set of fine values on its pattern.
+type residentCase struct {
+	name string
+	h    *amg.Hierarchy
+	rhs  []float64
+	next *bsr.Matrix // the fine operator of the next "time step"
+}
+
+func residentCases(t *testing.T, ne int) []residentCase {
+	t.Helper()
+	var out []residentCase
+	for _, theta := range []float64{0, 0.05} {
+		box, err := fem.NewBox(fem.Ex56(ne))
+		if err != nil {
+			t.Fatal(err)
+		}
+		asm, err := box.Symbolic(0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		A := asm.NewMatrix()
+		if err := asm.Numeric(A, nil, 0); err != nil {
+			t.Fatal(err)
+		}
+		opt := amg.DefaultOptions()
+		opt.Threshold = -0.01
+		opt.CoarseEqLimit = 200
+		opt.ChebyshevEstEig = [4]float64{0, 0.2, 0, 1.05}
+		opt.FilterTheta = theta
+		B, _, err := fem.RigidBodyModes(box.Coords(), 3, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h, err := amg.Setup(A, &amg.NullSpace{Rows: A.Rows(), Cols: 6, Data: B}, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The next step: the soft material three times stiffer.
+		mod := box.ElementModulus()
+		for e := range mod {
+			if mod[e] != box.Problem().E {
+				mod[e] *= 3
+			}
+		}
+		next := asm.NewMatrix()
+		if err := asm.Numeric(next, mod, 0); err != nil {
+			t.Fatal(err)
+		}
+		rhs := make([]float64, A.Rows())
+		for i := range rhs {
+			rhs[i] = math.Sin(float64(i))
+		}
+		out = append(out, residentCase{name: fmt.Sprintf("theta=%g", theta), h: h, rhs: rhs, next: next})
+	}
+	return out
+}
+
+// checkResident compares every device level with the CPU hierarchy: operators,
+// eigenvalue estimates and one V-cycle.
+func checkResident(t *testing.T, label string, be backend.Resetter, c *Cycle, h *amg.Hierarchy, rhs []float64) {
+	t.Helper()
+	for l, L := range h.Levels {
+		got := make([]float64, len(L.A.Val))
+		for i := range got {
+			got[i] = math.NaN()
+		}
+		if err := be.DownloadValues(got, c.levels[l].A); err != nil {
+			t.Fatalf("%s: level %d: %v", label, l, err)
+		}
+		if d := relDiff(got, L.A.Val); !(d < 1e-12) {
+			t.Errorf("%s: level %d operator differs from amg's by %.2e (want < 1e-12)", label, l, d)
+		}
+	}
+	for l, e := range c.Eigen() {
+		want := h.Levels[l].Eig
+		if d := math.Abs(e.Max-want.Max) / want.Max; !(d < 1e-10) || e.Steps != want.Steps {
+			t.Errorf("%s: level %d λmax %v (%d steps), amg %v (%d steps)", label, l, e.Max, e.Steps, want.Max, want.Steps)
+		}
+	}
+	want := make([]float64, len(rhs))
+	h.Apply(rhs, want)
+	r, _ := be.NewVector(len(rhs))
+	z, _ := be.NewVector(len(rhs))
+	defer r.Free()
+	defer z.Free()
+	be.Upload(r, rhs)
+	c.Apply(r, z)
+	got := make([]float64, len(rhs))
+	be.Download(got, z)
+	if d := relDiff(got, want); !(d < 1e-10) {
+		t.Errorf("%s: V-cycle differs from amg.Hierarchy.Apply by %.2e (want < 1e-10)", label, d)
+	}
+}
+
+// TestResidentMatchesUpdate builds the device-resident hierarchy, compares it with
+// amg's, changes the fine values on the device, re-sets up there and compares with
+// amg.Hierarchy.Update; the re-setup's host↔device traffic must be scalars and the
+// coarsest operator.
+func TestResidentMatchesUpdate(t *testing.T) {
+	for _, tc := range residentCases(t, 10) {
+		for name, be0 := range backends(t) {
+			be, ok := be0.(backend.Resetter)
+			if !ok {
+				t.Fatalf("%s: backend does not implement backend.Resetter", name)
+			}
+			label := name + " " + tc.name
+			h := tc.h
+			c, _, err := UploadResident(be, h)
+			if err != nil {
+				t.Fatalf("%s: %v", label, err)
+			}
+			checkResident(t, label+" first set-up", be, c, h, tc.rhs)
+
+			// The new values arrive on the device (device assembly in the CLI).
+			be.SetPhase("test values")
+			if err := be.UploadValues(c.FineOperator(), tc.next.Val); err != nil {
+				t.Fatal(err)
+			}
+			be.SetPhase("test re-setup")
+			before := be.Counters().Phase("test re-setup")
+			ut, err := c.Update()
+			if err != nil {
+				t.Fatalf("%s: Update: %v", label, err)
+			}
+			tr := be.Counters().Phase("test re-setup")
+			if err := h.Update(tc.next.Clone()); err != nil {
+				t.Fatal(err)
+			}
+			checkResident(t, label+" re-setup", be, c, h, tc.rhs)
+			if len(ut.Levels) != len(h.Levels)-1 {
+				t.Errorf("%s: %d level times for %d levels", label, len(ut.Levels), len(h.Levels))
+			}
+			coarse := h.Levels[len(h.Levels)-1].A
+			limit := coarse.Bytes() + int64(len(h.Levels))*int64(4*h.Opt.EstEigKSPMaxIt+16)*8
+			moved := tr.H2DBytes + tr.D2HBytes - before.H2DBytes - before.D2HBytes
+			if moved > limit {
+				t.Errorf("%s: re-setup moved %d bytes host↔device, want ≤ %d (scalars and the coarsest operator)", label, moved, limit)
+			}
+			if fine := int64(h.Levels[0].A.Rows()) * 8; name != "cpu" && moved >= fine {
+				t.Errorf("%s: re-setup moved %d bytes, as much as a fine vector (%d)", label, moved, fine)
+			}
+			c.Free()
+			if err := be.Err(); err != nil {
+				t.Fatalf("%s: %v", label, err)
+			}
+		}
+	}
+}

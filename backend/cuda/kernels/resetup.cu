@@ -1,0 +1,205 @@
+// Re-setup kernels: the numeric parts of a smoothed-aggregation set-up that run on the
+// device when a matrix gets new values on its old pattern (backend/cuda/resetup.go).
+// Every output is written by one thread in an order fixed by the pattern, so results
+// are bitwise reproducible from run to run.
+
+#define RS_MAX 6 // largest block dimension the re-setup kernels take
+
+// resetup_invert_diag: dinv[i] = inverse of the diagonal block of block row i (bs×bs,
+// bs ≤ RS_MAX), one thread per block row, by Gauss-Jordan elimination with partial
+// pivoting. A missing or singular block leaves NaN in its slot and lowers *bad to the
+// smallest such row (the host initialises it to nb), so the host names the lowest one
+// whatever the scheduling.
+extern "C" __global__ void __launch_bounds__(THREADS) resetup_invert_diag(
+    int nb, int bs, const i64* __restrict__ rowptr, const int* __restrict__ col,
+    const double* __restrict__ val, double* __restrict__ dinv, int* __restrict__ bad)
+{
+    const i64 i = (i64)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= nb) return;
+    const int bb = bs * bs;
+    double a[RS_MAX * RS_MAX], v[RS_MAX * RS_MAX];
+    i64 d = -1;
+    for (i64 k = rowptr[i]; k < rowptr[i + 1]; k++) {
+        if (col[k] == (int)i) {
+            d = k;
+            break;
+        }
+    }
+    double* out = dinv + i * bb;
+    bool ok = d >= 0;
+    if (ok) {
+        for (int e = 0; e < bb; e++) a[e] = val[d * bb + e];
+    }
+    for (int r = 0; r < bs; r++)
+        for (int c = 0; c < bs; c++) v[r * bs + c] = r == c ? 1.0 : 0.0;
+    // Scale for the singularity test: the largest entry of the block.
+    double amax = 0;
+    if (ok)
+        for (int e = 0; e < bb; e++) amax = fmax(amax, fabs(a[e]));
+    ok = ok && amax > 0 && isfinite(amax);
+    for (int k = 0; ok && k < bs; k++) {
+        int p = k;
+        double pv = fabs(a[k * bs + k]);
+        for (int r = k + 1; r < bs; r++) {
+            const double t = fabs(a[r * bs + k]);
+            if (t > pv) {
+                pv = t;
+                p = r;
+            }
+        }
+        if (!(pv > 1e-14 * amax)) {
+            ok = false;
+            break;
+        }
+        if (p != k) {
+            for (int c = 0; c < bs; c++) {
+                double t = a[k * bs + c];
+                a[k * bs + c] = a[p * bs + c];
+                a[p * bs + c] = t;
+                t = v[k * bs + c];
+                v[k * bs + c] = v[p * bs + c];
+                v[p * bs + c] = t;
+            }
+        }
+        const double inv = 1.0 / a[k * bs + k];
+        for (int c = 0; c < bs; c++) {
+            a[k * bs + c] *= inv;
+            v[k * bs + c] *= inv;
+        }
+        for (int r = 0; r < bs; r++) {
+            if (r == k) continue;
+            const double f = a[r * bs + k];
+            if (f == 0) continue;
+            for (int c = 0; c < bs; c++) {
+                a[r * bs + c] -= f * a[k * bs + c];
+                v[r * bs + c] -= f * v[k * bs + c];
+            }
+        }
+    }
+    if (!ok) {
+        for (int e = 0; e < bb; e++) out[e] = __longlong_as_double(0x7ff8000000000000LL);
+        atomicMin(bad, (int)i);
+        return;
+    }
+    for (int e = 0; e < bb; e++) out[e] = v[e];
+}
+
+// rs_find returns the position of column c in the sorted columns col[lo..hi), or -1.
+__device__ __forceinline__ i64 rs_find(const int* __restrict__ col, i64 lo, i64 hi, int c)
+{
+    while (lo < hi) {
+        const i64 m = (lo + hi) >> 1;
+        const int v = col[m];
+        if (v == c) return m;
+        if (v < c) lo = m + 1;
+        else hi = m;
+    }
+    return -1;
+}
+
+// rs_row returns the block row of block s: the largest i with rowptr[i] <= s.
+__device__ __forceinline__ int rs_row(const i64* __restrict__ rowptr, int n, i64 s)
+{
+    int lo = 0, hi = n; // rowptr[lo] <= s < rowptr[hi]
+    while (hi - lo > 1) {
+        const int m = (lo + hi) >> 1;
+        if (rowptr[m] <= s) lo = m;
+        else hi = m;
+    }
+    return lo;
+}
+
+// rs_smooth computes block s of Y = X − ω·D⁻¹·(A·X): B×B blocks of A and D⁻¹, B×K
+// blocks of X and Y, on Y's pattern (which contains those of A·X and X). The thread
+// finds its block row by bisection, walks row i of A in storage order and, for each
+// A block (i, j), looks up column c of Y in row j of X (sorted columns, bisection), so
+// the sum over j runs in A's storage order as on the CPU. B = 0 takes the sizes at run
+// time.
+template <int B, int K>
+__device__ __forceinline__ void rs_smooth(int n, int b_, int k_, i64 nY, const i64* __restrict__ arp,
+                                          const int* __restrict__ acol, const double* __restrict__ aval,
+                                          const i64* __restrict__ xrp, const int* __restrict__ xcol,
+                                          const double* __restrict__ xval, const double* __restrict__ dinv,
+                                          double omega, const i64* __restrict__ yrp,
+                                          const int* __restrict__ ycol, double* __restrict__ yval)
+{
+    const i64 s = (i64)blockIdx.x * blockDim.x + threadIdx.x;
+    if (s >= nY) return;
+    const int b = B > 0 ? B : b_;
+    const int k = B > 0 ? K : k_;
+    const int bk = b * k, bb = b * b;
+    const int i = rs_row(yrp, n, s);
+    const int c = ycol[s];
+    double acc[RS_MAX * RS_MAX];
+#pragma unroll
+    for (int e = 0; e < (B > 0 ? B * K : RS_MAX * RS_MAX); e++) acc[e] = 0;
+    for (i64 a = arp[i]; a < arp[i + 1]; a++) {
+        const int j = acol[a];
+        const i64 t = rs_find(xcol, xrp[j], xrp[j + 1], c);
+        if (t < 0) continue;
+        const double* A = aval + a * bb;
+        const double* X = xval + t * bk;
+#pragma unroll
+        for (int r = 0; r < (B > 0 ? B : RS_MAX); r++) {
+            if (B == 0 && r >= b) break;
+#pragma unroll
+            for (int q = 0; q < (B > 0 ? B : RS_MAX); q++) {
+                if (B == 0 && q >= b) break;
+                const double av = A[r * b + q];
+#pragma unroll
+                for (int e = 0; e < (B > 0 ? K : RS_MAX); e++) {
+                    if (B == 0 && e >= k) break;
+                    acc[r * k + e] += av * X[q * k + e];
+                }
+            }
+        }
+    }
+    const double* D = dinv + (i64)i * bb;
+    const i64 ts = rs_find(xcol, xrp[i], xrp[i + 1], c);
+    double* Y = yval + s * bk;
+#pragma unroll
+    for (int r = 0; r < (B > 0 ? B : RS_MAX); r++) {
+        if (B == 0 && r >= b) break;
+#pragma unroll
+        for (int e = 0; e < (B > 0 ? K : RS_MAX); e++) {
+            if (B == 0 && e >= k) break;
+            double t = 0;
+#pragma unroll
+            for (int q = 0; q < (B > 0 ? B : RS_MAX); q++) {
+                if (B == 0 && q >= b) break;
+                t += D[r * b + q] * acc[q * k + e];
+            }
+            const double x0 = ts >= 0 ? xval[ts * bk + r * k + e] : 0.0;
+            Y[r * k + e] = x0 - omega * t;
+        }
+    }
+}
+
+#define RS_SMOOTH(NAME, B, K)                                                                          \
+    extern "C" __global__ void __launch_bounds__(THREADS) NAME(                                        \
+        int n, int b, int k, i64 nY, const i64* __restrict__ arp, const int* __restrict__ acol,        \
+        const double* __restrict__ aval, const i64* __restrict__ xrp, const int* __restrict__ xcol,    \
+        const double* __restrict__ xval, const double* __restrict__ dinv, double omega,                \
+        const i64* __restrict__ yrp, const int* __restrict__ ycol, double* __restrict__ yval)           \
+    {                                                                                                  \
+        rs_smooth<B, K>(n, b, k, nY, arp, acol, aval, xrp, xcol, xval, dinv, omega, yrp, ycol, yval); \
+    }
+RS_SMOOTH(resetup_smooth_3x6, 3, 6)
+RS_SMOOTH(resetup_smooth_6x6, 6, 6)
+RS_SMOOTH(resetup_smooth_generic, 0, 0)
+
+// resetup_transpose_values: dst block q (C×R) = transpose of src block perm[q] (R×C),
+// one thread per value of dst. perm is fixed by the patterns (built at upload), so the
+// stored transpose of a prolongator follows its new values with a gather.
+extern "C" __global__ void __launch_bounds__(THREADS) resetup_transpose_values(
+    i64 nvals, int r, int c, const i64* __restrict__ perm, const double* __restrict__ src,
+    double* __restrict__ dst)
+{
+    const i64 g = (i64)blockIdx.x * blockDim.x + threadIdx.x;
+    if (g >= nvals) return;
+    const int rc = r * c;
+    const i64 q = g / rc;
+    const int e = (int)(g - q * rc); // dst entry (ci, ri), row-major C×R
+    const int ci = e / r, ri = e - ci * r;
+    dst[g] = src[perm[q] * rc + ri * c + ci];
+}

@@ -1,0 +1,328 @@
+package cuda
+
+import (
+	"errors"
+	"fmt"
+
+	"blockamg/backend"
+	"blockamg/bsr"
+	"blockamg/filter"
+)
+
+// This file holds the device side of a hierarchy's re-setup (amg/backendcycle's
+// Resident): the numeric steps of smoothed aggregation for new operator values on
+// fixed patterns. Together with GalerkinPlan they let the recurring set-up run with
+// no operator crossing the bus.
+
+// ErrSingularBlock is wrapped by InvertBlockDiag's error for a missing or singular
+// diagonal block.
+var ErrSingularBlock = errors.New("singular diagonal block")
+
+// resetupMax is the largest block dimension of kernels/resetup.cu.
+const resetupMax = 6
+
+// NewBlockDiag allocates a zero block-diagonal operator of blocks n×n blocks, for
+// InvertBlockDiag to fill.
+func (b *Backend) NewBlockDiag(blocks, n int) (backend.BlockDiag, error) {
+	buf, err := Alloc[float64](b, blocks*n*n)
+	if err != nil {
+		return nil, err
+	}
+	return &BlockDiag{b: b, blocks: blocks, n: n, val: buf}, nil
+}
+
+// InvertBlockDiag sets d to the inverses of a's diagonal blocks (Gauss-Jordan with
+// partial pivoting, one thread per block row). It waits for the device: a missing or
+// singular block is an error wrapping ErrSingularBlock that names the lowest such
+// block row (4 bytes come back, counted).
+func (b *Backend) InvertBlockDiag(a backend.Matrix, d backend.BlockDiag) error {
+	m := b.mat(a)
+	bd, ok := d.(*BlockDiag)
+	if !ok || bd.b != b || bd.freed {
+		panic("cuda: InvertBlockDiag: block diagonal from another backend or freed")
+	}
+	if m.blockRows != m.blockCols || m.r != m.c || bd.blocks != m.blockRows || bd.n != m.r {
+		panic("cuda: InvertBlockDiag: shapes do not match")
+	}
+	if m.r > resetupMax {
+		return fmt.Errorf("cuda: InvertBlockDiag: %d×%d blocks, at most %d×%d", m.r, m.r, resetupMax, resetupMax)
+	}
+	if m.blockRows == 0 {
+		return nil
+	}
+	f, err := b.fnGlobal("resetup_invert_diag")
+	if err != nil {
+		return err
+	}
+	flag, err := Alloc[int32](b, 1)
+	if err != nil {
+		return err
+	}
+	defer flag.Free()
+	nb := int32(m.blockRows)
+	if err := flag.Upload([]int32{nb}); err != nil {
+		return err
+	}
+	rp, col, val, dp, fp := m.rowPtr.Ptr(), m.col.Ptr(), m.val.Ptr(), bd.val.Ptr(), flag.Ptr()
+	bs := int32(m.r)
+	b.enqueue(func() error {
+		b.args.I32(nb).I32(bs).Ptr(rp).Ptr(col).Ptr(val).Ptr(dp).Ptr(fp)
+		return b.launch("resetup_invert_diag", f, blocksFor(int64(nb)))
+	})
+	got := []int32{0}
+	if err := b.Err(); err != nil {
+		return err
+	}
+	if err := flag.Download(got); err != nil {
+		return err
+	}
+	if got[0] < nb {
+		return fmt.Errorf("cuda: block row %d: %w", got[0], ErrSingularBlock)
+	}
+	return nil
+}
+
+// SmoothProlongator queues y = x − ω·D⁻¹·a·x on y's pattern, which must contain the
+// patterns of a·x and of x (as amg's smoothing plan builds it). a has n×n blocks of
+// b×b, x and y n×m blocks of b×k, d the n inverted diagonal blocks of a. One thread
+// per block of y sums over row i of a in storage order.
+func (b *Backend) SmoothProlongator(a backend.Matrix, d backend.BlockDiag, omega float64, x, y backend.Matrix) {
+	am, xm, ym := b.mat(a), b.mat(x), b.mat(y)
+	bd, ok := d.(*BlockDiag)
+	if !ok || bd.b != b || bd.freed {
+		panic("cuda: SmoothProlongator: block diagonal from another backend or freed")
+	}
+	n := am.blockRows
+	if am.blockCols != n || am.r != am.c || xm.blockRows != n || ym.blockRows != n ||
+		xm.blockCols != ym.blockCols || xm.r != am.r || ym.r != am.r || xm.c != ym.c ||
+		bd.blocks != n || bd.n != am.r {
+		panic("cuda: SmoothProlongator: shapes do not match")
+	}
+	if am.r > resetupMax || xm.c > resetupMax {
+		b.fail(fmt.Errorf("cuda: SmoothProlongator: blocks %d×%d, at most %d×%d", am.r, xm.c, resetupMax, resetupMax))
+		return
+	}
+	nY := int64(ym.col.Len())
+	if nY == 0 {
+		return
+	}
+	name := "resetup_smooth_generic"
+	switch {
+	case am.r == 3 && xm.c == 6:
+		name = "resetup_smooth_3x6"
+	case am.r == 6 && xm.c == 6:
+		name = "resetup_smooth_6x6"
+	}
+	f, err := b.fnGlobal(name)
+	if err != nil {
+		b.fail(err)
+		return
+	}
+	nn, bs, k := int32(n), int32(am.r), int32(xm.c)
+	arp, acol, aval := am.rowPtr.Ptr(), am.col.Ptr(), am.val.Ptr()
+	xrp, xcol, xval := xm.rowPtr.Ptr(), xm.col.Ptr(), xm.val.Ptr()
+	yrp, ycol, yval := ym.rowPtr.Ptr(), ym.col.Ptr(), ym.val.Ptr()
+	dp := bd.val.Ptr()
+	b.enqueue(func() error {
+		b.args.I32(nn).I32(bs).I32(k).I64(nY).Ptr(arp).Ptr(acol).Ptr(aval).Ptr(xrp).Ptr(xcol).Ptr(xval).
+			Ptr(dp).F64(omega).Ptr(yrp).Ptr(ycol).Ptr(yval)
+		return b.launch(name, f, blocksFor(nY))
+	})
+}
+
+// RefreshTranspose recomputes the stored transpose of m (uploaded withTranspose) from
+// m's current values: a gather through the permutation built at upload.
+func (b *Backend) RefreshTranspose(a backend.Matrix) {
+	m := b.mat(a)
+	if m.t == nil || m.tperm == nil {
+		panic("cuda: RefreshTranspose on a matrix without its transpose")
+	}
+	nv := int64(m.t.val.Len())
+	if nv == 0 {
+		return
+	}
+	f, err := b.fnGlobal("resetup_transpose_values")
+	if err != nil {
+		b.fail(err)
+		return
+	}
+	r, c := int32(m.r), int32(m.c)
+	pp, sp, dp := m.tperm.Ptr(), m.val.Ptr(), m.t.val.Ptr()
+	b.enqueue(func() error {
+		b.args.I64(nv).I32(r).I32(c).Ptr(pp).Ptr(sp).Ptr(dp)
+		return b.launch("resetup_transpose_values", f, blocksFor(nv))
+	})
+}
+
+// UploadPattern copies m's pattern to the device with zero values (its values are not
+// read, and m.Val may be nil), and the transpose's pattern and permutation when
+// withTranspose: what a re-setup needs for a matrix whose values the device computes.
+func (b *Backend) UploadPattern(m *bsr.Matrix, withTranspose bool) (backend.Matrix, error) {
+	pat := *m
+	pat.Val = make([]float64, 0)
+	d := &Matrix{b: b, blockRows: m.BlockRows, blockCols: m.BlockCols, r: m.R, c: m.C}
+	d.variant = chooseVariant(m.R, m.C, m.NNZBlocks(), m.BlockRows)
+	d.rowPtr, d.col, d.val = &Buffer[int64]{b: b}, &Buffer[int32]{b: b}, &Buffer[float64]{b: b}
+	fail := func(e error) (backend.Matrix, error) {
+		d.Free()
+		return nil, fmt.Errorf("cuda: uploading the pattern of %d×%d blocks of %d×%d: %w", m.BlockRows, m.BlockCols, m.R, m.C, e)
+	}
+	var err error
+	if d.rowPtr, err = Alloc[int64](b, len(m.RowPtr)); err != nil {
+		return fail(err)
+	}
+	if d.col, err = Alloc[int32](b, len(m.ColIdx)); err != nil {
+		return fail(err)
+	}
+	if d.val, err = Alloc[float64](b, len(m.ColIdx)*m.R*m.C); err != nil {
+		return fail(err)
+	}
+	if err = d.rowPtr.Upload(m.RowPtr); err != nil {
+		return fail(err)
+	}
+	if err = d.col.Upload(m.ColIdx); err != nil {
+		return fail(err)
+	}
+	if withTranspose {
+		pat.Val = make([]float64, len(m.ColIdx)*m.R*m.C) // Transpose needs values; zeros
+		t := pat.Transpose()
+		tm, err := b.UploadPattern(&bsr.Matrix{BlockRows: t.BlockRows, BlockCols: t.BlockCols, R: t.R, C: t.C,
+			RowPtr: t.RowPtr, ColIdx: t.ColIdx}, false)
+		if err != nil {
+			return fail(err)
+		}
+		d.t = tm.(*Matrix)
+		if d.tperm, err = Alloc[int64](b, len(t.ColIdx)); err == nil {
+			err = d.tperm.Upload(transposePerm(&pat, t))
+		}
+		if err != nil {
+			return fail(err)
+		}
+	}
+	return d, nil
+}
+
+// UploadValues copies src (the values of a matrix with a's pattern, row-major blocks in
+// storage order) to a, counted under the current phase.
+func (b *Backend) UploadValues(a backend.Matrix, src []float64) error {
+	return b.mat(a).val.Upload(src)
+}
+
+// DownloadValues waits for queued work and copies a's values into dst, counted under
+// the current phase.
+func (b *Backend) DownloadValues(dst []float64, a backend.Matrix) error {
+	if err := b.Err(); err != nil {
+		return err
+	}
+	return b.mat(a).val.Download(dst)
+}
+
+// ScaleValues queues a's values = f·a's values (a stored transpose is not changed).
+func (b *Backend) ScaleValues(a backend.Matrix, f float64) {
+	m := b.mat(a)
+	n := int64(m.val.Len())
+	if n == 0 {
+		return
+	}
+	p := m.val.Ptr()
+	b.enqueue(func() error { return b.launchScale(n, f, p) })
+}
+
+// Values returns the device buffer of a's values (row-major blocks in storage order),
+// for kernels that write a matrix in place, such as device assembly.
+func (m *Matrix) Values() *Buffer[float64] { return m.val }
+
+// AcMatrix returns the coarse operator as a device matrix whose values are the plan's
+// (Numeric writes them; no copy). Its SpMV kernel is chosen for Ac's pattern. The
+// matrix shares the plan's values: free it before the plan, and do not use it after.
+func (pl *GalerkinPlan) AcMatrix() (*Matrix, error) {
+	ac := pl.Ac
+	d := &Matrix{b: pl.b, blockRows: ac.BlockRows, blockCols: ac.BlockCols, r: ac.R, c: ac.C, shared: true}
+	d.variant = chooseVariant(ac.R, ac.C, ac.NNZBlocks(), ac.BlockRows)
+	d.val = pl.acval
+	var err error
+	if d.rowPtr, err = Alloc[int64](pl.b, len(ac.RowPtr)); err != nil {
+		return nil, err
+	}
+	if d.col, err = Alloc[int32](pl.b, len(ac.ColIdx)); err != nil {
+		d.rowPtr.Free()
+		return nil, err
+	}
+	if err = d.rowPtr.Upload(ac.RowPtr); err == nil {
+		err = d.col.Upload(ac.ColIdx)
+	}
+	if err != nil {
+		d.rowPtr.Free()
+		d.col.Free()
+		return nil, err
+	}
+	return d, nil
+}
+
+// residentGalerkin is a GalerkinPlan with its variant and Ac as a device matrix: the
+// backend.Galerkin of a device re-setup.
+type residentGalerkin struct {
+	pl *GalerkinPlan
+	v  GalerkinVariant
+	ac *Matrix
+}
+
+// NewGalerkin implements backend.Resetter: the symbolic phase on the host
+// (GalerkinSymbolic) and the variant the GPU model picks for this product
+// (ChooseGalerkin, with the device's parameters measured once per backend), or
+// Options.Galerkin when set.
+func (b *Backend) NewGalerkin(A, P *bsr.Matrix) (backend.Galerkin, error) {
+	pl, err := b.GalerkinSymbolic(A, P)
+	if err != nil {
+		return nil, err
+	}
+	v := b.opt.Galerkin
+	if v == "" {
+		if b.gmach == nil {
+			mc, _, err := b.GalerkinMachineOf()
+			if err != nil {
+				pl.Free()
+				return nil, err
+			}
+			b.gmach = &mc
+		}
+		v = ChooseGalerkin(pl.Stats, *b.gmach)
+	}
+	if !pl.Available(v) {
+		pl.Free()
+		return nil, fmt.Errorf("cuda: Galerkin variant %q is not available for this product", v)
+	}
+	ac, err := pl.AcMatrix()
+	if err != nil {
+		pl.Free()
+		return nil, err
+	}
+	return &residentGalerkin{pl: pl, v: v, ac: ac}, nil
+}
+
+func (g *residentGalerkin) Numeric(a, p backend.Matrix) error {
+	b := g.pl.b
+	return g.pl.Numeric(g.v, b.mat(a), b.mat(p))
+}
+func (g *residentGalerkin) Ac() backend.Matrix { return g.ac }
+func (g *residentGalerkin) Name() string       { return string(g.v) }
+func (g *residentGalerkin) Free() {
+	g.ac.Free()
+	g.pl.Free()
+}
+
+// Plan returns the Galerkin plan of a backend.Galerkin made by this package's
+// NewGalerkin (nil otherwise), for its statistics.
+func Plan(g backend.Galerkin) *GalerkinPlan {
+	if r, ok := g.(*residentGalerkin); ok {
+		return r.pl
+	}
+	return nil
+}
+
+// NewFilter implements backend.Resetter (device filtering: see filter.go).
+func (b *Backend) NewFilter(p *filter.Plan, Bc []float64) (backend.Filter, error) {
+	return nil, fmt.Errorf("cuda: device prolongator filtering is not available yet")
+}
+
+var _ backend.Resetter = (*Backend)(nil)

@@ -45,13 +45,13 @@ type UpdateTimes struct {
 
 // LevelTimes is one level's share of UpdateTimes.
 type LevelTimes struct {
-	Diag     time.Duration // block-diagonal inverse
-	Eig      time.Duration // CG–Lanczos estimate of λ(D⁻¹A)
-	Smooth   time.Duration // P = (I − ωD⁻¹A)·P_tent
-	Filter   time.Duration // filtering and re-projection
-	Galerkin time.Duration // Ac = PᵀAP
-	Variant  string        // the Galerkin algorithm
-	LambdaMax float64      // the estimate of λmax(D⁻¹A)
+	Diag      time.Duration // block-diagonal inverse
+	Eig       time.Duration // CG–Lanczos estimate of λ(D⁻¹A)
+	Smooth    time.Duration // P = (I − ωD⁻¹A)·P_tent
+	Filter    time.Duration // filtering and re-projection
+	Galerkin  time.Duration // Ac = PᵀAP
+	Variant   string        // the Galerkin algorithm
+	LambdaMax float64       // the estimate of λmax(D⁻¹A)
 }
 
 // UploadResident uploads h for a set-up that is redone on the device: the fine

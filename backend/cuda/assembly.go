@@ -1,0 +1,262 @@
+package cuda
+
+import (
+	"fmt"
+
+	"blockamg/fem"
+	"blockamg/internal/cudadrv"
+)
+
+// asmRows is ASM_ROWS of kernels/assembly.cu: block rows per thread block of
+// asm_numeric.
+const asmRows = 9
+
+// Assembly fills device BSR matrices with the values of a fem.Assembly's stiffness
+// matrix, from per-element moduli in device memory: the numeric phase of fem's
+// two-phase assembly run on the GPU (kernels/assembly.cu).
+//
+// It holds only fem.GatherTables (about 5 KB): the element→slot map is arithmetic on
+// the structured grid, so there is no per-element or per-slot table to upload. A step
+// that changes the material uploads one float64 per element and writes the matrix
+// values on the device; nothing matrix-sized crosses the bus.
+//
+// The values are bitwise those of fem.Assembly.Numeric (same gather order, no fused
+// multiply-adds) as long as Go does not fuse Numeric's multiply-adds itself, which it
+// does not on amd64 (GOAMD64 < v3); see fem.GatherTables.
+type Assembly struct {
+	b                       *Backend
+	fa                      *fem.Assembly
+	nn, ne, nodes, elements int
+	nnzb                    int64
+	tabF                    *Buffer[float64] // Ref then Diag
+	tabI                    *Buffer[int32]   // Local then inv
+	fnNumeric, fnCheck      cudadrv.Function
+	mod                     *Buffer[float64] // NumericHost's upload buffer, on first use
+	flag                    *Buffer[int32]   // CheckPattern's result, on first use
+	defaultModulus          []float64        // fem's default material, on first use
+	freed                   bool
+}
+
+// NewAssembly uploads the gather tables of fa once. fa's matrix must have fewer than
+// 2³¹ block rows (fem.MaxNe guarantees it).
+func (b *Backend) NewAssembly(fa *fem.Assembly) (*Assembly, error) {
+	g := fa.GatherTables()
+	m := fa.Matrix
+	nodes := g.Nn * g.Nn * g.Nn
+	if m.BlockRows != nodes || m.BlockCols != nodes || m.R != 3 || m.C != 3 || int64(nodes) >= 1<<31-asmRows {
+		return nil, fmt.Errorf("cuda: assembly: matrix of %d×%d blocks of %d×%d for %d nodes", m.BlockRows, m.BlockCols, m.R, m.C, nodes)
+	}
+	da := &Assembly{b: b, fa: fa, nn: g.Nn, ne: g.Ne, nodes: nodes, elements: g.Ne * g.Ne * g.Ne, nnzb: m.NNZBlocks()}
+
+	tf := make([]float64, 0, 8*8*9+8*3)
+	for la := range g.Ref {
+		for lb := range g.Ref[la] {
+			tf = append(tf, g.Ref[la][lb][:]...)
+		}
+	}
+	for la := range g.Diag {
+		tf = append(tf, g.Diag[la][:]...)
+	}
+	ti := make([]int32, 8+8*27)
+	for p := 0; p < 8; p++ {
+		ti[p] = int32(g.Local[p])
+		inv := ti[8+27*p : 8+27*(p+1)]
+		for s := range inv {
+			inv[s] = -1
+		}
+		for lb, s := range g.Slot[p] {
+			if s < 0 || s >= 27 || inv[s] != -1 {
+				return nil, fmt.Errorf("cuda: assembly: element position %d: stencil slot %d of local node %d out of range or repeated", p, s, lb)
+			}
+			inv[s] = int32(lb)
+		}
+	}
+	var err error
+	if err = upload(b, &da.tabF, tf); err != nil {
+		da.Free()
+		return nil, fmt.Errorf("cuda: assembly tables: %w", err)
+	}
+	if err = upload(b, &da.tabI, ti); err != nil {
+		da.Free()
+		return nil, fmt.Errorf("cuda: assembly tables: %w", err)
+	}
+	if da.fnNumeric, err = b.fnGlobal("asm_numeric"); err != nil {
+		da.Free()
+		return nil, fmt.Errorf("cuda: assembly: %w", err)
+	}
+	if da.fnCheck, err = b.fnGlobal("asm_check_pattern"); err != nil {
+		da.Free()
+		return nil, fmt.Errorf("cuda: assembly: %w", err)
+	}
+	return da, nil
+}
+
+func (da *Assembly) live() {
+	if da.freed {
+		panic("cuda: assembly used after Free")
+	}
+}
+
+// checkSizes reports whether A has the dimensions and block count of the assembly's
+// matrix, and its transpose (when A has one) too.
+func (da *Assembly) checkSizes(A *Matrix) error {
+	da.b.mat(A)
+	for _, m := range []*Matrix{A, A.t} {
+		if m == nil {
+			continue
+		}
+		if m.blockRows != da.nodes || m.blockCols != da.nodes || m.r != 3 || m.c != 3 ||
+			int64(m.rowPtr.Len()) != int64(da.nodes)+1 || int64(m.col.Len()) != da.nnzb || int64(m.val.Len()) != 9*da.nnzb {
+			return fmt.Errorf("cuda: assembly: device matrix of %d×%d blocks of %d×%d with %d blocks stored; the assembly's has %d×%d blocks of 3×3 with %d",
+				m.blockRows, m.blockCols, m.r, m.c, m.col.Len(), da.nodes, da.nodes, da.nnzb)
+		}
+	}
+	return nil
+}
+
+// Numeric queues the writing of every value of A from the per-element moduli in
+// modulus (fem's element order; the values are not checked on the device: see
+// fem.Assembly.CheckModulus). A must have the assembly's pattern; Numeric checks its
+// sizes (an error otherwise) and CheckPattern checks the pattern itself. When A was
+// uploaded with its transpose, the transpose's values are written too: A is exactly
+// symmetric, so Aᵀ has A's pattern and values and a device copy makes it.
+//
+// The kernel runs asynchronously; a device failure shows in the returned error when it
+// is already known, else in the backend's Err later.
+func (da *Assembly) Numeric(A *Matrix, modulus *Buffer[float64]) error {
+	da.live()
+	b := da.b
+	if err := da.checkSizes(A); err != nil {
+		return err
+	}
+	modulus.live()
+	if modulus.b != b {
+		return fmt.Errorf("cuda: assembly: modulus buffer of another backend")
+	}
+	if modulus.Len() != da.elements {
+		return fmt.Errorf("cuda: assembly: %d element moduli for %d elements", modulus.Len(), da.elements)
+	}
+	if err := b.sticky(); err != nil {
+		return err
+	}
+	nn, ne, nodes := int32(da.nn), int32(da.ne), int32(da.nodes)
+	rp, mp, tf, ti, vp := A.rowPtr.Ptr(), modulus.Ptr(), da.tabF.Ptr(), da.tabI.Ptr(), A.val.Ptr()
+	f := da.fnNumeric
+	blocks := uint32((da.nodes + asmRows - 1) / asmRows)
+	b.enqueue(func() error {
+		b.args.I32(nn).I32(ne).I32(nodes).Ptr(rp).Ptr(mp).Ptr(tf).Ptr(ti).Ptr(vp)
+		return b.launch("asm_numeric", f, blocks)
+	})
+	if t := A.t; t != nil {
+		tp, bytes := t.val.Ptr(), uint64(A.val.Bytes())
+		b.enqueue(func() error { return cudadrv.MemcpyDtoD(tp, vp, bytes) })
+	}
+	return nil
+}
+
+// NumericHost uploads modulus (one float64 per element; nil means fem's default
+// material, ElementModulus) and runs Numeric with it. Bad moduli (wrong length,
+// negative, NaN or infinite) are fem.Assembly.Numeric's error, and A is then left
+// unchanged. The upload is counted under the backend's current phase.
+func (da *Assembly) NumericHost(A *Matrix, modulus []float64) error {
+	da.live()
+	if err := da.fa.CheckModulus(modulus); err != nil {
+		return err
+	}
+	if err := da.checkSizes(A); err != nil {
+		return err
+	}
+	if modulus == nil {
+		if da.defaultModulus == nil {
+			da.defaultModulus = da.fa.Box().ElementModulus()
+		}
+		modulus = da.defaultModulus
+	}
+	if da.mod == nil {
+		var err error
+		if da.mod, err = Alloc[float64](da.b, da.elements); err != nil {
+			return fmt.Errorf("cuda: assembly: %w", err)
+		}
+	}
+	if err := da.mod.Upload(modulus); err != nil {
+		return fmt.Errorf("cuda: assembly: uploading the moduli: %w", err)
+	}
+	return da.Numeric(A, da.mod)
+}
+
+// CheckPattern compares A's block pattern on the device with the assembly's (row
+// pointers and columns, through the arithmetic stencil: nothing matrix-sized is
+// uploaded or downloaded, 8 bytes cross the bus). It returns an error naming the
+// first row that differs.
+func (da *Assembly) CheckPattern(A *Matrix) error {
+	da.live()
+	if err := da.checkSizes(A); err != nil {
+		return err
+	}
+	b := da.b
+	if da.flag == nil {
+		var err error
+		if da.flag, err = Alloc[int32](b, 1); err != nil {
+			return fmt.Errorf("cuda: assembly: %w", err)
+		}
+	}
+	bad := []int32{int32(da.nodes)}
+	if err := da.flag.Upload(bad); err != nil {
+		return err
+	}
+	nn, nodes, nnz := int32(da.nn), int32(da.nodes), da.nnzb
+	rp, cp, fp, f := A.rowPtr.Ptr(), A.col.Ptr(), da.flag.Ptr(), da.fnCheck
+	b.enqueue(func() error {
+		b.args.I32(nn).I32(nodes).I64(nnz).Ptr(rp).Ptr(cp).Ptr(fp)
+		return b.launch("asm_check_pattern", f, blocksFor(int64(nodes)))
+	})
+	if err := da.flag.Download(bad); err != nil {
+		return err
+	}
+	if err := b.sticky(); err != nil {
+		return err
+	}
+	if int(bad[0]) != da.nodes {
+		return fmt.Errorf("cuda: assembly: device matrix block row %d does not hold the 27-point stencil of the assembly", bad[0])
+	}
+	return nil
+}
+
+// Bytes returns the device memory the assembly holds: the tables, and the moduli and
+// flag buffers once NumericHost and CheckPattern have allocated them.
+func (da *Assembly) Bytes() int64 {
+	var n int64
+	for _, u := range []*Buffer[float64]{da.tabF, da.mod} {
+		if u != nil {
+			n += u.Bytes()
+		}
+	}
+	for _, u := range []*Buffer[int32]{da.tabI, da.flag} {
+		if u != nil {
+			n += u.Bytes()
+		}
+	}
+	return n
+}
+
+// ValueBytes returns the bytes one Numeric must move at least: the matrix values it
+// writes and the moduli it reads (its floor for bandwidth reports).
+func (da *Assembly) ValueBytes() int64 { return 9*8*da.nnzb + 8*int64(da.elements) }
+
+// Free releases the device memory; freeing twice is a no-op.
+func (da *Assembly) Free() {
+	if da.freed {
+		return
+	}
+	da.freed = true
+	for _, u := range []*Buffer[float64]{da.tabF, da.mod} {
+		if u != nil {
+			u.Free()
+		}
+	}
+	for _, u := range []*Buffer[int32]{da.tabI, da.flag} {
+		if u != nil {
+			u.Free()
+		}
+	}
+}

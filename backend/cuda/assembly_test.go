@@ -1,0 +1,349 @@
+package cuda
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+
+	"blockamg/fem"
+	"blockamg/internal/cudadrv"
+)
+
+// TestAssemblyKernelsCompile compiles kernels/assembly.cu on its own (after common.cuh)
+// for sm_90 when an NVRTC library is found (no GPU needed), and checks that both of its
+// kernels are in the CUBIN.
+func TestAssemblyKernelsCompile(t *testing.T) {
+	if _, err := cudadrv.LoadNVRTC(); errors.Is(err, cudadrv.ErrNoNVRTC) {
+		t.Skip("no NVRTC library (set BLOCKAMG_NVRTC to test kernel compilation)")
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	var src strings.Builder
+	for _, name := range []string{"common.cuh", "assembly.cu"} {
+		b, err := kernelFS.ReadFile("kernels/" + name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(&src, "#line 1 \"%s\"\n%s\n", name, b)
+	}
+	img, log, err := cudadrv.CompileCUBIN(src.String(), "assembly.cu", compileOptions("sm_90", false))
+	if err != nil {
+		t.Fatalf("%v\n%s", err, log)
+	}
+	if log != "" {
+		t.Logf("compiler log:\n%s", log)
+	}
+	for _, name := range []string{"asm_numeric", "asm_check_pattern"} {
+		if !bytes.Contains(img, []byte("\x00"+name+"\x00")) {
+			t.Errorf("kernel %s missing from the CUBIN", name)
+		}
+	}
+}
+
+func asmSymbolic(t testing.TB, ne int) *fem.Assembly {
+	t.Helper()
+	box, err := fem.NewBox(fem.Ex56(ne))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fa, err := box.Symbolic(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fa
+}
+
+// asmModulus returns per-element moduli spread over six decades, with some zeros, from
+// a fixed seed.
+func asmModulus(n int, seed uint64) []float64 {
+	m := make([]float64, n)
+	for i := range m {
+		m[i] = math.Pow(10, 3*splitmix(&seed))
+		if i%7 == 3 {
+			m[i] = 0
+		}
+	}
+	return m
+}
+
+func asmUpload(t testing.TB, be *Backend, v []float64) *Buffer[float64] {
+	t.Helper()
+	u, err := Alloc[float64](be, len(v))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := u.Upload(v); err != nil {
+		u.Free()
+		t.Fatal(err)
+	}
+	return u
+}
+
+// asmPoison fills the device values of A (and of its transpose) with NaN.
+func asmPoison(t testing.TB, A *Matrix) {
+	t.Helper()
+	for _, m := range []*Matrix{A, A.t} {
+		if m == nil {
+			continue
+		}
+		nan := make([]float64, m.val.Len())
+		for i := range nan {
+			nan[i] = math.NaN()
+		}
+		if err := m.val.Upload(nan); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func asmDownload(t testing.TB, u *Buffer[float64]) []float64 {
+	t.Helper()
+	v := make([]float64, u.Len())
+	if err := u.Download(v); err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+// asmSameBits fails at the first value whose bits differ, naming its block row, block
+// and entry.
+func asmSameBits(t testing.TB, what string, rowPtr []int64, got, want []float64) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("%s: %d values, want %d", what, len(got), len(want))
+	}
+	for i := range got {
+		if math.Float64bits(got[i]) != math.Float64bits(want[i]) {
+			q := int64(i / 9)
+			row := 0
+			for row+1 < len(rowPtr) && rowPtr[row+1] <= q {
+				row++
+			}
+			t.Fatalf("%s: value %d (block row %d, stored block %d of the row, entry %d) = %v (bits %016x), want %v (bits %016x)",
+				what, i, row, q-rowPtr[row], i%9, got[i], math.Float64bits(got[i]), want[i], math.Float64bits(want[i]))
+		}
+	}
+}
+
+// TestAssemblyGPUMatchesCPU: the device assembly gives bitwise fem.Numeric's values
+// (default material through NumericHost, random moduli with zeros through Numeric on a
+// device buffer), writes every value (NaN poison), is the same on a second run, passes
+// CheckPattern, and fills the transpose of a matrix uploaded with one.
+func TestAssemblyGPUMatchesCPU(t *testing.T) {
+	be := device(t)
+	if runtime.GOARCH != "amd64" {
+		t.Logf("GOARCH=%s: Go may fuse fem.Numeric's multiply-adds here, which would break bitwise equality", runtime.GOARCH)
+	}
+	for _, ne := range []int{3, 5, 8} {
+		fa := asmSymbolic(t, ne)
+		da, err := be.NewAssembly(fa)
+		if err != nil {
+			t.Fatal(err)
+		}
+		withT := ne == 3
+		dA, err := be.UploadMatrixBSR(fa.Matrix, withT)
+		if err != nil {
+			da.Free()
+			t.Fatal(err)
+		}
+		if err := da.CheckPattern(dA); err != nil {
+			t.Errorf("ne=%d: CheckPattern on the assembly's own pattern: %v", ne, err)
+		}
+		for _, mc := range []struct {
+			name string
+			m    []float64
+		}{{"default material", nil}, {"random moduli", asmModulus(fa.Box().Elements(), uint64(ne))}} {
+			ref := fa.NewMatrix()
+			if err := fa.Numeric(ref, mc.m, 0); err != nil {
+				t.Fatal(err)
+			}
+			var refT []float64
+			if withT {
+				refT = ref.Transpose().Val
+			}
+			var first []float64
+			for run := 0; run < 2; run++ {
+				what := fmt.Sprintf("ne=%d, %s, run %d", ne, mc.name, run+1)
+				asmPoison(t, dA)
+				if mc.m == nil {
+					err = da.NumericHost(dA, nil)
+				} else {
+					mod := asmUpload(t, be, mc.m)
+					err = da.Numeric(dA, mod)
+					mod.Free()
+				}
+				if err != nil {
+					t.Fatalf("%s: %v", what, err)
+				}
+				if err := be.Err(); err != nil {
+					t.Fatalf("%s: %v", what, err)
+				}
+				got := asmDownload(t, dA.val)
+				asmSameBits(t, what, ref.RowPtr, got, ref.Val)
+				if first != nil {
+					asmSameBits(t, what+" against run 1", ref.RowPtr, got, first)
+				}
+				first = got
+				if withT {
+					asmSameBits(t, what+", transpose", ref.RowPtr, asmDownload(t, dA.t.val), refT)
+				}
+			}
+		}
+		t.Logf("ne=%d: %d block rows, %d blocks bitwise equal to fem.Numeric; assembly tables %d bytes on the device",
+			ne, fa.Matrix.BlockRows, fa.Matrix.NNZBlocks(), da.Bytes())
+		dA.Free()
+		da.Free()
+	}
+}
+
+// TestAssemblyGPUErrors: a matrix of another size is an error for Numeric, NumericHost
+// and CheckPattern; one of the right sizes with a different column is CheckPattern's
+// error; bad moduli are errors that leave A's values untouched; none is sticky.
+func TestAssemblyGPUErrors(t *testing.T) {
+	be := device(t)
+	fa := asmSymbolic(t, 3)
+	da, err := be.NewAssembly(fa)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer da.Free()
+	dA, err := be.UploadMatrixBSR(fa.Matrix, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dA.Free()
+	d4, err := be.UploadMatrixBSR(asmSymbolic(t, 4).Matrix, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d4.Free()
+	mod := asmUpload(t, be, fa.Box().ElementModulus())
+	defer mod.Free()
+
+	if err := da.Numeric(d4, mod); err == nil {
+		t.Error("Numeric into a matrix of ne=4 for an assembly of ne=3: no error")
+	}
+	if err := da.NumericHost(d4, nil); err == nil {
+		t.Error("NumericHost into a matrix of ne=4 for an assembly of ne=3: no error")
+	}
+	if err := da.CheckPattern(d4); err == nil {
+		t.Error("CheckPattern of a matrix of ne=4 for an assembly of ne=3: no error")
+	}
+
+	// Same sizes, one column moved: row 0's last block (node (1,1,1)) to node (2,1,1).
+	for _, row := range []int{0, fa.Matrix.BlockRows / 2} {
+		m := fa.Matrix.Clone()
+		m.ColIdx[m.RowPtr[row+1]-1]++
+		if err := m.Validate(); err != nil {
+			t.Fatalf("row %d: test matrix: %v", row, err)
+		}
+		bad, err := be.UploadMatrixBSR(m, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = da.CheckPattern(bad)
+		bad.Free()
+		if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("block row %d ", row)) {
+			t.Errorf("CheckPattern with block row %d's last column moved: %v, want an error naming row %d", row, err, row)
+		}
+	}
+
+	asmPoison(t, dA)
+	n := fa.Box().Elements()
+	neg := fa.Box().ElementModulus()
+	neg[5] = -1
+	inf := fa.Box().ElementModulus()
+	inf[n-1] = math.Inf(1)
+	for _, m := range [][]float64{neg, inf, {math.NaN()}, make([]float64, n+1)} {
+		if err := da.NumericHost(dA, m); err == nil {
+			t.Errorf("NumericHost with %d moduli (bad): no error", len(m))
+		}
+	}
+	short := asmUpload(t, be, make([]float64, n-1))
+	if err := da.Numeric(dA, short); err == nil {
+		t.Error("Numeric with a device buffer of n−1 moduli: no error")
+	}
+	short.Free()
+	for i, v := range asmDownload(t, dA.val) {
+		if !math.IsNaN(v) {
+			t.Fatalf("value %d = %v after rejected calls, want the NaN poison left alone", i, v)
+		}
+	}
+	if err := be.Err(); err != nil {
+		t.Fatalf("rejected calls left a sticky error: %v", err)
+	}
+}
+
+// TestAssemblyGPUPerf times the numeric assembly at ne = 100 (BLOCKAMG_PERF_NE changes
+// it) and reports its bandwidth: bytes it must move (values written + moduli read) over
+// the median of 20 launches timed with CUDA events, next to the copy bandwidth of the
+// same run. It checks the values bitwise against fem.Numeric first. Runs only with
+// BLOCKAMG_GPU_PERF=1 (GBs of host and device memory).
+func TestAssemblyGPUPerf(t *testing.T) {
+	if os.Getenv("BLOCKAMG_GPU_PERF") != "1" {
+		t.Skip("set BLOCKAMG_GPU_PERF=1 for the device assembly bandwidth report")
+	}
+	be := device(t)
+	ne := 100
+	if s := os.Getenv("BLOCKAMG_PERF_NE"); s != "" {
+		var err error
+		if ne, err = strconv.Atoi(s); err != nil || ne < 2 {
+			t.Fatalf("BLOCKAMG_PERF_NE=%q: want an integer ≥ 2", s)
+		}
+	}
+	const reps = 20
+	bw, err := be.CopyBandwidth(1<<30, reps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	copyGBs := max(bw.MemcpyGBs, bw.KernelGBs)
+
+	fa := asmSymbolic(t, ne)
+	da, err := be.NewAssembly(fa)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer da.Free()
+	dA, err := be.UploadMatrixBSR(fa.Matrix, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dA.Free()
+	mod := asmUpload(t, be, fa.Box().ElementModulus())
+	defer mod.Free()
+
+	asmPoison(t, dA)
+	if err := da.Numeric(dA, mod); err != nil {
+		t.Fatal(err)
+	}
+	if err := fa.Numeric(fa.Matrix, nil, 0); err != nil {
+		t.Fatal(err)
+	}
+	asmSameBits(t, fmt.Sprintf("ne=%d", ne), fa.Matrix.RowPtr, asmDownload(t, dA.val), fa.Matrix.Val)
+
+	var nerr error
+	ms, err := be.TimeMedian(2, reps, func() {
+		if e := da.Numeric(dA, mod); e != nil && nerr == nil {
+			nerr = e
+		}
+	})
+	if err == nil {
+		err = nerr
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	bytes := da.ValueBytes()
+	gbs := float64(bytes) / (ms * 1e6)
+	floor := float64(bytes) / (copyGBs * 1e6)
+	t.Logf("%s: copy bandwidth (read+write, 1 GiB, median of %d): cuMemcpyDtoD %.0f GB/s, copy kernel %.0f GB/s",
+		be.Name(), reps, bw.MemcpyGBs, bw.KernelGBs)
+	t.Logf("asm_numeric ne=%d (%d unknowns, %d blocks): %.3f ms median of %d; %.3f GB must move (values written + moduli read) → %.0f GB/s = %.0f%% of copy; floor %.3f ms, %.2f× it (bitwise equal to fem.Numeric)",
+		ne, 3*fa.Matrix.BlockRows, fa.Matrix.NNZBlocks(), ms, reps, float64(bytes)/1e9, gbs, 100*gbs/copyGBs, floor, ms/floor)
+}

@@ -320,9 +320,22 @@ func Plan(g backend.Galerkin) *GalerkinPlan {
 	return nil
 }
 
-// NewFilter implements backend.Resetter (device filtering: see filter.go).
+// NewFilter implements backend.Resetter with NewFilterPlan.
 func (b *Backend) NewFilter(p *filter.Plan, Bc []float64) (backend.Filter, error) {
-	return nil, fmt.Errorf("cuda: device prolongator filtering is not available yet")
+	fp, err := b.NewFilterPlan(p, Bc)
+	if err != nil {
+		return nil, err
+	}
+	return residentFilter{fp}, nil
 }
+
+// residentFilter is a FilterPlan as a backend.Filter.
+type residentFilter struct{ fp *FilterPlan }
+
+func (f residentFilter) Numeric(psmooth, pf backend.Matrix) error {
+	b := f.fp.b
+	return f.fp.Numeric(b.mat(psmooth), b.mat(pf))
+}
+func (f residentFilter) Free() { f.fp.Free() }
 
 var _ backend.Resetter = (*Backend)(nil)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"runtime"
 	"slices"
 	"strconv"
@@ -38,11 +39,14 @@ func runGalerkin(args []string, stdout, stderr io.Writer) error {
 	cb := fs.Int("coarse-block", 6, "with --matrix: columns k of P's blocks")
 	levels := fs.Int("levels", 0, "benchmark at most this many levels, finest first (0: all)")
 	variant := fs.String("variant", "all", "all or one of "+galerkinVariantNames())
-	runs := fs.Int("runs", 5, "timed runs per variant (median reported), after one warm-up run")
+	runs := fs.Int("runs", 9, "least timed runs per variant (median reported), after one warm-up run")
+	maxRuns := fs.Int("max-runs", 101, "most timed runs per variant (short levels get more runs, up to this)")
+	minTime := fs.Float64("min-time", 0.25, "seconds of timed runs the fastest variant gets at least, runs permitting (--runs … --max-runs)")
 	threads := fs.String("threads", "1,2", "comma-separated worker counts")
 	calibrate := fs.Bool("calibrate", true, "measure bandwidth and kernel flop rate for the model (else DefaultMachine)")
 	cacheMB := fs.Float64("cache-mb", 0, "model shared cache size in MiB (0: DefaultMachine's)")
 	l2KB := fs.Float64("l2-kb", 0, "model private cache size per thread in KiB (0: DefaultMachine's)")
+	simulate := fs.Bool("simulate", false, "also replay each variant's accesses (one thread) through a software LRU cache at the model's cache sizes and compare the predicted bytes (slow: ~100× a run)")
 	gpu := fs.Bool("gpu", false, "run the GPU variants on an NVIDIA GPU (ex56 --ne only; an error without one)")
 	am := amg.DefaultOptions()
 	fs.Float64Var(&am.Threshold, "threshold", am.Threshold, "with --ne: strength threshold of the hierarchy (-pc_gamg_threshold)")
@@ -58,9 +62,13 @@ func runGalerkin(args []string, stdout, stderr io.Writer) error {
 		fs.Usage()
 		return fmt.Errorf("unexpected argument %q", pos[0])
 	}
-	if *runs < 1 {
-		return fmt.Errorf("--runs %d: want at least 1", *runs)
+	if *runs < 1 || *maxRuns < *runs {
+		return fmt.Errorf("--runs %d, --max-runs %d: want 1 ≤ runs ≤ max-runs", *runs, *maxRuns)
 	}
+	if !(*minTime >= 0) {
+		return fmt.Errorf("--min-time %g: want a non-negative number of seconds", *minTime)
+	}
+	tc := timing{minRuns: *runs, maxRuns: *maxRuns, minTime: *minTime}
 	if err := am.Validate(); err != nil {
 		return err
 	}
@@ -139,12 +147,20 @@ func runGalerkin(args []string, stdout, stderr io.Writer) error {
 	// One flush buffer for every timed run: allocating it per level and thread count
 	// would page in fresh memory each time.
 	flush := make([]float64, int64(*flushMB*(1<<20))/8)
-	best, err := benchLevels(stdout, lv, variants, workers, machines, *runs, flush)
-	if err != nil || len(filtered) == 0 {
+	best, err := benchLevels(stdout, lv, variants, workers, machines, tc, flush)
+	if err != nil {
 		return err
 	}
+	if *simulate {
+		if err := simulateLevels(stdout, lv, variants, machines[0]); err != nil {
+			return err
+		}
+	}
+	if len(filtered) == 0 {
+		return nil
+	}
 	fmt.Fprintf(stdout, "\n=== with prolongator filtering θ = %g (scale %g per level) ===\n", theta, am.FilterScale)
-	bestF, err := benchLevels(stdout, filtered, variants, workers, machines, *runs, flush)
+	bestF, err := benchLevels(stdout, filtered, variants, workers, machines, tc, flush)
 	if err != nil {
 		return err
 	}
@@ -154,8 +170,18 @@ func runGalerkin(args []string, stdout, stderr io.Writer) error {
 
 // benchLevels times every variant on every level for every worker count and prints
 // the per-level tables; it returns the fastest median per level and worker count.
-func benchLevels(stdout io.Writer, lv []galerkinLevel, variants []galerkin.Variant, workers []int, machines []galerkin.Machine, runs int, flush []float64) ([][]float64, error) {
+func benchLevels(stdout io.Writer, lv []galerkinLevel, variants []galerkin.Variant, workers []int, machines []galerkin.Machine, tc timing, flush []float64) ([][]float64, error) {
 	best := make([][]float64, len(lv))
+	var summary []string
+	defer func() {
+		if len(summary) > 0 {
+			fmt.Fprintf(stdout, "\nplanner summary (pick's median against the fastest median):\n  %5s %7s %8s %-16s %-16s %10s %8s\n",
+				"level", "threads", "rows", "pick", "fastest", "fastest ms", "pick +")
+			for _, line := range summary {
+				fmt.Fprintln(stdout, line)
+			}
+		}
+	}()
 	for l, L := range lv {
 		best[l] = make([]float64, len(workers))
 		st := galerkin.ComputeStats(L.A, L.P)
@@ -168,7 +194,7 @@ func benchLevels(stdout io.Writer, lv []galerkinLevel, variants []galerkin.Varia
 			fmt.Fprintf(stdout, "  threads %d (model: memory %.1f GB/s, %.0f ns per random row; shared cache %d MiB, %.1f GB/s; private %d KiB; %.2f GFLOP/s per thread)\n",
 				w, mc.Bandwidth/1e9, mc.MemoryLatency*1e9, mc.CacheBytes>>20, mc.CacheBandwidth/1e9,
 				mc.PrivateCacheBytes>>10, mc.FlopRate/1e9)
-			times, err := timeVariants(L, variants, w, runs, flush)
+			times, err := timeVariants(L, variants, w, tc, flush)
 			if err != nil {
 				return nil, fmt.Errorf("level %d: %w", l, err)
 			}
@@ -177,15 +203,17 @@ func benchLevels(stdout io.Writer, lv []galerkinLevel, variants []galerkin.Varia
 					best[l][wi] = t.median
 				}
 			}
-			fmt.Fprintf(stdout, "    %-16s %8s %9s %9s %8s %10s %7s %8s %9s\n", "variant", "plan MB", "pred MB", "cache MB", "pred ms", "median ms", "GB/s", "GFLOP/s", "pred/meas")
+			fmt.Fprintf(stdout, "    %d timed runs per variant (rounds, order rotated), median; ±: half the interquartile range\n", times[0].runs)
+			fmt.Fprintf(stdout, "    %-16s %8s %9s %9s %9s %10s %6s %9s %7s %8s %9s\n", "variant", "plan MB", "pred MB", "cache MB", "pred ms", "median ms", "±%", "min ms", "GB/s", "GFLOP/s", "pred/meas")
 			for _, t := range times {
 				pr := galerkin.Predict(st, mc, t.variant)
 				name := string(t.asked)
 				if t.asked == galerkin.Auto {
 					name = "auto→" + string(t.variant)
 				}
-				fmt.Fprintf(stdout, "    %-16s %8.1f %9.1f %9.1f %8.2f %10.2f %7.2f %8.2f %9.2f\n", name,
+				fmt.Fprintf(stdout, "    %-16s %8.1f %9.1f %9.1f %9.3f %10.3f %6.1f %9.3f %7.2f %8.2f %9.2f\n", name,
 					float64(t.planBytes)/1e6, float64(pr.Bytes)/1e6, float64(pr.CacheBytes)/1e6, pr.Seconds*1e3, t.median*1e3,
+					100*t.spread(), t.min*1e3,
 					float64(pr.Bytes)/t.median/1e9, float64(pr.Flops)/t.median/1e9, pr.Seconds/t.median)
 			}
 			if len(times) > 1 {
@@ -204,12 +232,55 @@ func benchLevels(stdout io.Writer, lv []galerkinLevel, variants []galerkin.Varia
 						verdict = "the fastest"
 					}
 				}
-				fmt.Fprintf(stdout, "    planner picks %s: %s (fastest %s, %.2f ms)\n", pick, verdict, fastest, ft*1e3)
+				fmt.Fprintf(stdout, "    planner picks %s: %s (fastest %s, %.3f ms)\n", pick, verdict, fastest, ft*1e3)
+				if t, ok := byVariant[pick]; ok {
+					summary = append(summary, fmt.Sprintf("  %5d %7d %8d %-16s %-16s %10.3f %+7.1f%%", l, w, st.N, pick, fastest, ft*1e3, 100*(t/ft-1)))
+				}
 				trafficCheck(stdout, st, mc, byVariant)
 			}
 		}
 	}
 	return best, nil
+}
+
+// simulateLevels compares the model's predicted bytes with a software cache
+// simulation of each variant's address stream (Plan.SimulateTraffic: one worker, a
+// fully associative LRU cache of 64-byte lines, cold at the start) at the model's two
+// cache sizes: the shared cache (memory bytes, Prediction.Bytes) and the private cache
+// (Bytes + CacheBytes, what passes the private cache).
+func simulateLevels(stdout io.Writer, lv []galerkinLevel, variants []galerkin.Variant, mc galerkin.Machine) error {
+	mc.Workers = 1
+	fmt.Fprintf(stdout, "\ncache simulation (one worker, fully associative LRU, 64-byte lines, cold start) against the model's predicted bytes:\n")
+	fmt.Fprintf(stdout, "  %5s %-16s %10s %10s %7s %10s %10s %7s %8s\n", "level", "variant",
+		fmt.Sprintf("pred %dM", mc.CacheBytes>>20), "sim MB", "error", fmt.Sprintf("pred %dK", mc.PrivateCacheBytes>>10), "sim MB", "error", "sim s")
+	for l, L := range lv {
+		st := galerkin.ComputeStats(L.A, L.P)
+		for _, v := range variants {
+			p, err := galerkin.Symbolic(L.A, L.P, v)
+			if err != nil {
+				return err
+			}
+			if err := p.Numeric(L.A, L.P, 1); err != nil {
+				return err
+			}
+			pr := galerkin.Predict(st, mc, p.Variant())
+			start := time.Now()
+			big, err := p.SimulateTraffic(L.A, L.P, mc.CacheBytes)
+			if err != nil {
+				return err
+			}
+			small, err := p.SimulateTraffic(L.A, L.P, mc.PrivateCacheBytes)
+			if err != nil {
+				return err
+			}
+			errPct := func(pred, sim int64) float64 { return 100 * (float64(pred)/float64(max(sim, 1)) - 1) }
+			fmt.Fprintf(stdout, "  %5d %-16s %10.2f %10.2f %+6.1f%% %10.2f %10.2f %+6.1f%% %8.1f\n", l, p.Variant(),
+				float64(pr.Bytes)/1e6, float64(big.Bytes())/1e6, errPct(pr.Bytes, big.Bytes()),
+				float64(pr.Bytes+pr.CacheBytes)/1e6, float64(small.Bytes())/1e6, errPct(pr.Bytes+pr.CacheBytes, small.Bytes()),
+				time.Since(start).Seconds())
+		}
+	}
+	return nil
 }
 
 // printFilterComparison prints, per level, what filtering changed: P, W = A·P and Ac
@@ -253,36 +324,78 @@ func trafficCheck(w io.Writer, st galerkin.Stats, mc galerkin.Machine, t map[gal
 type variantTime struct {
 	asked, variant galerkin.Variant
 	planBytes      int64
+	runs           int
 	median         float64 // seconds
+	p25, p75, min  float64 // seconds: quartiles and best of the timed runs
 }
 
-// timeVariants sets up every variant, runs each once to warm up, then times runs
-// rounds in which every variant runs once, in turn: a machine whose speed drifts (a
-// shared VM) then slows every variant alike. Caches are flushed before every run, as
-// a re-setup finds them after the smoother set-up. It returns the median of each.
-func timeVariants(L galerkinLevel, variants []galerkin.Variant, workers, runs int, flush []float64) ([]variantTime, error) {
+// spread returns half the interquartile range relative to the median.
+func (t variantTime) spread() float64 {
+	if t.median <= 0 {
+		return 0
+	}
+	return (t.p75 - t.p25) / 2 / t.median
+}
+
+// timing says how many timed runs a level gets: at least minRuns, more while the
+// fastest variant's total timed time stays under minTime (short coarse levels, whose
+// medians are otherwise at the mercy of a few disturbed runs), at most maxRuns.
+type timing struct {
+	minRuns, maxRuns int
+	minTime          float64 // seconds
+}
+
+// runsFor returns the number of timed runs for a level whose fastest warm-up took t
+// seconds.
+func (c timing) runsFor(t float64) int {
+	r := c.minRuns
+	if t > 0 && c.minTime > 0 {
+		r = max(r, int(math.Ceil(c.minTime/t)))
+	}
+	return max(min(r, c.maxRuns), c.minRuns)
+}
+
+// timeVariants sets up every variant, runs each once to warm up, then times rounds in
+// which every variant runs once, in turn, the order rotated by one each round (so
+// that no variant always runs first after the flush, or next to a given other): a
+// machine whose speed drifts or is disturbed for a while (a shared VM) then slows
+// every variant alike. Caches are flushed before every run, as a re-setup finds them
+// after the smoother set-up. Every variant gets the same runs, flushes and rounds.
+// It returns the median, quartiles and minimum of each.
+func timeVariants(L galerkinLevel, variants []galerkin.Variant, workers int, tc timing, flush []float64) ([]variantTime, error) {
 	plans := make([]*galerkin.Plan, len(variants))
+	fastest := 0.0
+	doFlush := func() {
+		par.For(len(flush), 0, 1<<16, func(lo, hi int) {
+			for j := lo; j < hi; j++ {
+				flush[j]++
+			}
+		})
+	}
 	for i, v := range variants {
 		p, err := galerkin.Symbolic(L.A, L.P, v)
 		if err != nil {
 			return nil, err
 		}
+		doFlush()
+		start := time.Now()
 		if err := p.Numeric(L.A, L.P, workers); err != nil {
 			return nil, err
+		}
+		if t := time.Since(start).Seconds(); i == 0 || t < fastest {
+			fastest = t
 		}
 		plans[i] = p
 	}
 	runtime.GC()
+	runs := tc.runsFor(fastest)
 	ts := make([][]float64, len(variants))
 	for r := 0; r < runs; r++ {
-		for i, p := range plans {
-			par.For(len(flush), 0, 1<<16, func(lo, hi int) {
-				for j := lo; j < hi; j++ {
-					flush[j]++
-				}
-			})
+		for k := range plans {
+			i := (k + r) % len(plans)
+			doFlush()
 			start := time.Now()
-			if err := p.Numeric(L.A, L.P, workers); err != nil {
+			if err := plans[i].Numeric(L.A, L.P, workers); err != nil {
 				return nil, err
 			}
 			ts[i] = append(ts[i], time.Since(start).Seconds())
@@ -290,10 +403,25 @@ func timeVariants(L galerkinLevel, variants []galerkin.Variant, workers, runs in
 	}
 	out := make([]variantTime, len(variants))
 	for i, p := range plans {
-		slices.Sort(ts[i])
-		out[i] = variantTime{asked: variants[i], variant: p.Variant(), planBytes: p.PlanBytes(), median: ts[i][len(ts[i])/2]}
+		t := ts[i]
+		slices.Sort(t)
+		out[i] = variantTime{asked: variants[i], variant: p.Variant(), planBytes: p.PlanBytes(), runs: runs,
+			median: quantile(t, 0.5), p25: quantile(t, 0.25), p75: quantile(t, 0.75), min: t[0]}
 	}
 	return out, nil
+}
+
+// quantile returns the q-quantile of sorted x, interpolating between neighbours.
+func quantile(x []float64, q float64) float64 {
+	if len(x) == 0 {
+		return 0
+	}
+	f := q * float64(len(x)-1)
+	i := int(f)
+	if i+1 >= len(x) {
+		return x[len(x)-1]
+	}
+	return x[i] + (f-float64(i))*(x[i+1]-x[i])
 }
 
 func ratio(a int64, b int) float64 {

@@ -3,18 +3,28 @@
 #
 #   bench/filter_sweep.sh NE [THREADS] [extra solve flags]   e.g. bench/filter_sweep.sh 63 1
 #
+# BLOCKAMG_BIN=path uses that binary instead of building cmd/blockamg.
+# NE = 0 skips the ex56 table (shared data only). The extra solve flags apply to both parts
+# (e.g. --aggressive-levels 0 for plain aggregation everywhere).
+#
 # For θ ∈ {0, 0.01, 0.02, 0.05, 0.1}: fine P blocks and how many were dropped, W = A·P and
 # Ac blocks on the fine level, operator complexity, memory of the hierarchy's operators,
 # the fine-level PᵀAP numeric time (median of the re-setups of --steps 3, where PᵀAP is
 # numeric only), and CG iterations. Then the same sweep, iterations only, on every case in
-# ../shared/data (when present), with PETSc GAMG's reference counts beside them.
+# ../shared/data (when present), with PETSc GAMG's reference counts beside them and, per θ,
+# the share of the fine P's blocks dropped (so that an unchanged count is seen to mean
+# "nothing dropped" or "dropped without effect").
 set -euo pipefail
 ne=${1:?usage: bench/filter_sweep.sh NE [THREADS] [solve flags]}
 threads=${2:-1}
 shift $(( $# >= 2 ? 2 : 1 ))
 root=$(cd "$(dirname "$0")/.." && pwd)
-bin=$(mktemp -d)/blockamg
-go build -o "$bin" "$root/cmd/blockamg"
+if [ -n "${BLOCKAMG_BIN:-}" ]; then # a binary built before, e.g. while the tree does not build
+  bin=$BLOCKAMG_BIN
+else
+  bin=$(mktemp -d)/blockamg
+  go build -o "$bin" "$root/cmd/blockamg"
+fi
 thetas="0 0.01 0.02 0.05 0.1"
 
 compact() { python3 -c 'import json, sys; print(json.dumps(json.load(sys.stdin)))'; }
@@ -39,25 +49,34 @@ for line in sys.stdin:
 '
 }
 
-echo "ex56 ne=$ne, $threads thread(s), flags: $*"
-for th in $thetas; do
-  echo "$th $(GOMAXPROCS=$threads "$bin" solve --json -q --ne "$ne" --threads "$threads" --steps 3 --w-stats --filter "$th" "$@" | compact)"
-done | table
+if [ "$ne" != 0 ]; then
+  echo "ex56 ne=$ne, $threads thread(s), flags: $*"
+  for th in $thetas; do
+    echo "$th $(GOMAXPROCS=$threads "$bin" solve --json -q --ne "$ne" --threads "$threads" --steps 3 --w-stats --filter "$th" "$@" | compact)"
+  done | table
+fi
+extra=("$@")
 
 data=$root/../shared/data
 [ -d "$data" ] || { echo "($data absent: shared-data sweep skipped)"; exit 0; }
 echo
-echo "shared data, iterations for θ = $thetas (threshold 0; PETSc GAMG with modes in brackets)"
+echo "shared data, iterations (fine-level P blocks dropped) for θ = $thetas; threshold 0, flags: ${extra[*]}; PETSc GAMG with modes in brackets"
 run_case() { # name petsc-count solve-args...
   local name=$1 ref=$2; shift 2
-  local its=""
+  local row="| $name |"
   for th in $thetas; do
-    its="$its $("$bin" solve --json -q --threshold 0 --filter "$th" "$@" | python3 -c 'import json,sys; print(json.load(sys.stdin)["iterations"])')"
+    row="$row $(GOMAXPROCS=$threads "$bin" solve --json -q --threads "$threads" --threshold 0 --filter "$th" "$@" "${extra[@]}" | python3 -c '
+import json, sys
+r = json.load(sys.stdin)
+f = r["levels"][0].get("filter") or {}
+its, d, n = r["iterations"], f.get("dropped_blocks", 0), f.get("nnz_blocks_before", 0)
+print(f"{its} ({100 * d / n:.0f}%)" if n else f"{its} (0%)")
+') |"
   done
-  echo "| $name | $its | ($ref) |"
+  echo "$row ($ref) |"
 }
-echo "| case | iterations | PETSc |"
-echo "|---|---|---|"
+echo "| case | θ=${thetas// / | θ=} | PETSc |"
+echo "|---|---|---|---|---|---|---|"
 run_case hypre_elast2d 32 --matrix "$data/hypre_elast2d/A.mtx" --block-size 2 --nullspace "$data/hypre_elast2d/rbm3.mtx"
 run_case hypre_beam_tet_459 31 --matrix "$data/hypre_beam_tet_459/A.mtx" --block-size 3 --nullspace "$data/hypre_beam_tet_459/B6.mtx" --rhs "$data/hypre_beam_tet_459/b.mtx"
 run_case hypre_beam_hex_459 28 --matrix "$data/hypre_beam_hex_459/A.mtx" --block-size 3 --nullspace "$data/hypre_beam_hex_459/B6.mtx" --rhs "$data/hypre_beam_hex_459/b.mtx"

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"time"
 
 	"blockamg/amg"
 	"blockamg/amg/backendcycle"
@@ -14,8 +15,10 @@ import (
 type engine interface {
 	// solve solves A·x = b from x = 0, leaving the solution in x.
 	solve(b, x []float64, opt krylov.Options) (krylov.Result, error)
-	// refresh makes the engine see the hierarchy's values after amg's Update.
-	refresh(step int) error
+	// step gives the problem the values of recurring step k (a Newton or time step on
+	// the same pattern) and redoes the numeric set-up for them, filling sr's assembly
+	// and set-up figures.
+	step(k int, p *problem, threads int, sr *stepResult) error
 	// report adds the engine's own figures (device, transfers) to the report.
 	report(r *solveReport)
 	// where names the engine in error messages ("" for the CPU).
@@ -30,35 +33,59 @@ func (e cpuEngine) solve(b, x []float64, opt krylov.Options) (krylov.Result, err
 	clear(x)
 	return krylov.CG(e.h.Operator(), e.h, b, x, opt)
 }
-func (cpuEngine) refresh(int) error   { return nil }
+func (e cpuEngine) step(k int, p *problem, threads int, sr *stepResult) error {
+	t := time.Now()
+	if err := newValues(p, k, threads); err != nil {
+		return err
+	}
+	sr.AssemblySeconds = time.Since(t).Seconds()
+	t = time.Now()
+	if err := e.h.Update(p.A); err != nil {
+		return err
+	}
+	sr.SetupSeconds = time.Since(t).Seconds()
+	sr.GalerkinSeconds = e.h.Times().Galerkin.Seconds()
+	sr.FineGalerkin = e.h.Levels[0].Times.Galerkin.Seconds()
+	for _, L := range e.h.Levels[:len(e.h.Levels)-1] {
+		sr.GalerkinLevels = append(sr.GalerkinLevels, L.Times.Galerkin.Seconds())
+	}
+	return nil
+}
 func (cpuEngine) report(*solveReport) {}
 func (cpuEngine) where() string       { return "" }
 func (cpuEngine) close()              {}
 
-// backendEngine uploads the hierarchy once and runs the V-cycle and CG on a backend
-// (amg/backendcycle), with every vector resident there. The right-hand side goes up
-// and the solution comes back once per solve, each counted under its own phase; the
-// solve phase itself moves only inner products and the coarsest vectors. After an
-// Update the re-setup still happens on the host, so refresh uploads the hierarchy
-// again: operator-sized traffic, reported as such, until the device re-setup lands.
+// backendEngine runs the whole recurring phase on a backend (amg/backendcycle's
+// resident hierarchy): the hierarchy's patterns and plans are uploaded once, the first
+// numeric set-up and every re-setup run on the device (Cycle.Update), the V-cycle and
+// CG too. New values reach the device by device assembly where the engine has it
+// (assemble), by scaling on the device for a matrix from a file, and otherwise by an
+// upload of the host's values, counted as such. The right-hand side goes up and the
+// solution comes back once per solve, each counted under its own phase.
 type backendEngine struct {
-	be     backend.Backend
+	be     backend.Resetter
 	h      *amg.Hierarchy
 	cyc    *backendcycle.Cycle
 	b, x   backend.Vector
-	upload float64 // seconds of the first upload
+	upload float64 // seconds of the first upload and device set-up
+	first  backendcycle.UpdateTimes
 	devMem func() int64
+	// assemble, when set, writes the fine values of ex56 step k (element moduli
+	// mod) into the device's fine operator.
+	assemble func(fine backend.Matrix, mod []float64) error
+	floor    *floorModel // bytes each phase must move at least, and the copy bandwidth
+	steps    []backendcycle.UpdateTimes
 }
 
-// newBackendEngine uploads h to be. devMem, when not nil, returns the device memory
-// the run holds (measured after the upload).
-func newBackendEngine(be backend.Backend, h *amg.Hierarchy, devMem func() int64) (*backendEngine, error) {
+// newBackendEngine uploads h to be for a device-resident set-up. devMem, when not nil,
+// returns the device memory the run holds (measured after the upload).
+func newBackendEngine(be backend.Resetter, h *amg.Hierarchy, devMem func() int64) (*backendEngine, error) {
 	e := &backendEngine{be: be, h: h, devMem: devMem}
 	n := h.Levels[0].A.Rows()
-	be.SetPhase("upload")
+	be.SetPhase("upload + first device set-up")
 	start := nowSeconds()
 	var err error
-	if e.cyc, err = backendcycle.Upload(be, h); err != nil {
+	if e.cyc, e.first, err = backendcycle.UploadResident(be, h); err != nil {
 		return nil, err
 	}
 	if e.b, err = be.NewVector(n); err != nil {
@@ -90,17 +117,56 @@ func (e *backendEngine) solve(b, x []float64, opt krylov.Options) (krylov.Result
 	return res, e.be.Err()
 }
 
-func (e *backendEngine) refresh(step int) error {
-	e.be.SetPhase(fmt.Sprintf("step %d re-upload (host re-setup)", step))
-	e.cyc.Free()
-	var err error
-	e.cyc, err = backendcycle.Upload(e.be, e.h)
-	return err
+func (e *backendEngine) step(k int, p *problem, threads int, sr *stepResult) error {
+	be := e.be
+	fine := e.cyc.FineOperator()
+	t := time.Now()
+	switch {
+	case p.asm != nil && e.assemble != nil:
+		be.SetPhase(fmt.Sprintf("step %d assembly (device)", k))
+		if err := e.assemble(fine, stepModulus(p, k)); err != nil {
+			return err
+		}
+	case p.asm == nil:
+		be.SetPhase(fmt.Sprintf("step %d new values (device scaling)", k))
+		be.ScaleValues(fine, stepFactor(k))
+	default:
+		// No device assembly on this backend: assemble on the host and upload the
+		// values (operator-sized traffic, reported under its own phase).
+		if err := newValues(p, k, threads); err != nil {
+			return err
+		}
+		be.SetPhase(fmt.Sprintf("step %d assembly (host) + value upload", k))
+		if err := be.UploadValues(fine, p.A.Val); err != nil {
+			return err
+		}
+	}
+	if err := be.Err(); err != nil {
+		return err
+	}
+	sr.AssemblySeconds = time.Since(t).Seconds()
+	be.SetPhase(fmt.Sprintf("step %d re-setup (device)", k))
+	ut, err := e.cyc.Update()
+	if err != nil {
+		return err
+	}
+	e.steps = append(e.steps, ut)
+	sr.SetupSeconds = ut.Total.Seconds()
+	for _, lt := range ut.Levels {
+		sr.GalerkinSeconds += lt.Galerkin.Seconds()
+		sr.GalerkinLevels = append(sr.GalerkinLevels, lt.Galerkin.Seconds())
+		sr.GalerkinVariants = append(sr.GalerkinVariants, lt.Variant)
+	}
+	if len(ut.Levels) > 0 {
+		sr.FineGalerkin = ut.Levels[0].Galerkin.Seconds()
+	}
+	return nil
 }
 
 func (e *backendEngine) report(r *solveReport) {
 	r.Device = e.be.Name()
 	r.UploadSeconds = e.upload
+	r.FirstDeviceSetupSeconds = e.first.Total.Seconds()
 	if e.devMem != nil {
 		r.DeviceMemoryBytes = e.devMem()
 	}
@@ -109,6 +175,27 @@ func (e *backendEngine) report(r *solveReport) {
 		r.Traffic[ph] = e.be.Counters().Phase(ph)
 		r.trafficOrder = append(r.trafficOrder, ph)
 	}
+	for i, ut := range e.steps {
+		if i < len(r.Steps) {
+			r.Steps[i].SetupPhases = setupPhases(ut)
+		}
+	}
+	if e.floor != nil {
+		r.Floor = e.floor.report(r)
+	}
+}
+
+// setupPhases sums a device re-setup's phase times over the levels.
+func setupPhases(ut backendcycle.UpdateTimes) map[string]float64 {
+	m := map[string]float64{"coarse": ut.Coarse.Seconds()}
+	for _, lt := range ut.Levels {
+		m["block-diagonal inverse"] += lt.Diag.Seconds()
+		m["eigenvalue estimate"] += lt.Eig.Seconds()
+		m["P smoothing"] += lt.Smooth.Seconds()
+		m["P filtering"] += lt.Filter.Seconds()
+		m["PᵀAP"] += lt.Galerkin.Seconds()
+	}
+	return m
 }
 
 func (e *backendEngine) where() string { return " (" + e.be.Name() + ")" }

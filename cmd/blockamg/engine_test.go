@@ -20,7 +20,7 @@ import (
 // residuals as the CPU engine, the manufactured solution recovered, transfer phases
 // reported.
 func TestBackendEngineMatchesCPU(t *testing.T) {
-	run := func(open func(h *amg.Hierarchy) (engine, error)) solveReport {
+	run := func(open func(h *amg.Hierarchy, p *problem) (engine, error)) solveReport {
 		t.Helper()
 		c := solveConfig{ne: 6, alpha: fem.Ex56(1).Alpha, kry: krylov.DefaultOptions(), amg: amg.DefaultOptions(),
 			chebEig: "0,0.1,0,1.1", galerkin: "auto", mms: true, jsonOut: true, steps: 2, threads: 1}
@@ -37,8 +37,14 @@ func TestBackendEngineMatchesCPU(t *testing.T) {
 		}
 		return r
 	}
-	want := run(func(h *amg.Hierarchy) (engine, error) { return cpuEngine{h}, nil })
-	got := run(func(h *amg.Hierarchy) (engine, error) { return newBackendEngine(newCountingCPU(), h, nil) })
+	want := run(func(h *amg.Hierarchy, _ *problem) (engine, error) { return cpuEngine{h}, nil })
+	got := run(func(h *amg.Hierarchy, p *problem) (engine, error) {
+		e, err := newBackendEngine(newCountingCPU(), h, nil)
+		if err == nil {
+			e.floor = newFloorModel(h, p.box.Elements(), 1e10)
+		}
+		return e, err
+	})
 	if got.Iterations != want.Iterations || len(got.Steps) != 2 {
 		t.Fatalf("backend engine: %d iterations, %d steps; CPU engine %d iterations", got.Iterations, len(got.Steps), want.Iterations)
 	}
@@ -53,7 +59,8 @@ func TestBackendEngineMatchesCPU(t *testing.T) {
 	if got.Device == "" || len(got.Traffic) == 0 {
 		t.Errorf("backend engine: device %q, %d traffic phases; want both reported", got.Device, len(got.Traffic))
 	}
-	for _, ph := range []string{"upload", "rhs upload", "solve", "solution download", "step 1 re-upload (host re-setup)"} {
+	for _, ph := range []string{"upload + first device set-up", "rhs upload", "solve", "solution download",
+		"step 1 assembly (host) + value upload", "step 1 re-setup (device)"} {
 		if _, ok := got.Traffic[ph]; !ok {
 			t.Errorf("traffic phase %q missing (have %v)", ph, got.Traffic)
 		}
@@ -66,8 +73,20 @@ func TestBackendEngineMatchesCPU(t *testing.T) {
 	if tr := got.Traffic["solve"]; tr.H2DBytes+tr.D2HBytes > 2*coarse*int64(got.Iterations+got.Steps[0].Iterations+got.Steps[1].Iterations+3) {
 		t.Errorf("solve phase moved %d bytes: more than the coarsest vectors per cycle", tr.H2DBytes+tr.D2HBytes)
 	}
-	if tr := got.Traffic["step 1 re-upload (host re-setup)"]; tr.H2DBytes < got.Levels[0].Bytes {
-		t.Errorf("re-upload moved %d bytes, less than the fine operator (%d)", tr.H2DBytes, got.Levels[0].Bytes)
+	if tr := got.Traffic["step 1 assembly (host) + value upload"]; tr.H2DBytes != got.Levels[0].NNZBlocks*9*8 {
+		t.Errorf("value upload moved %d bytes, want the fine values (%d)", tr.H2DBytes, got.Levels[0].NNZBlocks*9*8)
+	}
+	// Re-setup on the backend: scalars and the coarsest operator, never a fine or
+	// intermediate operator.
+	last := got.Levels[len(got.Levels)-1]
+	if tr := got.Traffic["step 2 re-setup (device)"]; tr.H2DBytes+tr.D2HBytes > last.Bytes+4096 {
+		t.Errorf("re-setup moved %d bytes, more than the coarsest operator (%d) and scalars", tr.H2DBytes+tr.D2HBytes, last.Bytes)
+	}
+	if len(got.Steps[0].GalerkinLevels) != len(got.Levels)-1 || got.Steps[0].SetupPhases["PᵀAP"] <= 0 {
+		t.Errorf("step 1: PᵀAP per level %v, phases %v", got.Steps[0].GalerkinLevels, got.Steps[0].SetupPhases)
+	}
+	if f := got.Floor; f == nil || f.ResetupBytes <= 0 || f.IterationBytes <= 0 || !(f.StepRatio > 0) {
+		t.Errorf("floor report %+v", f)
 	}
 }
 
@@ -95,6 +114,14 @@ func (b *countingCPU) Upload(dst backend.Vector, src []float64) {
 func (b *countingCPU) Download(dst []float64, src backend.Vector) {
 	b.counters.AddD2H(b.phase, int64(len(dst))*8)
 	b.Backend.Download(dst, src)
+}
+func (b *countingCPU) UploadValues(a backend.Matrix, src []float64) error {
+	b.counters.AddH2D(b.phase, int64(len(src))*8)
+	return b.Backend.UploadValues(a, src)
+}
+func (b *countingCPU) DownloadValues(dst []float64, a backend.Matrix) error {
+	b.counters.AddD2H(b.phase, int64(len(dst))*8)
+	return b.Backend.DownloadValues(dst, a)
 }
 func (b *countingCPU) UploadMatrix(m *bsr.Matrix, withTranspose bool) (backend.Matrix, error) {
 	b.counters.AddH2D(b.phase, m.Bytes())

@@ -117,7 +117,7 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 	if cfg.gpu {
 		return solveGPU(&cfg, stdout, stderr)
 	}
-	return solveRun(&cfg, func(h *amg.Hierarchy) (engine, error) { return cpuEngine{h}, nil }, stdout, stderr)
+	return solveRun(&cfg, func(h *amg.Hierarchy, _ *problem) (engine, error) { return cpuEngine{h}, nil }, stdout, stderr)
 }
 
 // finish checks the flags that parsing alone cannot and fills the derived options.
@@ -311,6 +311,11 @@ type stepResult struct {
 	RelativeResidual float64 `json:"relative_residual"`
 	GalerkinSeconds  float64 `json:"galerkin_seconds"`      // PᵀAP numeric, all levels
 	FineGalerkin     float64 `json:"fine_galerkin_seconds"` // PᵀAP numeric, finest level
+	// PᵀAP numeric per level (all but the coarsest), and on a device the variant run.
+	GalerkinLevels   []float64 `json:"galerkin_level_seconds,omitempty"`
+	GalerkinVariants []string  `json:"galerkin_variants,omitempty"`
+	// Device runs: the re-setup's phases summed over levels (seconds).
+	SetupPhases map[string]float64 `json:"setup_phases,omitempty"`
 }
 
 // solveReport is the --json output. Its schema is documented in README.md; fields are
@@ -341,6 +346,10 @@ type solveReport struct {
 	// bytes per phase.
 	Device        string  `json:"device,omitempty"`
 	UploadSeconds float64 `json:"upload_seconds,omitempty"`
+	// The first numeric set-up on the device (part of UploadSeconds).
+	FirstDeviceSetupSeconds float64 `json:"first_device_setup_seconds,omitempty"`
+	// Device runs: the recurring step next to the bytes it must move at least.
+	Floor *floorReport `json:"floor,omitempty"`
 	// Device memory held by the run (hierarchy, vectors), from cuMemGetInfo.
 	DeviceMemoryBytes int64                      `json:"device_memory_bytes,omitempty"`
 	Traffic           map[string]backend.Traffic `json:"traffic,omitempty"`
@@ -352,7 +361,7 @@ type solveReport struct {
 // hierarchy uploaded to a backend); everything else is shared, so CPU and GPU runs
 // report the same quantities. open is called before any work, so that a missing GPU
 // fails at once.
-func solveRun(c *solveConfig, open func(h *amg.Hierarchy) (engine, error), stdout, stderr io.Writer) error {
+func solveRun(c *solveConfig, open func(h *amg.Hierarchy, p *problem) (engine, error), stdout, stderr io.Writer) error {
 	pr := progress{w: stderr, on: !c.quiet && !c.jsonOut}
 	p, err := loadProblem(c, pr)
 	if err != nil {
@@ -380,7 +389,7 @@ func solveRun(c *solveConfig, open func(h *amg.Hierarchy) (engine, error), stdou
 	setup := time.Since(t)
 	done()
 	phases := h.Times()
-	eng, err := open(h)
+	eng, err := open(h, p)
 	if err != nil {
 		return err
 	}
@@ -421,21 +430,9 @@ func solveRun(c *solveConfig, open func(h *amg.Hierarchy) (engine, error), stdou
 	for step := 1; step <= c.steps; step++ {
 		done = pr.start("step %d: new values, Update, solve", step)
 		sr := stepResult{Step: step}
-		t = time.Now()
-		if err := newValues(p, step, c.threads); err != nil {
-			return err
-		}
-		sr.AssemblySeconds = time.Since(t).Seconds()
-		t = time.Now()
-		if err := h.Update(p.A); err != nil {
+		if err := eng.step(step, p, c.threads, &sr); err != nil {
 			return fmt.Errorf("step %d: %w", step, err)
 		}
-		sr.GalerkinSeconds = h.Times().Galerkin.Seconds()
-		sr.FineGalerkin = h.Levels[0].Times.Galerkin.Seconds()
-		if err := eng.refresh(step); err != nil {
-			return fmt.Errorf("step %d: %w", step, err)
-		}
-		sr.SetupSeconds = time.Since(t).Seconds()
 		t = time.Now()
 		r, err := eng.solve(p.b, x, c.kry)
 		sr.SolveSeconds = time.Since(t).Seconds()
@@ -465,22 +462,21 @@ func solveRun(c *solveConfig, open func(h *amg.Hierarchy) (engine, error), stdou
 		return enc.Encode(rep)
 	}
 	if rep.Device != "" {
-		fmt.Fprintf(stdout, "device: %s (set-up on the host, V-cycle and CG on the device)\n", rep.Device)
+		fmt.Fprintf(stdout, "device: %s (symbolic set-up on the host; numeric set-up, re-setup, assembly of new values, V-cycle and CG on the device)\n", rep.Device)
 	}
 	printSolve(stdout, &rep, p)
 	return nil
 }
 
-// newValues gives the matrix new values on the same pattern, as a Newton or time step
-// would: for the ex56 problem the material changes (the soft sphere's modulus is
-// multiplied by 1+step/10) and the matrix is re-assembled; a matrix from a file is
-// scaled by 1+step/10 (b stays, so the solution changes).
-func newValues(p *problem, step, workers int) error {
-	f := 1 + float64(step)/10
-	if p.asm == nil {
-		p.A.Scale(f)
-		return nil
-	}
+// stepFactor is the factor by which recurring step k changes the problem: the soft
+// sphere's modulus for ex56, every value for a matrix from a file.
+func stepFactor(step int) float64 { return 1 + float64(step)/10 }
+
+// stepModulus returns the element moduli of recurring step k of the ex56 problem (the
+// soft sphere's modulus multiplied by stepFactor(k)), as a Newton or time step would
+// change the material.
+func stepModulus(p *problem, step int) []float64 {
+	f := stepFactor(step)
 	mod := p.box.ElementModulus()
 	hard := p.box.Problem().E
 	for e, m := range mod {
@@ -488,7 +484,18 @@ func newValues(p *problem, step, workers int) error {
 			mod[e] = m * f
 		}
 	}
-	return p.asm.Numeric(p.A, mod, workers)
+	return mod
+}
+
+// newValues gives the host matrix the values of recurring step k on the same pattern:
+// re-assembly with stepModulus for ex56; a matrix from a file is scaled by
+// stepFactor(k) (cumulatively; b stays, so the solution changes).
+func newValues(p *problem, step, workers int) error {
+	if p.asm == nil {
+		p.A.Scale(stepFactor(step))
+		return nil
+	}
+	return p.asm.Numeric(p.A, stepModulus(p, step), workers)
 }
 
 func printSolve(w io.Writer, r *solveReport, p *problem) {
@@ -546,19 +553,50 @@ func printSolve(w io.Writer, r *solveReport, p *problem) {
 	if len(r.Steps) > 0 {
 		fmt.Fprintln(w)
 		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintln(tw, "step\tassembly s\tre-setup s\tPᵀAP s\tsolve s\titerations\trel. residual\t")
+		fmt.Fprintln(tw, "step\tassembly s\tre-setup s\tPᵀAP s\tPᵀAP per level s\tsolve s\titerations\trel. residual\t")
 		for _, s := range r.Steps {
-			fmt.Fprintf(tw, "%d\t%.4f\t%.4f\t%.4f\t%.4f\t%d\t%.3e\t\n", s.Step, s.AssemblySeconds, s.SetupSeconds,
-				s.GalerkinSeconds, s.SolveSeconds, s.Iterations, s.RelativeResidual)
+			var per []string
+			for i, g := range s.GalerkinLevels {
+				v := fmt.Sprintf("%.4f", g)
+				if i < len(s.GalerkinVariants) {
+					v += " " + s.GalerkinVariants[i]
+				}
+				per = append(per, v)
+			}
+			fmt.Fprintf(tw, "%d\t%.4f\t%.4f\t%.4f\t%s\t%.4f\t%d\t%.3e\t\n", s.Step, s.AssemblySeconds, s.SetupSeconds,
+				s.GalerkinSeconds, strings.Join(per, ", "), s.SolveSeconds, s.Iterations, s.RelativeResidual)
 		}
 		tw.Flush()
+		if ph := r.Steps[len(r.Steps)-1].SetupPhases; ph != nil {
+			fmt.Fprintf(w, "last re-setup on the device by phase (s): ")
+			for i, k := range []string{"block-diagonal inverse", "eigenvalue estimate", "P smoothing", "P filtering", "PᵀAP", "coarse"} {
+				if i > 0 {
+					fmt.Fprint(w, ", ")
+				}
+				fmt.Fprintf(w, "%s %.4f", k, ph[k])
+			}
+			fmt.Fprintln(w)
+		}
+		if f := r.Floor; f != nil {
+			fmt.Fprintf(w, "\nrecurring step vs its floor (bytes it must move, at the %.0f GB/s copy bandwidth measured in this run; medians over the steps):\n", f.BandwidthGBs)
+			tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+			fmt.Fprintln(tw, "phase\tfloor MB\tfloor ms\tmeasured ms\t×floor\t")
+			row := func(name string, bytes int64, sec, ratio float64) {
+				fmt.Fprintf(tw, "%s\t%.1f\t%.3f\t%.3f\t%.2f\t\n", name, float64(bytes)/1e6, float64(bytes)/(f.BandwidthGBs*1e9)*1e3, sec*1e3, ratio)
+			}
+			row("assembly", f.AssemblyBytes, f.AssemblySeconds, f.AssemblyRatio)
+			row("re-setup", f.ResetupBytes, f.ResetupSeconds, f.ResetupRatio)
+			row("CG iteration", f.IterationBytes, f.IterationSeconds, f.IterationRatio)
+			fmt.Fprintf(tw, "whole step (assembly + re-setup + solve)\t\t%.3f\t%.3f\t%.2f\t\n", f.StepSeconds/f.StepRatio*1e3, f.StepSeconds*1e3, f.StepRatio)
+			tw.Flush()
+		}
 	}
 	fmt.Fprintf(w, "peak RSS %.1f MB\n", float64(r.PeakRSSBytes)/1e6)
 	if r.Device == "" {
 		return
 	}
-	fmt.Fprintf(w, "upload of the hierarchy %.4f s; device memory %.2f GB; %.3f ms per CG iteration\n\n",
-		r.UploadSeconds, float64(r.DeviceMemoryBytes)/1e9, 1e3*r.SolveSeconds/float64(max(r.Iterations, 1)))
+	fmt.Fprintf(w, "upload of patterns and plans + first device set-up %.4f s (device numeric set-up %.4f s); device memory %.2f GB; %.3f ms per CG iteration\n\n",
+		r.UploadSeconds, r.FirstDeviceSetupSeconds, float64(r.DeviceMemoryBytes)/1e9, 1e3*r.SolveSeconds/float64(max(r.Iterations, 1)))
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "phase\tH2D bytes\tD2H bytes\tcopies\t")
 	for _, ph := range r.trafficOrder {

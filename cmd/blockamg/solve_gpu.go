@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"blockamg/amg"
+	"blockamg/backend"
 	"blockamg/backend/cuda"
 	"blockamg/internal/cudadrv"
 )
@@ -31,9 +32,10 @@ func openGPU() (*cuda.Backend, error) {
 	return be, nil
 }
 
-// solveGPU sets the hierarchy up on the host and runs the V-cycle and CG on the GPU
-// (see backendEngine). The device is opened before any work, so that a machine
-// without one fails at once.
+// solveGPU sets the hierarchy up on the host once (patterns, aggregates, plans), then
+// runs every numeric set-up, the recurring steps (device assembly into the device BSR
+// for ex56, device re-setup) and the solves on the GPU (see backendEngine). The
+// device is opened before any work, so that a machine without one fails at once.
 func solveGPU(c *solveConfig, stdout, stderr io.Writer) error {
 	be, err := openGPU()
 	if err != nil {
@@ -41,16 +43,45 @@ func solveGPU(c *solveConfig, stdout, stderr io.Writer) error {
 	}
 	defer be.Close()
 	startFree := be.Info().FreeMem
-	open := func(h *amg.Hierarchy) (engine, error) {
+	var asm *cuda.Assembly
+	defer func() {
+		if asm != nil {
+			asm.Free()
+		}
+	}()
+	open := func(h *amg.Hierarchy, p *problem) (engine, error) {
 		e, err := newBackendEngine(be, h, nil)
 		if err != nil {
 			return nil, err
 		}
-		// Device memory held: the hierarchy, b and x, plus PCG's four work vectors.
+		elements := 0
+		if p.asm != nil {
+			elements = p.box.Elements()
+			if asm, err = be.NewAssembly(p.asm); err != nil {
+				e.close()
+				return nil, err
+			}
+			fine := e.cyc.FineOperator().(*cuda.Matrix)
+			if err := asm.CheckPattern(fine); err != nil {
+				e.close()
+				return nil, err
+			}
+			e.assemble = func(_ backend.Matrix, mod []float64) error { return asm.NumericHost(fine, mod) }
+		}
+		// Device memory held: the hierarchy, plans, b and x, plus PCG's four work
+		// vectors.
 		n := int64(h.Levels[0].A.Rows())
 		if free, _, err := be.MemInfo(); err == nil {
 			held := int64(startFree) - int64(free) + 4*n*8
 			e.devMem = func() int64 { return held }
+		}
+		if c.steps > 0 {
+			bw, err := be.CopyBandwidth(1<<30, 10)
+			if err != nil {
+				e.close()
+				return nil, err
+			}
+			e.floor = newFloorModel(h, elements, max(bw.MemcpyGBs, bw.KernelGBs)*1e9)
 		}
 		return e, nil
 	}

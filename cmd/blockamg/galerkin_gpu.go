@@ -24,10 +24,11 @@ import (
 // and, for the variants that store W, of the A·P stage; the model's predicted DRAM
 // bytes; GFLOP/s counting the block products' flops once; the ratio to the roofline
 // floor measured in the same run; the relative Frobenius error against the CPU
-// package; and the model's pick. After the variants, each level runs the baseline a
-// user would otherwise pick, cuSPARSE's generic SpGEMM on the scalar expansion
-// (cusparseLevel), timed the same way; BLOCKAMG_GALERKIN_CUSPARSE=0 leaves it out.
-// Without a driver it returns "no CUDA driver found".
+// package; and the model's pick. After every level's variants, a last section runs
+// on each level the baseline a user would otherwise pick, cuSPARSE's generic SpGEMM on
+// the scalar expansion (cusparseLevel), timed the same way; it comes last so that a
+// library failure cannot cost the variants' figures. BLOCKAMG_GALERKIN_CUSPARSE=0
+// leaves it out. Without a driver it returns "no CUDA driver found".
 func runGalerkinGPU(ne int, variant string, runs int, stdout, stderr io.Writer) error {
 	if ne < 1 {
 		return fmt.Errorf("--ne %d: want at least 1", ne)
@@ -76,50 +77,76 @@ func runGalerkinGPU(ne int, variant string, runs int, stdout, stderr io.Writer) 
 	}
 	fmt.Fprintf(stderr, "galerkin --gpu: ex56 ne=%d assembled and set up in %.1f s\n", ne, time.Since(start).Seconds())
 	fmt.Fprintf(stdout, "ex56 ne=%d, %d unknowns, %d levels; median of %d runs\n", ne, A.Rows(), len(h.Levels), runs)
-	var cs *cuda.Cusparse
-	if os.Getenv("BLOCKAMG_GALERKIN_CUSPARSE") == "0" {
-		fmt.Fprintln(stdout, "cuSPARSE baseline: left out (BLOCKAMG_GALERKIN_CUSPARSE=0)")
-	} else if cs, err = be.NewCusparse(); err != nil {
-		fmt.Fprintf(stdout, "cuSPARSE baseline: not available: %v\n", err)
-		cs = nil
-	} else {
-		defer cs.Close()
-		fmt.Fprintf(stdout, "cuSPARSE baseline: cuSPARSE %s, CSR int32/float64, CUSPARSE_SPGEMM_DEFAULT, Ac = Pᵀ·(A·P) with an explicit scalar Pᵀ; each run is the whole call sequence (work estimation, compute, size, copy), buffers kept from the first run\n", cs.Version())
-	}
+	var done []gpuLevel
 	for l, L := range h.Levels {
 		if L.P == nil {
 			continue
 		}
-		if err := galerkinGPULevel(be, cs, mc, l, L.A, L.P, variants, runs, stdout, stderr); err != nil {
+		lv, err := galerkinGPULevel(be, mc, l, L.A, L.P, variants, runs, stdout, stderr)
+		if err != nil {
 			return fmt.Errorf("level %d: %w", l, err)
+		}
+		done = append(done, lv)
+	}
+	if err := be.Err(); err != nil {
+		return err
+	}
+	if os.Getenv("BLOCKAMG_GALERKIN_CUSPARSE") == "0" {
+		fmt.Fprintln(stdout, "\ncuSPARSE baseline: left out (BLOCKAMG_GALERKIN_CUSPARSE=0)")
+		return nil
+	}
+	cs, err := be.NewCusparse()
+	if err != nil {
+		fmt.Fprintf(stdout, "\ncuSPARSE baseline: not available: %v\n", err)
+		return be.Err()
+	}
+	defer cs.Close()
+	fmt.Fprintf(stdout, "\ncuSPARSE baseline: cuSPARSE %s; A and P expanded to scalar CSR (int32 indices, float64), explicit scalar Pᵀ (host, not timed); W = A·P then Ac = Pᵀ·W by cusparseSpGEMM (CUSPARSE_SPGEMM_DEFAULT), each run the whole call sequence (work estimation, compute, size query, copy) with buffers kept from the first run; median of %d runs after 2 warm-ups, CUDA events\n", cs.Version(), runs)
+	fmt.Fprintf(stdout, "  %-5s %10s %7s %10s %7s %9s %10s  %s\n", "level", "ms", "×floor", "A·P ms", "×floor", "GFLOP/s", "rel err", "result")
+	for _, lv := range done {
+		if err := cusparseLevel(be, cs, lv, runs, stdout, stderr); err != nil {
+			return fmt.Errorf("level %d cuSPARSE: %w", lv.l, err)
 		}
 	}
 	return be.Err()
 }
 
-func galerkinGPULevel(be *cuda.Backend, cs *cuda.Cusparse, mc cuda.GalerkinMachine, l int, A, P *bsr.Matrix, variants []cuda.GalerkinVariant, runs int, stdout, stderr io.Writer) error {
+// gpuLevel is what the cuSPARSE section needs of a level benchmarked by
+// galerkinGPULevel: the operands, the CPU's Ac, the floors and our fastest correct
+// variants.
+type gpuLevel struct {
+	l              int
+	A, P, want     *bsr.Matrix
+	st             cuda.GalerkinStats
+	floor, floorAP float64 // seconds
+	best, bestAP   ours
+}
+
+func galerkinGPULevel(be *cuda.Backend, mc cuda.GalerkinMachine, l int, A, P *bsr.Matrix, variants []cuda.GalerkinVariant, runs int, stdout, stderr io.Writer) (gpuLevel, error) {
+	lv := gpuLevel{l: l, A: A, P: P}
+	lv.best, lv.bestAP = ours{ms: math.Inf(1)}, ours{ms: math.Inf(1)}
 	t0 := time.Now()
 	pl, err := be.GalerkinSymbolic(A, P)
 	if err != nil {
-		return err
+		return lv, err
 	}
 	defer pl.Free()
 	sym := time.Since(t0)
 	cpu, err := galerkin.Symbolic(A, P, galerkin.TwoPass)
 	if err != nil {
-		return err
+		return lv, err
 	}
 	if err := cpu.Numeric(A, P, 0); err != nil {
-		return err
+		return lv, err
 	}
 	dA, err := be.UploadMatrixBSR(A, false)
 	if err != nil {
-		return err
+		return lv, err
 	}
 	defer dA.Free()
 	dP, err := be.UploadMatrixBSR(P, false)
 	if err != nil {
-		return err
+		return lv, err
 	}
 	defer dP.Free()
 	st := pl.Stats
@@ -130,34 +157,33 @@ func galerkinGPULevel(be *cuda.Backend, cs *cuda.Cusparse, mc cuda.GalerkinMachi
 	fmt.Fprintf(stdout, "  symbolic (host) %.2f s, plan %.1f MB on the device; floor %.4f ms (%.1f MB at copy bandwidth, %.2f GFLOP at the FMA rate), A·P floor %.4f ms; pick %s\n",
 		sym.Seconds(), float64(pl.Bytes())/1e6, floor*1e3, float64(st.FloorBytes())/1e6, float64(st.FloorFlops())/1e9, floorAP*1e3, pick)
 	fmt.Fprintf(stdout, "  %-18s %10s %7s %10s %7s %12s %9s %9s %10s\n", "variant", "ms", "×floor", "A·P ms", "×floor", "pred MB", "pred ms", "GFLOP/s", "rel err")
-	// The fastest correct variant, whole product and A·P stage, for the cuSPARSE ratio.
-	best, bestAP := ours{ms: math.Inf(1)}, ours{ms: math.Inf(1)}
+	lv.want, lv.st, lv.floor, lv.floorAP = cpu.Ac, st, floor, floorAP
 	for _, v := range variants {
 		if !pl.Available(v) {
 			fmt.Fprintf(stdout, "  %-18s not offered (a W or Ac row longer than 256 blocks)\n", v)
 			continue
 		}
 		if err := pl.PoisonAc(); err != nil {
-			return err
+			return lv, err
 		}
 		ms, err := be.TimeMedian(2, runs, func() { pl.Numeric(v, dA, dP) })
 		if err != nil {
-			return fmt.Errorf("%s: %w", v, err)
+			return lv, fmt.Errorf("%s: %w", v, err)
 		}
 		got, err := pl.DownloadAc()
 		if err != nil {
-			return err
+			return lv, err
 		}
 		e := relFrob(got.Val, cpu.Ac.Val)
 		apMS, apRatio := "-", "-"
 		if v != cuda.GalerkinFused {
 			ap, err := be.TimeMedian(2, runs, func() { pl.NumericStage(v, cuda.StageAP, dA, dP) })
 			if err != nil {
-				return fmt.Errorf("%s A·P: %w", v, err)
+				return lv, fmt.Errorf("%s A·P: %w", v, err)
 			}
 			apMS, apRatio = fmt.Sprintf("%.4f", ap), fmt.Sprintf("%.2f", ap*1e-3/floorAP)
-			if e <= cusparseTol && ap < bestAP.ms {
-				bestAP = ours{v, ap}
+			if e <= cusparseTol && ap < lv.bestAP.ms {
+				lv.bestAP = ours{v, ap}
 			}
 			pap := cuda.PredictGalerkin(st, mc, v, cuda.StageAP)
 			fmt.Fprintf(stderr, "galerkin --gpu: level %d %s: A·P %.4f ms, predicted %.4f ms (%.1f MB, %.0f M lines)\n", l, v, ap, pap.Seconds*1e3, float64(pap.Bytes)/1e6, float64(pap.Lines)/1e6)
@@ -169,14 +195,11 @@ func galerkinGPULevel(be *cuda.Backend, cs *cuda.Cusparse, mc cuda.GalerkinMachi
 		}
 		fmt.Fprintf(stdout, "  %-18s %10.4f %7.2f %10s %7s %12.1f %9.4f %9.0f %10.2e%s\n", v, ms, ms*1e-3/floor, apMS, apRatio,
 			float64(pr.Bytes)/1e6, pr.Seconds*1e3, float64(st.FloorFlops())/(ms*1e6), e, mark)
-		if e <= cusparseTol && ms < best.ms {
-			best = ours{v, ms}
+		if e <= cusparseTol && ms < lv.best.ms {
+			lv.best = ours{v, ms}
 		}
 	}
-	if cs == nil {
-		return nil
-	}
-	return cusparseLevel(be, cs, l, A, P, cpu.Ac, st, floor, floorAP, best, bestAP, runs, stdout, stderr)
+	return lv, nil
 }
 
 // cusparseTol is the relative Frobenius error up to which a product counts as correct
@@ -191,16 +214,17 @@ type ours struct {
 
 // cusparseLevel runs the baseline on one level: A and P expanded to scalar CSR with
 // int32 indices and Pᵀ formed on the host (not timed), then W = A·P and Ac = Pᵀ·W by
-// cuSPARSE's SpGEMM, each run the library's whole call sequence. It reports, in the
-// variants' table, the median whole-product and A·P times (CUDA events on the
-// backend's stream, two warm-up runs, then runs timed runs, as for the variants) with
-// their ratios to the floor, and the error against the CPU's Ac; then a line with the
-// scalar sizes, the device memory, the verdict ("ok", or "wrong: empty" when cuSPARSE
-// returns an empty product without an error) and the speed ratio cuSPARSE ÷ ours
-// against the fastest correct variant. A failure of cuSPARSE is reported and the
-// report goes on; an operand or product whose scalar nonzeros exceed int32 is skipped.
-func cusparseLevel(be *cuda.Backend, cs *cuda.Cusparse, l int, A, P, want *bsr.Matrix, st cuda.GalerkinStats, floor, floorAP float64, best, bestAP ours, runs int, stdout, stderr io.Writer) error {
-	const name = "cusparse-csr"
+// cuSPARSE's SpGEMM, each run the library's whole call sequence. Its row gives the
+// median whole-product and A·P times (CUDA events on the backend's stream, two
+// warm-up runs, then runs timed runs, as for the variants) with their ratios to the
+// floor, GFLOP/s counting the block products' flops, the error against the CPU's Ac
+// and the verdict: "ok", or "wrong: empty" when cuSPARSE returns an empty product
+// without an error. A second line gives the scalar sizes, the device memory and the
+// speed ratio cuSPARSE ÷ ours against the fastest correct variant. A cuSPARSE failure
+// is reported and the report goes on; a level whose operands or products have more
+// scalar nonzeros than int32 indices address is skipped.
+func cusparseLevel(be *cuda.Backend, cs *cuda.Cusparse, lv gpuLevel, runs int, stdout, stderr io.Writer) error {
+	st := lv.st
 	sizes := []struct {
 		what string
 		nnz  int64
@@ -210,21 +234,22 @@ func cusparseLevel(be *cuda.Backend, cs *cuda.Cusparse, l int, A, P, want *bsr.M
 	}
 	for _, z := range sizes {
 		if z.nnz > math.MaxInt32 {
-			fmt.Fprintf(stdout, "  %-18s skipped: %s has %d scalar nonzeros, more than int32 indices address\n", name, z.what, z.nnz)
+			fmt.Fprintf(stdout, "  %-5d skipped: %s has %d scalar nonzeros, more than int32 indices address\n", lv.l, z.what, z.nnz)
 			return nil
 		}
 	}
 	t0 := time.Now()
-	g, err := cs.Galerkin(A, P)
+	g, err := cs.Galerkin(lv.A, lv.P)
 	if err != nil {
-		fmt.Fprintf(stdout, "  %-18s skipped: %v\n", name, err)
+		fmt.Fprintf(stdout, "  %-5d skipped: %v\n", lv.l, err)
 		return nil
 	}
 	defer g.Free()
-	fmt.Fprintf(stderr, "galerkin --gpu: level %d cuSPARSE operands expanded and uploaded in %.1f s\n", l, time.Since(t0).Seconds())
+	fmt.Fprintf(stderr, "galerkin --gpu: level %d cuSPARSE operands expanded and uploaded in %.1f s\n", lv.l, time.Since(t0).Seconds())
 	fail := func(what string, err error) error {
-		fmt.Fprintf(stdout, "  %-18s error (%s): %v\n", name, what, err)
-		// A cuSPARSE failure is not the backend's; a device fault is, and ends the run.
+		fmt.Fprintf(stdout, "  %-5d error (%s): %v\n", lv.l, what, err)
+		// A cuSPARSE status is not the backend's failure; a device fault is, and ends
+		// the report.
 		return be.Err()
 	}
 	ms, err := g.TimeMedian(2, runs, cuda.StageAll)
@@ -241,7 +266,7 @@ func cusparseLevel(be *cuda.Backend, cs *cuda.Cusparse, l int, A, P, want *bsr.M
 	if err != nil {
 		return fail("downloading Ac", err)
 	}
-	ck := cuda.CompareCSR32(got, want, cusparseTol)
+	ck := cuda.CompareCSR32(got, lv.want, cusparseTol)
 	nnzW := g.NnzW()
 	verdict := ck.Verdict
 	if nnzW == 0 && sizes[2].nnz > 0 {
@@ -251,18 +276,17 @@ func cusparseLevel(be *cuda.Backend, cs *cuda.Cusparse, l int, A, P, want *bsr.M
 	if err != nil {
 		return fail("A·P", err)
 	}
-	fmt.Fprintf(stdout, "  %-18s %10.4f %7.2f %10.4f %7.2f %12s %9s %9.0f %10.2e %s\n", name, ms, ms*1e-3/floor, ap, ap*1e-3/floorAP,
-		"-", "-", float64(st.FloorFlops())/(ms*1e6), ck.RelErr, verdict)
-	fmt.Fprintf(stdout, "  cuSPARSE: scalar nonzeros A %d, P %d, W %d (want %d), Ac %d (want %d; %d outside our pattern, %d missing); device memory %.1f MB, of which work buffers %.1f MB\n",
-		g.NnzA(), g.NnzP(), nnzW, sizes[2].nnz, ck.Nnz, ck.WantNnz, ck.Outside, ck.Missing, float64(g.Bytes())/1e6, float64(g.WorkBytes())/1e6)
+	fmt.Fprintf(stdout, "  %-5d %10.4f %7.2f %10.4f %7.2f %9.0f %10.2e  %s\n", lv.l, ms, ms*1e-3/lv.floor, ap, ap*1e-3/lv.floorAP,
+		float64(st.FloorFlops())/(ms*1e6), ck.RelErr, verdict)
 	ratio := func(theirs float64, o ours) string {
 		if math.IsInf(o.ms, 1) {
 			return "no correct variant timed"
 		}
-		return fmt.Sprintf("%.1f× (%.4f ms ÷ %s %.4f ms)", theirs/o.ms, theirs, o.v, o.ms)
+		return fmt.Sprintf("%.1f× (%s %.4f ms)", theirs/o.ms, o.v, o.ms)
 	}
-	fmt.Fprintf(stdout, "  cuSPARSE ÷ ours (time, fastest correct variant): whole product %s; A·P %s; cuSPARSE result: %s\n",
-		ratio(ms, best), ratio(ap, bestAP), verdict)
+	fmt.Fprintf(stdout, "        cuSPARSE ÷ ours (fastest correct variant): whole %s, A·P %s; scalar nonzeros A %d, P %d, W %d (want %d), Ac %d (want %d; %d outside our pattern, %d missing); device memory %.1f MB, work buffers %.1f MB\n",
+		ratio(ms, lv.best), ratio(ap, lv.bestAP), g.NnzA(), g.NnzP(), nnzW, sizes[2].nnz, ck.Nnz, ck.WantNnz, ck.Outside, ck.Missing,
+		float64(g.Bytes())/1e6, float64(g.WorkBytes())/1e6)
 	return nil
 }
 

@@ -21,6 +21,7 @@ build() {
 	go test -c -o devbin/cuda.test ./backend/cuda
 	go test -c -o devbin/cpu.test ./backend/cpu
 	go test -c -o devbin/cudadrv.test ./internal/cudadrv
+	go test -c -o devbin/backendcycle.test ./amg/backendcycle
 	go build -o devbin/blockamg ./cmd/blockamg
 	ls -l devbin
 }
@@ -76,11 +77,47 @@ run() {
 	! grep -q 'exit [1-9]' "$summary"
 }
 
+# pipeline: the device-resident recurring phase (issue 9) and the kernels it uses:
+# resident hierarchy vs amg.Update, assembly, filtering, cuSPARSE baseline tests,
+# memcheck on the small pipeline, then solve --gpu at NE (default 100) with STEPS
+# recurring steps next to the CPU run, and ne = 160 end to end (BIG=0 skips it).
+pipeline() {
+	local out=${OUT:-out}
+	mkdir -p "$out"
+	local summary="$out/summary.txt"
+	: >"$summary"
+	step() {
+		local name=$1 limit=$2
+		shift 2
+		echo "=== $name: $*" | tee -a "$out/all.log"
+		local t0=$SECONDS
+		timeout "$limit" "$@" >"$out/$name.log" 2>&1
+		local rc=$?
+		tail -n "${TAILN:-25}" "$out/$name.log"
+		echo "$name: exit $rc ($((SECONDS - t0)) s)" | tee -a "$summary"
+	}
+	local ne=${NE:-100} steps=${STEPS:-3}
+	local flags="--threshold -0.01 --coarse-eq-limit 200 --cheb-esteig 0,0.2,0,1.05"
+	step resident 120 devbin/backendcycle.test -test.v -test.count=1
+	step kernels 200 devbin/cuda.test -test.v -test.run 'Assembly|Filter|Cusparse|Conformance|SpMVMatchesCPU|GalerkinEx56|GalerkinRandom'
+	step memcheck 200 compute-sanitizer --tool memcheck --error-exitcode 3 devbin/backendcycle.test -test.run 'Resident' -test.count=1
+	step gpu$ne 240 devbin/blockamg solve --gpu --ne "$ne" --steps "$steps" $flags $EXTRA
+	if [ "${CPU:-1}" != 0 ]; then
+		step cpu$ne 240 devbin/blockamg solve --ne "$ne" --steps 1 $flags $EXTRA
+	fi
+	if [ "${BIG:-1}" != 0 ]; then
+		step gpu160 300 devbin/blockamg solve --gpu --ne 160 --steps 1 $flags $EXTRA
+	fi
+	echo "==== summary"
+	cat "$summary"
+}
+
 case "${1:-}" in
 build) build ;;
+pipeline) pipeline ;;
 run) run ;;
 *)
-	echo "usage: $0 build|run" >&2
+	echo "usage: $0 build|run|pipeline" >&2
 	exit 2
 	;;
 esac

@@ -361,15 +361,21 @@ func (b *Backend) fnGlobal(name string) (cudadrv.Function, error) {
 // parameters for this device. A device that does not report its clock leaves L1Rate
 // zero (the term out of the model) rather than failing.
 func (b *Backend) GalerkinMachineOf() (GalerkinMachine, Bandwidth, error) {
-	bw, err := b.CopyBandwidth(1<<30, 10)
+	return b.galerkinMachine(1<<30, 10)
+}
+
+// galerkinMachine is GalerkinMachineOf with copy buffers of bytes and reps timed runs
+// of each measurement.
+func (b *Backend) galerkinMachine(bytes int64, reps int) (GalerkinMachine, Bandwidth, error) {
+	bw, err := b.CopyBandwidth(bytes, reps)
 	if err != nil {
 		return GalerkinMachine{}, bw, err
 	}
-	fr, err := b.FMARate(10)
+	fr, err := b.FMARate(reps)
 	if err != nil {
 		return GalerkinMachine{}, bw, err
 	}
-	tr, err := b.DMMARate(10)
+	tr, err := b.DMMARate(reps)
 	if err != nil {
 		return GalerkinMachine{}, bw, err
 	}

@@ -279,7 +279,8 @@ func (b *Backend) NewGalerkin(A, P *bsr.Matrix) (backend.Galerkin, error) {
 	v := b.opt.Galerkin
 	if v == "" {
 		if b.gmach == nil {
-			mc, _, err := b.GalerkinMachineOf()
+			// A quick measurement: the model needs rates, not a benchmark.
+			mc, _, err := b.galerkinMachine(1<<26, 3)
 			if err != nil {
 				pl.Free()
 				return nil, err

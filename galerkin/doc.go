@@ -61,7 +61,7 @@
 //	Wp  = 4·nnz(W) + 8n                                        (W pattern)
 //
 //	two-pass  = A + P + Wp + 2·nnz(W)v_W                       (W written)
-//	            + (nnz(W)(v_W+4) + 8n)·reuse(L_W, C, nnz(P)/n)  (W read back)
+//	            + (nnz(W)(v_W+4) + 8n)·(μ + reuse(L_W, C, nnz(P)/n) − 1)  (W read back)
 //	            + nnz(P)(12+v_P) + 8m + Ac                      (Pᵀ pattern, permutation, P)
 //	inspector = two-pass − Wp + 4(p_AP + p_PW) + 8(n+m)         (slot lists)
 //	fused     = A + P + Wp + 8m
@@ -70,6 +70,12 @@
 //	fused-row       += (w−1)·2·v_W·D₂        D₂: W blocks deferred by a two-way split
 //	fused-recompute += (w−1)·(A + P + Wp)·R₂/n, flops += (w−1)·2b²k·p₂
 //	                                          R₂, p₂: rows and block products computed twice
+//
+// μ is the fraction of W rows evicted between their write and their first read
+// back: for the row at fraction x of the two sweeps the data touched in between is
+// about D(x) = W + P + (1−x)·A + x·Ac (plus the slot lists each sweep streams, for
+// inspector), and μ is the fraction of x ∈ [0,1] with D(x) > C (0 when W stays in
+// the cache, as on mid-size coarse levels; 1 on the fine level).
 //
 // Flops are 2(p_AP·b²k + p_PW·bk²) for every variant (plus recomputation). Predict
 // evaluates the traffic at C = CacheBytes/w (memory bytes, Prediction.Bytes) and at

@@ -1,6 +1,8 @@
 package galerkin
 
 import (
+	"math"
+
 	"blockamg/bsr"
 	"blockamg/internal/par"
 )
@@ -359,6 +361,29 @@ func fetches(s Stats, v Variant, cache, w int64) int64 {
 	return int64(max(f, 0))
 }
 
+// writtenMiss returns the fraction of the W rows of the stored-W variants that a
+// cache of the given size has evicted between writing them (A·P sweep) and reading
+// them back (Pᵀ·W sweep). For the row at fraction x of the sweeps (fine and coarse
+// rows advance together), the data touched in between is about
+//
+//	D(x) = both + (1−x)·first + x·second
+//
+// with both the data both sweeps touch (W and P), first what only the rest of the A·P
+// sweep touches (A) and second what only the start of the Pᵀ·W sweep does (Ac); the
+// row misses when D(x) > cache. The result is the fraction of x ∈ [0, 1] for which it
+// does: 0 when everything fits, 1 when even the smaller end does not.
+func writtenMiss(both, first, second, cache int64) float64 {
+	d0, d1 := float64(both+first), float64(both+second) // D(0), D(1)
+	c := float64(cache)
+	switch {
+	case d0 <= c && d1 <= c:
+		return 0
+	case d0 > c && d1 > c:
+		return 1
+	}
+	return math.Abs(max(d0, d1)-c) / math.Abs(d0-d1)
+}
+
 // traffic returns the bytes variant v moves past a cache of the given size when run
 // on w workers.
 func traffic(s Stats, v Variant, cache, w int64) int64 {
@@ -384,7 +409,17 @@ func traffic(s Stats, v Variant, cache, w int64) int64 {
 	case TwoPass, Inspector:
 		// W written (with read for ownership) and read back by coarse rows through Pᵀ,
 		// each W row once per coarse row of its P row unless the cache keeps it.
-		readW := scale(s.NnzW*(vW+4)+8*(n+1), reuse(s.LiveW, cache, per(s.NnzP, n)))
+		// The first read of a W row comes from memory only when the data touched since
+		// it was written pushed it out: the rest of the A·P sweep and the start of the
+		// Pᵀ·W sweep (writtenMiss). Its later reads by other coarse rows hit while the
+		// live W rows fit (reuse − 1).
+		wBytes := s.NnzW*(vW+4) + 8*(n+1)
+		var s1, s2 int64 // slot lists streamed by each sweep
+		if v == Inspector {
+			s1, s2 = 4*s.ProdAP, 4*s.ProdPW
+		}
+		first := writtenMiss(wBytes+s.NnzP*(vP+4), s.NnzA*(vA+4)+s1, s.NnzAc*(vAc+4)+s2, cache)
+		readW := scale(wBytes, first+reuse(s.LiveW, cache, per(s.NnzP, n))-1)
 		pt := s.NnzP*(4+8+vP) + 8*(m+1) // Pᵀ indices, permutation, P values again
 		t := readA + readP + 2*s.NnzW*vW + readW + pt + writeAc
 		if v == TwoPass {

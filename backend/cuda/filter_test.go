@@ -290,7 +290,8 @@ func filterRandomCases(t *testing.T) []filterCase {
 }
 
 // filterEx56Cases: every level of amg's hierarchy on PETSc's ex56 problem with ne
-// elements a side (FilterTheta 0.05, coarse limit 200): the level's own plan on its
+// elements a side (FilterTheta 0.05, default coarse limit, so that ne ≥ 8 has a
+// 6×6 level too): the level's own plan on its
 // Psmooth (what the hierarchy's P was made with), then θ = 0.02 and 0.1 on the same
 // Psmooth.
 func filterEx56Cases(t *testing.T, ne int) []filterCase {
@@ -300,7 +301,6 @@ func filterEx56Cases(t *testing.T, ne int) []filterCase {
 	}
 	opt := amg.DefaultOptions()
 	opt.FilterTheta = 0.05
-	opt.CoarseEqLimit = 200
 	h, err := amg.Setup(A, &amg.NullSpace{Rows: A.Rows(), Cols: 6, Data: B}, opt)
 	if err != nil {
 		t.Fatal(err)
@@ -331,11 +331,11 @@ func filterEx56Cases(t *testing.T, ne int) []filterCase {
 	return cs
 }
 
-// filterNEs returns the ex56 sizes of BLOCKAMG_FILTER_NE (comma-separated, default 6,8).
+// filterNEs returns the ex56 sizes of BLOCKAMG_FILTER_NE (comma-separated, default 8,16).
 func filterNEs(t *testing.T) []int {
 	list := os.Getenv("BLOCKAMG_FILTER_NE")
 	if list == "" {
-		list = "6,8"
+		list = "8,16"
 	}
 	var nes []int
 	for _, f := range strings.Split(list, ",") {
@@ -438,7 +438,7 @@ func filterEmulate(plan *filter.Plan, P *bsr.Matrix, Bc []float64) []float64 {
 // where Go fuses no multiply-add, as on amd64 by default).
 func TestFilterHostEmulation(t *testing.T) {
 	cs := filterRandomCases(t)
-	cs = append(cs, filterEx56Cases(t, 6)...)
+	cs = append(cs, filterEx56Cases(t, 8)...)
 	for _, c := range cs {
 		want := c.plan.NewPf()
 		if err := c.plan.Numeric(c.P, c.Bc, want, 0); err != nil {
@@ -460,7 +460,7 @@ func TestFilterGPURandom(t *testing.T) {
 }
 
 // TestFilterGPUEx56 checks the device Numeric on filterEx56Cases for the sizes in
-// BLOCKAMG_FILTER_NE (comma-separated, default 6,8; see checkFilterDevice).
+// BLOCKAMG_FILTER_NE (comma-separated, default 8,16; see checkFilterDevice).
 func TestFilterGPUEx56(t *testing.T) {
 	be := device(t)
 	for _, ne := range filterNEs(t) {

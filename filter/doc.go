@@ -92,6 +92,13 @@
 // in column order), and rows are split into chunks by par.ForWeighted: the plan and
 // P_f are bitwise identical for any worker count.
 //
+// # On a device
+//
+// Dims, PPattern, PfPattern, RowFactors and Factors are read-only views of a Plan for
+// another implementation of Numeric: backend/cuda's FilterPlan uploads the factor index
+// and the factors once and re-projects on the device, one thread per scalar row of P
+// (the b rows of Δ are independent), in Numeric's order of operations.
+//
 // # Use in amg
 //
 // After the smoothing of P and before the Galerkin product on each level l: Symbolic

@@ -83,3 +83,13 @@ type Backend interface {
 	// must be freed first). A closed backend must not be used.
 	Close() error
 }
+
+// ChebStepper is implemented by backends that fuse one step of the Chebyshev smoother
+// into the product with A (a cycle falls back to SpMV, BlockDiagApply and Axpby
+// without it).
+type ChebStepper interface {
+	// ChebStep computes d = c1·d + c2·D⁻¹(b − A·x), with D⁻¹ in dinv (A square with
+	// square blocks, dinv its block size). d is not read when c1 is 0; d aliases none
+	// of the others.
+	ChebStep(a Matrix, dinv BlockDiag, b, x Vector, c1, c2 float64, d Vector)
+}

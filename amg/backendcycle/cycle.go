@@ -181,6 +181,11 @@ func (c *Cycle) smooth(L *level, b, x backend.Vector, zeroGuess bool) {
 // step computes d = c1·d + c2·D⁻¹(b − A·x) and x += d.
 func (c *Cycle) step(L *level, b, x backend.Vector, c1, c2 float64) {
 	be := c.be
+	if cs, ok := be.(backend.ChebStepper); ok {
+		cs.ChebStep(L.A, L.Dinv, b, x, c1, c2, L.d)
+		be.Axpby(1, L.d, 1, x)
+		return
+	}
 	be.Copy(L.r, b)
 	be.SpMV(-1, L.A, x, 1, L.r)
 	be.BlockDiagApply(L.Dinv, L.r, L.t)

@@ -17,6 +17,7 @@ func TestAll(t *testing.T, be backend.Backend) {
 	t.Run("SpMVTrans", func(t *testing.T) { TestSpMVTrans(t, be) })
 	t.Run("BlockDiag", func(t *testing.T) { TestBlockDiag(t, be) })
 	t.Run("PCG", func(t *testing.T) { TestPCG(t, be) })
+	t.Run("ChebStep", func(t *testing.T) { TestChebStep(t, be) })
 }
 
 // vectorSizes covers empty, tiny, odd and multi-block lengths.
@@ -352,4 +353,68 @@ func TestPCG(t *testing.T, be backend.Backend) {
 		t.Errorf("second solve differs: %d vs %d iterations, bitwise equal %v", res.Iterations, res2.Iterations, bitsEqual(x, x2))
 	}
 	t.Logf("%s: PCG block Jacobi, %d unknowns: %d iterations, relative residual %.3g (true %.3g)", be.Name(), len(rhs), res.Iterations, res.RelResidual, rel)
+}
+
+// TestChebStep checks d = c1·d + c2·D⁻¹(b − A·x) against dense arithmetic on square
+// shapes whose rows select different kernels (short rows, rows of a warp and longer,
+// 3×3, 6×6 and a generic size), for c1 = 0 (d holding NaN, which must not be read)
+// and c1 ≠ 0. Backends without backend.ChebStepper skip.
+func TestChebStep(t *testing.T, be backend.Backend) {
+	cs, ok := be.(backend.ChebStepper)
+	if !ok {
+		t.Skip("backend does not implement backend.ChebStepper")
+	}
+	for ci, tc := range []spmvCase{{50, 50, 3, 3, 4}, {300, 300, 3, 3, 40}, {200, 200, 3, 3, 27},
+		{40, 40, 6, 6, 5}, {120, 120, 6, 6, 20}, {60, 60, 6, 6, 60}, {25, 25, 4, 4, 6}, {1, 1, 3, 3, 1}, {0, 0, 3, 3, 1}} {
+		m := RandomBSR(uint64(300+ci), tc.blockRows, tc.blockCols, tc.r, tc.c, tc.maxPerRow)
+		a, err := be.UploadMatrix(m, false)
+		if err != nil {
+			t.Fatalf("%v: %v", tc, err)
+		}
+		rng := newRand(uint64(31 + ci))
+		n, bs := m.Rows(), m.R
+		dv := randVec(rng, tc.blockRows*bs*bs)
+		dinv, err := be.UploadBlockDiag(tc.blockRows, bs, dv)
+		if err != nil {
+			t.Fatal(err)
+		}
+		bs0, xs, d0 := randVec(rng, n), randVec(rng, n), randVec(rng, n)
+		dense := m.ToDense()
+		ax := denseMulVec(dense, n, n, false, 1, xs, 0, make([]float64, n))
+		bvec, xvec := vector(t, be, bs0), vector(t, be, xs)
+		for _, c := range [][2]float64{{0, 0.7}, {0.3, -1.2}} {
+			start := d0
+			if c[0] == 0 {
+				start = nanVec(n)
+			}
+			d := vector(t, be, start)
+			cs.ChebStep(a, dinv, bvec, xvec, c[0], c[1], d)
+			got := download(t, be, d)
+			want := make([]float64, n)
+			for i := 0; i < tc.blockRows; i++ {
+				for r := 0; r < bs; r++ {
+					u := 0.0
+					for q := 0; q < bs; q++ {
+						u += dv[i*bs*bs+r*bs+q] * (bs0[i*bs+q] - ax[i*bs+q])
+					}
+					o := i*bs + r
+					want[o] = c[1] * u
+					if c[0] != 0 {
+						want[o] += c[0] * d0[o]
+					}
+				}
+			}
+			if e := relErr(got, want); e > Tol {
+				t.Errorf("%v: ChebStep c1=%g c2=%g: relative error %.3g > %g", tc, c[0], c[1], e, Tol)
+			}
+			d.Free()
+		}
+		bvec.Free()
+		xvec.Free()
+		dinv.Free()
+		a.Free()
+	}
+	if err := be.Err(); err != nil {
+		t.Fatal(err)
+	}
 }

@@ -276,3 +276,49 @@ func (b *Backend) Err() error { return nil }
 
 // Close does nothing.
 func (b *Backend) Close() error { return nil }
+
+var _ backend.ChebStepper = (*Backend)(nil)
+
+// ChebStep computes d = c1·d + c2·D⁻¹(b − A·x) row block by row block.
+func (b *Backend) ChebStep(a backend.Matrix, dinv backend.BlockDiag, bv, xv backend.Vector, c1, c2 float64, dv backend.Vector) {
+	A, bd := mat(a), diag(dinv)
+	rhs, x, d := vec(bv), vec(xv), vec(dv)
+	n := A.Rows()
+	if A.R != A.C || A.BlockRows != A.BlockCols || bd.blocks != A.BlockRows || bd.b != A.R {
+		panic("cpu: ChebStep: shapes do not match")
+	}
+	sameLen(n, rhs, x, d)
+	bs := A.R
+	par.ForWeighted(A.RowPtr, b.workers, 1024, func(lo, hi int) {
+		r := make([]float64, bs)
+		for i := lo; i < hi; i++ {
+			for q := 0; q < bs; q++ {
+				r[q] = rhs[i*bs+q]
+			}
+			for k := A.RowPtr[i]; k < A.RowPtr[i+1]; k++ {
+				j := int(A.ColIdx[k])
+				blk := A.Val[k*int64(bs*bs) : (k+1)*int64(bs*bs)]
+				for q := 0; q < bs; q++ {
+					s := 0.0
+					for c := 0; c < bs; c++ {
+						s += blk[q*bs+c] * x[j*bs+c]
+					}
+					r[q] -= s
+				}
+			}
+			dblk := bd.val[i*bs*bs : (i+1)*bs*bs]
+			for q := 0; q < bs; q++ {
+				u := 0.0
+				for c := 0; c < bs; c++ {
+					u += dblk[q*bs+c] * r[c]
+				}
+				o := i*bs + q
+				if c1 == 0 {
+					d[o] = c2 * u
+				} else {
+					d[o] = c1*d[o] + c2*u
+				}
+			}
+		}
+	})
+}

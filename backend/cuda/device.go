@@ -18,6 +18,10 @@ type Options struct {
 	// Galerkin forces the variant of the device re-setup's Galerkin products
 	// (NewGalerkin); "" lets the GPU traffic model choose per level.
 	Galerkin GalerkinVariant
+	// GalerkinTune, with Galerkin unset, replaces the model's pick by the fastest
+	// deterministic variant timed on the product's first numeric phase (3 timed runs
+	// each): an empirical planner for the re-setup.
+	GalerkinTune bool
 }
 
 // Info describes the device and the toolchain a Backend runs with.
@@ -55,7 +59,8 @@ type Backend struct {
 	opt      Options
 	phase    string
 	counters backend.Counters
-	gmach    *GalerkinMachine // measured on the first NewGalerkin
+	gmach    *GalerkinMachine          // measured on the first NewGalerkin
+	scr      map[[2]int]backend.Vector // ChebStep's scratch vectors (size, index)
 
 	// Owned by the worker goroutine.
 	dev        cudadrv.Device
@@ -295,6 +300,10 @@ func (b *Backend) Close() error {
 		return nil
 	}
 	err := b.Err()
+	for _, v := range b.scr {
+		v.Free()
+	}
+	b.scr = nil
 	b.call(func() error { b.teardown(); return nil })
 	b.closed = true
 	close(b.work)

@@ -3,6 +3,7 @@ package cuda
 import (
 	"errors"
 	"fmt"
+	"math"
 
 	"blockamg/backend"
 	"blockamg/bsr"
@@ -265,6 +266,9 @@ type residentGalerkin struct {
 	pl *GalerkinPlan
 	v  GalerkinVariant
 	ac *Matrix
+	// tune: on the first Numeric, time every deterministic variant the plan offers
+	// and keep the fastest (Options.GalerkinTune).
+	tune bool
 }
 
 // NewGalerkin implements backend.Resetter: the symbolic phase on the host
@@ -298,12 +302,34 @@ func (b *Backend) NewGalerkin(A, P *bsr.Matrix) (backend.Galerkin, error) {
 		pl.Free()
 		return nil, err
 	}
-	return &residentGalerkin{pl: pl, v: v, ac: ac}, nil
+	return &residentGalerkin{pl: pl, v: v, ac: ac, tune: b.opt.GalerkinTune && b.opt.Galerkin == ""}, nil
 }
 
 func (g *residentGalerkin) Numeric(a, p backend.Matrix) error {
 	b := g.pl.b
-	return g.pl.Numeric(g.v, b.mat(a), b.mat(p))
+	A, P := b.mat(a), b.mat(p)
+	if g.tune {
+		g.tune = false
+		best, bt := g.v, math.Inf(1)
+		for _, v := range GalerkinVariants {
+			if !v.Deterministic() || !g.pl.Available(v) {
+				continue
+			}
+			ms, err := b.TimeMedian(1, 3, func() {
+				if err := g.pl.Numeric(v, A, P); err != nil {
+					b.fail(err)
+				}
+			})
+			if err != nil {
+				return err
+			}
+			if ms < bt {
+				best, bt = v, ms
+			}
+		}
+		g.v = best
+	}
+	return g.pl.Numeric(g.v, A, P)
 }
 func (g *residentGalerkin) Ac() backend.Matrix { return g.ac }
 func (g *residentGalerkin) Name() string       { return string(g.v) }

@@ -40,7 +40,8 @@ func runGalerkin(args []string, stdout, stderr io.Writer) error {
 	levels := fs.Int("levels", 0, "benchmark at most this many levels, finest first (0: all)")
 	variant := fs.String("variant", "all", "all or one of "+galerkinVariantNames())
 	runs := fs.Int("runs", 9, "least timed runs per variant (median reported), after one warm-up run")
-	maxRuns := fs.Int("max-runs", 101, "most timed runs per variant (short levels get more runs, up to this)")
+	maxRuns := fs.Int("max-runs", 401, "most timed runs per variant (short levels get more runs, up to this and --level-seconds)")
+	levelSeconds := fs.Float64("level-seconds", 20, "seconds of timed rounds, flushes included, beyond which a level gets no more runs than --runs")
 	minTime := fs.Float64("min-time", 0.25, "seconds of timed runs the fastest variant gets at least, runs permitting (--runs … --max-runs)")
 	threads := fs.String("threads", "1,2", "comma-separated worker counts")
 	calibrate := fs.Bool("calibrate", true, "measure bandwidth and kernel flop rate for the model (else DefaultMachine)")
@@ -65,10 +66,10 @@ func runGalerkin(args []string, stdout, stderr io.Writer) error {
 	if *runs < 1 || *maxRuns < *runs {
 		return fmt.Errorf("--runs %d, --max-runs %d: want 1 ≤ runs ≤ max-runs", *runs, *maxRuns)
 	}
-	if !(*minTime >= 0) {
-		return fmt.Errorf("--min-time %g: want a non-negative number of seconds", *minTime)
+	if !(*minTime >= 0) || !(*levelSeconds >= 0) {
+		return fmt.Errorf("--min-time %g, --level-seconds %g: want non-negative numbers of seconds", *minTime, *levelSeconds)
 	}
-	tc := timing{minRuns: *runs, maxRuns: *maxRuns, minTime: *minTime}
+	tc := timing{minRuns: *runs, maxRuns: *maxRuns, minTime: *minTime, levelSeconds: *levelSeconds}
 	if err := am.Validate(); err != nil {
 		return err
 	}
@@ -339,18 +340,23 @@ func (t variantTime) spread() float64 {
 
 // timing says how many timed runs a level gets: at least minRuns, more while the
 // fastest variant's total timed time stays under minTime (short coarse levels, whose
-// medians are otherwise at the mercy of a few disturbed runs), at most maxRuns.
+// medians are otherwise at the mercy of a few disturbed runs), at most maxRuns and
+// as many rounds as fit in levelSeconds.
 type timing struct {
 	minRuns, maxRuns int
 	minTime          float64 // seconds
+	levelSeconds     float64 // seconds
 }
 
-// runsFor returns the number of timed runs for a level whose fastest warm-up took t
-// seconds.
-func (c timing) runsFor(t float64) int {
+// runsFor returns the number of timed runs for a level whose fastest warm-up took
+// fastest seconds and a round (every variant and its flush) round seconds.
+func (c timing) runsFor(fastest, round float64) int {
 	r := c.minRuns
-	if t > 0 && c.minTime > 0 {
-		r = max(r, int(math.Ceil(c.minTime/t)))
+	if fastest > 0 && c.minTime > 0 {
+		r = max(r, int(math.Ceil(c.minTime/fastest)))
+	}
+	if round > 0 && c.levelSeconds > 0 {
+		r = min(r, int(c.levelSeconds/round))
 	}
 	return max(min(r, c.maxRuns), c.minRuns)
 }
@@ -364,7 +370,7 @@ func (c timing) runsFor(t float64) int {
 // It returns the median, quartiles and minimum of each.
 func timeVariants(L galerkinLevel, variants []galerkin.Variant, workers int, tc timing, flush []float64) ([]variantTime, error) {
 	plans := make([]*galerkin.Plan, len(variants))
-	fastest := 0.0
+	fastest, round := 0.0, 0.0
 	doFlush := func() {
 		par.For(len(flush), 0, 1<<16, func(lo, hi int) {
 			for j := lo; j < hi; j++ {
@@ -377,18 +383,20 @@ func timeVariants(L galerkinLevel, variants []galerkin.Variant, workers int, tc 
 		if err != nil {
 			return nil, err
 		}
-		doFlush()
 		start := time.Now()
+		doFlush()
+		mid := time.Now()
 		if err := p.Numeric(L.A, L.P, workers); err != nil {
 			return nil, err
 		}
-		if t := time.Since(start).Seconds(); i == 0 || t < fastest {
+		if t := time.Since(mid).Seconds(); i == 0 || t < fastest {
 			fastest = t
 		}
+		round += time.Since(start).Seconds()
 		plans[i] = p
 	}
 	runtime.GC()
-	runs := tc.runsFor(fastest)
+	runs := tc.runsFor(fastest, round)
 	ts := make([][]float64, len(variants))
 	for r := 0; r < runs; r++ {
 		for k := range plans {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"slices"
 	"time"
 
 	"blockamg/amg"
@@ -19,8 +20,8 @@ func nowSeconds() float64 { return float64(time.Now().UnixNano()) / 1e9 }
 
 // openGPU opens the CUDA backend, turning a missing driver or device into the one-line
 // error users see; --gpu never falls back to the CPU.
-func openGPU() (*cuda.Backend, error) {
-	be, err := cuda.New(cuda.Options{})
+func openGPU(opt cuda.Options) (*cuda.Backend, error) {
+	be, err := cuda.New(opt)
 	switch {
 	case errors.Is(err, cudadrv.ErrNoDriver):
 		return nil, errors.New("--gpu: no CUDA driver found (libcuda.so.1); nothing was solved")
@@ -37,7 +38,19 @@ func openGPU() (*cuda.Backend, error) {
 // for ex56, device re-setup) and the solves on the GPU (see backendEngine). The
 // device is opened before any work, so that a machine without one fails at once.
 func solveGPU(c *solveConfig, stdout, stderr io.Writer) error {
-	be, err := openGPU()
+	opt := cuda.Options{}
+	switch c.gpuGal {
+	case "model", "":
+	case "tune":
+		opt.GalerkinTune = true
+	default:
+		v := cuda.GalerkinVariant(c.gpuGal)
+		if !slices.Contains(cuda.GalerkinVariants, v) || !v.Deterministic() {
+			return fmt.Errorf("--gpu-galerkin %q: want model, tune or one of %v (deterministic ones)", c.gpuGal, cuda.GalerkinVariants)
+		}
+		opt.Galerkin = v
+	}
+	be, err := openGPU(opt)
 	if err != nil {
 		return err
 	}

@@ -40,11 +40,14 @@ __device__ __forceinline__ void store_row(bool active, i64 g, int lane, double s
     }
 }
 
+// rowlane_total runs the rowlane product of block row g (this lane's, from the thread
+// index) and returns, in every lane, the total of row lane % R of (A·x)_g; every lane of
+// the warp takes part in the shuffles, active or not.
 template <int R, int C, int W, int U>
-__device__ __forceinline__ void spmv_rowlane(int nbrows, const i64* __restrict__ rowptr,
-                                             const int* __restrict__ col, const double* __restrict__ val,
-                                             const double* __restrict__ x, double* __restrict__ y,
-                                             double alpha, double beta)
+__device__ __forceinline__ double rowlane_total(int nbrows, const i64* __restrict__ rowptr,
+                                                const int* __restrict__ col, const double* __restrict__ val,
+                                                const double* __restrict__ x, i64& g_out, int& lane_out,
+                                                bool& active_out)
 {
     constexpr int BS = R * C;
     constexpr int P = W / R; // blocks per step
@@ -91,7 +94,55 @@ __device__ __forceinline__ void spmv_rowlane(int nbrows, const i64* __restrict__
     double t = 0.0;
 #pragma unroll
     for (int qq = 0; qq < P; qq++) t += __shfl_sync(0xffffffffu, s, qq * R + r, W);
+    g_out = g;
+    lane_out = lane;
+    active_out = active;
+    return t;
+}
+
+template <int R, int C, int W, int U>
+__device__ __forceinline__ void spmv_rowlane(int nbrows, const i64* __restrict__ rowptr,
+                                             const int* __restrict__ col, const double* __restrict__ val,
+                                             const double* __restrict__ x, double* __restrict__ y,
+                                             double alpha, double beta)
+{
+    i64 g;
+    int lane;
+    bool active;
+    const double t = rowlane_total<R, C, W, U>(nbrows, rowptr, col, val, x, g, lane, active);
     store_row<R>(active, g, lane, t, y, alpha, beta);
+}
+
+// cheb_rowlane is one Chebyshev step of the smoother fused into the product:
+// d = c1·d + c2·D⁻¹(b − A·x) for square R×R blocks, D⁻¹ stored as consecutive R×R
+// blocks. Lanes 0..R-1 of a row's group hold the residual's R entries after the
+// product; each gathers the others by shuffles and writes its entry of d. d is not read
+// when c1 == 0.
+template <int R, int W, int U>
+__device__ __forceinline__ void cheb_rowlane(int nbrows, const i64* __restrict__ rowptr,
+                                             const int* __restrict__ col, const double* __restrict__ val,
+                                             const double* __restrict__ x, const double* __restrict__ b,
+                                             const double* __restrict__ dinv, double* __restrict__ d,
+                                             double c1, double c2)
+{
+    i64 g;
+    int lane;
+    bool active;
+    const double t = rowlane_total<R, R, W, U>(nbrows, rowptr, col, val, x, g, lane, active);
+    const int r = lane % R;
+    const double res = (active && lane < R) ? __ldg(b + g * R + r) - t : 0.0;
+    double u = 0.0;
+#pragma unroll
+    for (int j = 0; j < R; j++) {
+        const double rj = __shfl_sync(0xffffffffu, res, j, W);
+        if (active && lane < R) u += __ldg(dinv + (g * R + r) * R + j) * rj;
+    }
+    if (active && lane < R) {
+        const i64 o = g * R + r;
+        double out = c2 * u;
+        if (c1 != 0.0) out += c1 * d[o];
+        d[o] = out;
+    }
 }
 
 template <int R, int C, int G, int U>
@@ -195,6 +246,28 @@ SPMV_SHAPE(3, 3)
 SPMV_SHAPE(3, 6)
 SPMV_SHAPE(6, 3)
 SPMV_SHAPE(6, 6)
+
+// Fused Chebyshev steps (cheb_rowlane) for the square shapes, one per rowlane variant of
+// the SpMV, named cheb_step_RxR_rW_uUSUFFIX after it (backend/cuda/cheb.go).
+#define CHEB_R(R, W, U, LB, SUFFIX)                                                                   \
+    extern "C" __global__ void LB cheb_step_##R##x##R##_r##W##_u##U##SUFFIX(                          \
+        int nbrows, const i64* __restrict__ rowptr, const int* __restrict__ col,                      \
+        const double* __restrict__ val, const double* __restrict__ x, const double* __restrict__ b,   \
+        const double* __restrict__ dinv, double* __restrict__ d, double c1, double c2)                \
+    {                                                                                                 \
+        cheb_rowlane<R, W, U>(nbrows, rowptr, col, val, x, b, dinv, d, c1, c2);                       \
+    }
+#define CHEB_SHAPE(R)                                                                                 \
+    CHEB_R(R, 16, 1, LB0, )                                                                           \
+    CHEB_R(R, 16, 2, LB0, )                                                                           \
+    CHEB_R(R, 32, 1, LB0, )                                                                           \
+    CHEB_R(R, 32, 2, LB0, )                                                                           \
+    CHEB_R(R, 32, 4, LB0, )                                                                           \
+    CHEB_R(R, 16, 2, LB4, _b4)                                                                        \
+    CHEB_R(R, 32, 2, LB4, _b4)                                                                        \
+    CHEB_R(R, 32, 4, LB4, _b4)
+CHEB_SHAPE(3)
+CHEB_SHAPE(6)
 
 // bsr_spmv_generic: any R×C, one thread per scalar row, blocks in column order.
 extern "C" __global__ void __launch_bounds__(THREADS) bsr_spmv_generic(

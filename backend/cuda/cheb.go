@@ -1,0 +1,92 @@
+package cuda
+
+import (
+	"strings"
+
+	"blockamg/backend"
+)
+
+var _ backend.ChebStepper = (*Backend)(nil)
+
+// ChebStep implements backend.ChebStepper: kernels/bsr.cu's cheb_step kernels, the
+// matrix's own rowlane SpMV with the residual, D⁻¹ and the update of d in its epilogue,
+// one kernel instead of five. Shapes or variants without a fused kernel (non-square
+// blocks other than 3×3 and 6×6, the group and generic SpMVs) run the unfused
+// sequence, which needs a scratch vector: it is allocated on first use per size.
+func (b *Backend) ChebStep(a backend.Matrix, dinv backend.BlockDiag, bv, xv backend.Vector, c1, c2 float64, dv backend.Vector) {
+	m := b.mat(a)
+	bd, ok := dinv.(*BlockDiag)
+	if !ok || bd.b != b || bd.freed {
+		panic("cuda: ChebStep: block diagonal from another backend or freed")
+	}
+	bb, x, d := b.vec(bv), b.vec(xv), b.vec(dv)
+	n := m.blockRows * m.r
+	if m.r != m.c || m.blockCols != m.blockRows || bd.blocks != m.blockRows || bd.n != m.r ||
+		bb.Len() != n || x.Len() != n || d.Len() != n {
+		panic("cuda: ChebStep: shapes do not match")
+	}
+	if d == x || d == bb {
+		panic("cuda: ChebStep: d aliases b or x")
+	}
+	if n == 0 {
+		return
+	}
+	v := m.variant
+	if (m.r == 3 || m.r == 6) && strings.HasPrefix(v.tag, "r") {
+		name := "cheb_step_" + itoa(m.r) + "x" + itoa(m.r) + "_" + v.tag
+		f, err := b.fnGlobal(name)
+		if err != nil {
+			b.fail(err)
+			return
+		}
+		nbr := int32(m.blockRows)
+		rp, col, val, xp, bp, dp, dd := m.rowPtr.Ptr(), m.col.Ptr(), m.val.Ptr(), x.buf.Ptr(), bb.buf.Ptr(), bd.val.Ptr(), d.buf.Ptr()
+		lanes := v.lanes
+		b.enqueue(func() error {
+			b.args.I32(nbr).Ptr(rp).Ptr(col).Ptr(val).Ptr(xp).Ptr(bp).Ptr(dp).Ptr(dd).F64(c1).F64(c2)
+			return b.launch(name, f, blocksFor(int64(nbr)*int64(lanes)))
+		})
+		return
+	}
+	// Unfused: r = b − A·x; t = D⁻¹r; d = c1·d + c2·t.
+	r, err := b.scratch(n, 0)
+	if err != nil {
+		b.fail(err)
+		return
+	}
+	t, err := b.scratch(n, 1)
+	if err != nil {
+		b.fail(err)
+		return
+	}
+	b.Copy(r, bv)
+	b.SpMV(-1, a, xv, 1, r)
+	b.BlockDiagApply(dinv, r, t)
+	if c1 == 0 {
+		b.Zero(dv)
+	}
+	b.Axpby(c2, t, c1, dv)
+}
+
+// scratch returns the backend's scratch vector number k of n entries.
+func (b *Backend) scratch(n, k int) (backend.Vector, error) {
+	if b.scr == nil {
+		b.scr = map[[2]int]backend.Vector{}
+	}
+	if v, ok := b.scr[[2]int{n, k}]; ok {
+		return v, nil
+	}
+	v, err := b.NewVector(n)
+	if err != nil {
+		return nil, err
+	}
+	b.scr[[2]int{n, k}] = v
+	return v, nil
+}
+
+func itoa(i int) string {
+	if i >= 0 && i < 10 {
+		return string(rune('0' + i))
+	}
+	panic("cuda: itoa")
+}

@@ -64,9 +64,13 @@
 //	            + (nnz(W)(v_W+4) + 8n)·(μ + reuse(L_W, C, nnz(P)/n) − 1)  (W read back)
 //	            + nnz(P)(12+v_P) + 8m + Ac                      (Pᵀ pattern, permutation, P)
 //	inspector = two-pass − Wp + 4(p_AP + p_PW) + 8(n+m)         (slot lists)
-//	fused     = A + P + Wp + 8m
-//	            + nnz(Ac)·2v_Ac·reuse(L_Ac, C, p_PW/nnz(Ac))    (Ac blocks updated in place)
-//	            + 4·nnz(Ac)·reuse(L_Ac, C, nnz(P)/m)            (Ac row patterns)
+//	fused     = A + P + Wp + 8m + 2·min(nnz(W)v_W, 96 KiB)  (batch buffer)
+//	            + nnz(Ac)(2v_Ac+4)·reuse(L_Ac, C, V_Ac/m)      (Ac rows updated in place)
+//
+// where V_Ac is the Ac row visits of the batched scatter (Σ over batches of the
+// distinct Ac rows they touch: each visit updates the row with all of the batch's
+// contributions), and
+//
 //	fused-row       += (w−1)·2·v_W·D₂        D₂: W blocks deferred by a two-way split
 //	fused-recompute += (w−1)·(A + P + Wp)·R₂/n, flops += (w−1)·2b²k·p₂
 //	                                          R₂, p₂: rows and block products computed twice
@@ -116,4 +120,18 @@
 // bandwidths, random row reads for the latency, the bare kernel for the flop rate,
 // every variant on the calibration products for τ and κ), and a GPU backend can reuse
 // the formulas with its own parameters.
+//
+// # Checking the model
+//
+// The development VM exposes no hardware cache counters (perf reports every hardware
+// event, cache-misses and LLC-load-misses included, as not supported). Plan.SimulateTraffic
+// stands in for them: it replays one worker's numeric phase of the plan's variant, the
+// arrays in the order the loops touch them, through a fully associative LRU cache of
+// 64-byte lines (write-allocate, write-back, cold start as after the benchmark's cache
+// flush) and counts the lines read and written back. It measures the traffic of the
+// variant's address stream in that idealised cache, not a real cache's (limited
+// associativity, prefetchers, other tenants); what it checks is the model's summary of
+// the stream (reuse interpolation, live-bytes averages, the scratch data it leaves
+// out). `blockamg galerkin --simulate` prints both per level and variant, at the
+// model's shared and private cache sizes.
 package galerkin

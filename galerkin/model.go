@@ -31,6 +31,12 @@ type Stats struct {
 	//           fine rows (fused-row, fused-recompute).
 	LiveP, LiveW, LiveAc int64
 
+	// AcVisits is the number of times the fused variants (one worker) bring an Ac row
+	// in: they scatter a batch of fine rows at a time (fusedBatch), Ac row by Ac row,
+	// so an Ac row is visited once per batch that touches it. Σ over batches of the
+	// distinct Ac rows of the batch's P rows.
+	AcVisits int64
+
 	// Parallel overheads for a split into two chunks (Predict scales them by
 	// workers−1): W blocks of the fine rows fused-row defers to its second pass, and
 	// block products (W rows' A·P) that fused-recompute computes twice.
@@ -149,6 +155,32 @@ func analyse(A, P *bsr.Matrix, w, pt, ac *pattern) (s Stats, work, coarseWork []
 		return int(pt.colIdx[pt.rowPtr[r]])
 	}, func(r int) int { return int(pt.colIdx[pt.rowPtr[r+1]-1]) },
 		func(r int) int64 { return (ac.rowPtr[r+1]-ac.rowPtr[r])*(8*k*k+4) + 8 })
+
+	// Batches of fused-row on one worker: fine rows whose W rows fill the batch
+	// buffer (at least one row).
+	capBlocks := max(int64(s.MaxRowW), fusedBatchBytes/(8*b*k))
+	seen := make([]int32, m)
+	for I := range seen {
+		seen[I] = -1
+	}
+	for i0, batch := 0, int32(0); i0 < n; batch++ {
+		i1, used := i0, int64(0)
+		for i1 < n {
+			nw := w.rowPtr[i1+1] - w.rowPtr[i1]
+			if i1 > i0 && used+nw > capBlocks {
+				break
+			}
+			used += nw
+			for q := P.RowPtr[i1]; q < P.RowPtr[i1+1]; q++ {
+				if I := P.ColIdx[q]; seen[I] != batch {
+					seen[I] = batch
+					s.AcVisits++
+				}
+			}
+			i1++
+		}
+		i0 = i1
+	}
 
 	// Two-chunk splits, as the variants make them.
 	if n > 0 && m > 0 {
@@ -344,7 +376,7 @@ func miss(live, cache int64) float64 {
 // The A·P sweep reads A, P and the W pattern in streams; the rows that break them are
 // those the Pᵀ·W sweep of the stored-W variants visits in coarse order (each W row's
 // first use, each P block, and W reuses the cache misses) and the Ac rows the fused
-// sweep updates (first update, and later ones the cache misses).
+// sweep updates (first visit, and later batch visits the cache misses).
 func fetches(s Stats, v Variant, cache, w int64) int64 {
 	b, k := int64(s.B), int64(s.K)
 	wBytes := s.NnzW*(8*b*k+4) + 8*int64(s.N)
@@ -356,7 +388,7 @@ func fetches(s Stats, v Variant, cache, w int64) int64 {
 		f = float64(s.N)*miss(wBytes, cache) + float64(s.NnzP-int64(s.N))*miss(s.LiveW, cache) +
 			float64(s.NnzP)*miss(pBytes, cache)
 	case FusedRow, FusedRecompute:
-		f = float64(s.M)*miss(acBytes, cache) + float64(s.NnzP-int64(s.M))*miss(s.LiveAc, cache)
+		f = float64(s.M)*miss(acBytes, cache) + float64(max(s.AcVisits-int64(s.M), 0))*miss(s.LiveAc, cache)
 	}
 	return int64(max(f, 0))
 }
@@ -430,9 +462,12 @@ func traffic(s Stats, v Variant, cache, w int64) int64 {
 		// Each update of an Ac block by a fine row hits the cache while the live Ac rows
 		// fit, else it is a read and a write-back; likewise the Ac row's pattern, read
 		// once per (fine row, coarse row) pair.
-		acUpd := reuse(s.LiveAc, cache, per(s.ProdPW, s.NnzAc))
-		acPat := reuse(s.LiveAc, cache, per(s.NnzP, m))
-		t := readA + readP + wPattern + scale(s.NnzAc*2*vAc, acUpd) + scale(s.NnzAc*4, acPat) + 8*(m+1)
+		// An Ac row is used once per batch that touches it (AcVisits); the batch's
+		// W buffer is written and read in the cache, but comes in once (read for
+		// ownership) and is written back once.
+		acUse := reuse(s.LiveAc, cache, per(s.AcVisits, m))
+		buf := 2 * min(s.NnzW*vW, fusedBatchBytes)
+		t := readA + readP + wPattern + scale(s.NnzAc*(2*vAc+4), acUse) + 8*(m+1) + buf
 		if v == FusedRow {
 			return t + (w-1)*s.DeferredW2*2*vW // deferred W rows written and read
 		}

@@ -34,6 +34,8 @@ func TestStatsByHand(t *testing.T) {
 		LiveW: 64,
 		// Ac rows (32 bytes) live over fine rows [0,1] and [1,2]: 32, 64, 32 → 42.
 		LiveAc: 42,
+		// One batch holds all three fine rows: both Ac rows are visited once.
+		AcVisits: 2,
 		// Work per fine row (A·P products + Pᵀ·W products): 3+2, 4+4, 3+2. The two-way
 		// fused-row split is {0,1} | {2}; both Ac rows start in chunk 0, so row 2's
 		// one contribution (2 multiply-adds) is deferred: first pass max(13, 3) = 13,

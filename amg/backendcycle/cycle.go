@@ -30,6 +30,9 @@ type Cycle struct {
 	chol   mat.Cholesky // of the coarsest operator, on the host
 	cb, cx []float64    // host copies of the coarsest right-hand side and solution
 	res    *resident    // set-up on the device (UploadResident), else nil
+	// inv is the dense inverse of a small coarsest operator on the backend (nil:
+	// the coarsest level is solved on the host).
+	inv backend.Matrix
 	// broken is set while a device Update is under way and stays set when it fails.
 	broken bool
 }
@@ -101,6 +104,10 @@ func (c *Cycle) Free() {
 		if lv.Dinv != nil {
 			lv.Dinv.Free()
 		}
+	}
+	if c.inv != nil {
+		c.inv.Free()
+		c.inv = nil
 	}
 	// A resident hierarchy's matrices alias each other (P is a smoothing step's
 	// result, coarse operators are Galerkin outputs); Free is idempotent.
@@ -193,10 +200,15 @@ func (c *Cycle) step(L *level, b, x backend.Vector, c1, c2 float64) {
 	be.Axpby(1, L.d, 1, x)
 }
 
-// coarseSolve solves the coarsest system on the host: the only vector traffic of a
-// cycle, of the coarsest size.
+// coarseSolve solves the coarsest system: by the product with its inverse on the
+// backend when it is small, else on the host, where the coarsest vectors are a
+// cycle's only traffic.
 func (c *Cycle) coarseSolve(b, x backend.Vector) {
 	if len(c.cb) == 0 {
+		return
+	}
+	if c.inv != nil {
+		c.be.SpMV(1, c.inv, b, 0, x)
 		return
 	}
 	c.be.Download(c.cb, b)

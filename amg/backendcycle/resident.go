@@ -358,5 +358,44 @@ func (c *Cycle) factor(coarse *bsr.Matrix) error {
 	if !c.chol.Factorize(sym) {
 		return fmt.Errorf("backendcycle: coarsest operator (%d unknowns): %w", n, amg.ErrNotSPD)
 	}
-	return nil
+	if n > maxDeviceInverse || n%coarse.R != 0 {
+		return nil
+	}
+	// Small coarsest levels are solved on the device by a product with the inverse,
+	// stored as a dense BSR matrix: no host round trip in the cycle.
+	var inv mat.SymDense
+	if err := c.chol.InverseTo(&inv); err != nil {
+		return fmt.Errorf("backendcycle: coarsest operator (%d unknowns): inverse: %w", n, err)
+	}
+	b := coarse.R
+	nb := n / b
+	m := &bsr.Matrix{BlockRows: nb, BlockCols: nb, R: b, C: b, RowPtr: make([]int64, nb+1),
+		ColIdx: make([]int32, nb*nb), Val: make([]float64, n*n)}
+	for i := 0; i < nb; i++ {
+		m.RowPtr[i+1] = int64((i + 1) * nb)
+		for j := 0; j < nb; j++ {
+			m.ColIdx[i*nb+j] = int32(j)
+			blk := m.Val[(i*nb+j)*b*b : (i*nb+j+1)*b*b]
+			for r := 0; r < b; r++ {
+				for q := 0; q < b; q++ {
+					blk[r*b+q] = inv.At(i*b+r, j*b+q)
+				}
+			}
+		}
+	}
+	if rs, ok := c.be.(backend.Resetter); ok && c.inv != nil {
+		return rs.UploadValues(c.inv, m.Val)
+	}
+	if c.inv != nil {
+		c.inv.Free()
+		c.inv = nil
+	}
+	var err error
+	c.inv, err = c.be.UploadMatrix(m, false)
+	return err
 }
+
+// maxDeviceInverse is the largest coarsest level solved on the device through its
+// dense inverse (2048 unknowns: 32 MB, one SpMV per cycle); larger ones are solved on
+// the host by the Cholesky factor.
+const maxDeviceInverse = 2048

@@ -59,7 +59,7 @@ func TestBackendEngineMatchesCPU(t *testing.T) {
 	if got.Device == "" || len(got.Traffic) == 0 {
 		t.Errorf("backend engine: device %q, %d traffic phases; want both reported", got.Device, len(got.Traffic))
 	}
-	for _, ph := range []string{"upload + first device set-up", "rhs upload", "solve", "solution download",
+	for _, ph := range []string{"upload + first device set-up", "rhs upload", "solution download",
 		"step 1 assembly (host) + value upload", "step 1 re-setup (device)"} {
 		if _, ok := got.Traffic[ph]; !ok {
 			t.Errorf("traffic phase %q missing (have %v)", ph, got.Traffic)
@@ -79,8 +79,10 @@ func TestBackendEngineMatchesCPU(t *testing.T) {
 	// Re-setup on the backend: scalars and the coarsest operator, never a fine or
 	// intermediate operator.
 	last := got.Levels[len(got.Levels)-1]
-	if tr := got.Traffic["step 2 re-setup (device)"]; tr.H2DBytes+tr.D2HBytes > last.Bytes+4096 {
-		t.Errorf("re-setup moved %d bytes, more than the coarsest operator (%d) and scalars", tr.H2DBytes+tr.D2HBytes, last.Bytes)
+	// (and, when small, the coarsest operator's dense inverse going up)
+	inv := int64(last.Rows) * int64(last.Rows) * 8
+	if tr := got.Traffic["step 2 re-setup (device)"]; tr.H2DBytes+tr.D2HBytes > last.Bytes+inv+4096 {
+		t.Errorf("re-setup moved %d bytes, more than the coarsest operator (%d), its inverse (%d) and scalars", tr.H2DBytes+tr.D2HBytes, last.Bytes, inv)
 	}
 	if len(got.Steps[0].GalerkinLevels) != len(got.Levels)-1 || got.Steps[0].SetupPhases["PᵀAP"] <= 0 {
 		t.Errorf("step 1: PᵀAP per level %v, phases %v", got.Steps[0].GalerkinLevels, got.Steps[0].SetupPhases)

@@ -93,3 +93,24 @@ type ChebStepper interface {
 	// of the others.
 	ChebStep(a Matrix, dinv BlockDiag, b, x Vector, c1, c2 float64, d Vector)
 }
+
+// Lanczoser is implemented by backends that run the CG–Lanczos recurrence of an
+// eigenvalue estimate (krylov.EstimateEigenvalues' iteration for D⁻¹A) with its
+// scalars kept in their own memory, so that the estimate needs one transfer at the
+// end instead of a round trip per inner product.
+type Lanczoser interface {
+	// CGLanczos runs up to steps CG steps on a with the block-Jacobi preconditioner
+	// dinv from the start vector (not modified), in the work vectors r, z, p, q, with
+	// krylov's stopping rules, and returns the CG coefficients.
+	CGLanczos(a Matrix, dinv BlockDiag, start Vector, steps int, r, z, p, q Vector) (LanczosResult, error)
+}
+
+// LanczosResult holds the CG coefficients of a CG–Lanczos run: len(Alphas) steps and
+// the betas between them. A breakdown (a non-positive or non-finite rᵀz or pᵀAp) is
+// reported by BreakQuantity ("" when none), at BreakIteration with BreakValue.
+type LanczosResult struct {
+	Alphas, Betas  []float64
+	BreakQuantity  string
+	BreakIteration int
+	BreakValue     float64
+}

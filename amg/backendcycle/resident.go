@@ -296,6 +296,17 @@ func (c *Cycle) estimate(lv *level, start backend.Vector, steps int) (krylov.Eig
 		return krylov.EigenEstimate{}, fmt.Errorf("%w: eigenvalue estimate with %d steps on size %d", krylov.ErrTolerance, steps, n)
 	}
 	rv, z, p, q := lv.b, lv.x, lv.d, lv.t
+	if lz, ok := be.(backend.Lanczoser); ok {
+		res, err := lz.CGLanczos(lv.A, lv.Dinv, start, steps, rv, z, p, q)
+		if err != nil {
+			return krylov.EigenEstimate{}, err
+		}
+		if res.BreakQuantity != "" {
+			return krylov.EigenEstimate{}, notSPD(&krylov.BreakdownError{Iteration: res.BreakIteration,
+				Quantity: res.BreakQuantity, Value: res.BreakValue})
+		}
+		return krylov.LanczosEstimate(res.Alphas, res.Betas)
+	}
 	be.Copy(rv, start)
 	be.BlockDiagApply(lv.Dinv, rv, z)
 	rz := be.Dot(rv, z)

@@ -7,6 +7,7 @@ import (
 
 	"blockamg/backend"
 	"blockamg/bsr"
+	"blockamg/krylov"
 )
 
 // TestAll runs every test of the suite as a subtest.
@@ -18,6 +19,7 @@ func TestAll(t *testing.T, be backend.Backend) {
 	t.Run("BlockDiag", func(t *testing.T) { TestBlockDiag(t, be) })
 	t.Run("PCG", func(t *testing.T) { TestPCG(t, be) })
 	t.Run("ChebStep", func(t *testing.T) { TestChebStep(t, be) })
+	t.Run("CGLanczos", func(t *testing.T) { TestCGLanczos(t, be) })
 }
 
 // vectorSizes covers empty, tiny, odd and multi-block lengths.
@@ -416,5 +418,88 @@ func TestChebStep(t *testing.T, be backend.Backend) {
 	}
 	if err := be.Err(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestCGLanczos checks the backend's CG–Lanczos eigenvalue estimate of D⁻¹A against
+// krylov.EstimateEigenvalues on the host (the same recurrence and start vector), for
+// a few step counts including more steps than unknowns (the space is exhausted).
+// Backends without backend.Lanczoser skip.
+func TestCGLanczos(t *testing.T, be backend.Backend) {
+	lz, ok := be.(backend.Lanczoser)
+	if !ok {
+		t.Skip("backend does not implement backend.Lanczoser")
+	}
+	for _, tc := range []struct{ grid, steps int }{{7, 10}, {5, 3}, {2, 40}} {
+		m := SPDProblem(uint64(50+tc.grid), tc.grid, 0.05)
+		n, bs := m.Rows(), m.R
+		inv, err := m.InvertDiag()
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := krylov.EstimateEigenvalues(hostOp{m}, hostJacobi{bs, inv}, n, tc.steps, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, err := be.UploadMatrix(m, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, err := be.UploadBlockDiag(m.BlockRows, bs, inv)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sv := make([]float64, n)
+		krylov.StartVector(sv, 0)
+		start := vector(t, be, sv)
+		var work [4]backend.Vector
+		for i := range work {
+			work[i] = vector(t, be, nanVec(n))
+		}
+		res, err := lz.CGLanczos(a, d, start, tc.steps, work[0], work[1], work[2], work[3])
+		if err != nil || res.BreakQuantity != "" {
+			t.Fatalf("grid %d, %d steps: %v, breakdown %q", tc.grid, tc.steps, err, res.BreakQuantity)
+		}
+		got, err := krylov.LanczosEstimate(res.Alphas, res.Betas)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Steps != want.Steps || math.Abs(got.Max-want.Max) > 1e-10*want.Max || math.Abs(got.Min-want.Min) > 1e-8*want.Max {
+			t.Errorf("grid %d, %d steps: estimate %+v, host %+v", tc.grid, tc.steps, got, want)
+		}
+		if again := download(t, be, start); !bitsEqual(again, sv) {
+			t.Errorf("grid %d: CGLanczos modified the start vector", tc.grid)
+		}
+		for _, v := range work {
+			v.Free()
+		}
+		start.Free()
+		d.Free()
+		a.Free()
+	}
+	if err := be.Err(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// hostOp and hostJacobi are the host reference's operator and preconditioner.
+type hostOp struct{ m *bsr.Matrix }
+
+func (o hostOp) Apply(x, y []float64) { o.m.MulVec(1, x, 0, y) }
+
+type hostJacobi struct {
+	b   int
+	inv []float64
+}
+
+func (j hostJacobi) Apply(r, z []float64) {
+	for i := 0; i < len(r)/j.b; i++ {
+		for q := 0; q < j.b; q++ {
+			s := 0.0
+			for c := 0; c < j.b; c++ {
+				s += j.inv[i*j.b*j.b+q*j.b+c] * r[i*j.b+c]
+			}
+			z[i*j.b+q] = s
+		}
 	}
 }

@@ -1,0 +1,105 @@
+package cuda
+
+import (
+	"blockamg/backend"
+)
+
+var _ backend.Lanczoser = (*Backend)(nil)
+
+// Offsets of kernels/lanczos.cu's scalar array.
+const (
+	lzHead = 10 // state, breakdown (iteration, quantity, value), rz0, rz, dot scratch, α and β counts, spare
+)
+
+// CGLanczos implements backend.Lanczoser with kernels/lanczos.cu: the inner products
+// land in a device scalar array, tiny kernels compute α and β there, and the vector
+// updates read them from it, so the run queues without waiting; the array (3·steps+10
+// doubles) comes back once at the end.
+func (b *Backend) CGLanczos(a backend.Matrix, dinv backend.BlockDiag, start backend.Vector, steps int,
+	r, z, p, q backend.Vector) (backend.LanczosResult, error) {
+	var res backend.LanczosResult
+	n := b.vec(start).Len()
+	if steps < 1 || n < 1 {
+		panic("cuda: CGLanczos: no steps or empty vectors")
+	}
+	steps = min(steps, n)
+	a0, b0, pq0 := lzHead, lzHead+steps, lzHead+2*steps
+	S, err := Alloc[float64](b, lzHead+3*steps)
+	if err != nil {
+		return res, err
+	}
+	defer S.Free()
+	fns := map[string]bool{"lz_init": true, "lz_alpha": true, "lz_beta": true, "lz_axpy": true, "lz_xpby": true}
+	for name := range fns {
+		if _, err := b.fnGlobal(name); err != nil {
+			return res, err
+		}
+	}
+	sp := S.Ptr()
+	scratch := sp + 6*8
+	dot := func(x, y backend.Vector) {
+		xp, yp := b.vec(x).buf.Ptr(), b.vec(y).buf.Ptr()
+		nn := int64(b.vec(x).Len())
+		b.enqueue(func() error {
+			if err := b.launchDotPartial(nn, xp, yp, b.partial); err != nil {
+				return err
+			}
+			return b.launchDotFinal(dotBlocks, b.partial, scratch)
+		})
+	}
+	scalar := func(name string, args func()) {
+		f, _ := b.fnGlobal(name)
+		b.enqueue(func() error {
+			args()
+			return b.launch(name, f, 1)
+		})
+	}
+	vecop := func(name string, k int, x, y backend.Vector) {
+		f, _ := b.fnGlobal(name)
+		xp, yp := b.vec(x).buf.Ptr(), b.vec(y).buf.Ptr()
+		nn := int64(n)
+		kk := int32(k)
+		b.enqueue(func() error {
+			b.args.I64(nn).Ptr(sp).I32(kk).Ptr(xp).Ptr(yp)
+			return b.launch(name, f, stridedBlocks(nn))
+		})
+	}
+	b.Copy(r, start)
+	b.BlockDiagApply(dinv, r, z)
+	dot(r, z)
+	scalar("lz_init", func() { b.args.Ptr(sp) })
+	b.Copy(p, z)
+	for it := 1; it <= steps; it++ {
+		b.SpMV(1, a, p, 0, q)
+		dot(p, q)
+		i32 := int32(it)
+		scalar("lz_alpha", func() { b.args.Ptr(sp).I32(i32).I32(int32(a0)).I32(int32(pq0)) })
+		if it == steps {
+			break
+		}
+		vecop("lz_axpy", a0+it-1, q, r)
+		b.BlockDiagApply(dinv, r, z)
+		dot(r, z)
+		scalar("lz_beta", func() { b.args.Ptr(sp).I32(i32).I32(int32(b0)) })
+		vecop("lz_xpby", b0+it-1, z, p)
+	}
+	host := make([]float64, S.Len())
+	if err := b.Err(); err != nil {
+		return res, err
+	}
+	if err := S.Download(host); err != nil {
+		return res, err
+	}
+	nA, nB := int(host[7]), int(host[8])
+	res.Alphas = append(res.Alphas, host[a0:a0+nA]...)
+	res.Betas = append(res.Betas, host[b0:b0+nB]...)
+	if host[0] == 2 {
+		res.BreakIteration = int(host[1])
+		res.BreakQuantity = "rᵀz"
+		if host[2] == 1 {
+			res.BreakQuantity = "pᵀAp"
+		}
+		res.BreakValue = host[3]
+	}
+	return res, nil
+}

@@ -49,6 +49,7 @@ type LevelTimes struct {
 	Eig       time.Duration // CG–Lanczos estimate of λ(D⁻¹A)
 	Smooth    time.Duration // P = (I − ωD⁻¹A)·P_tent
 	Filter    time.Duration // filtering and re-projection
+	Transpose time.Duration // the transpose of P used for restriction
 	Galerkin  time.Duration // Ac = PᵀAP
 	Variant   string        // the Galerkin algorithm
 	LambdaMax float64       // the estimate of λmax(D⁻¹A)
@@ -243,7 +244,7 @@ func (c *Cycle) Update() (UpdateTimes, error) {
 		if lv.P != rl.ptent {
 			be.RefreshTranspose(lv.P)
 		}
-		if err := lap(&lt.Smooth); err != nil {
+		if err := lap(&lt.Transpose); err != nil {
 			return fail(err)
 		}
 		if err := rl.gal.Numeric(lv.A, lv.P); err != nil {

@@ -218,6 +218,7 @@ func setupPhases(ut backendcycle.UpdateTimes) map[string]float64 {
 		m["eigenvalue estimate"] += lt.Eig.Seconds()
 		m["P smoothing"] += lt.Smooth.Seconds()
 		m["P filtering"] += lt.Filter.Seconds()
+		m["Pᵀ refresh"] += lt.Transpose.Seconds()
 		m["PᵀAP"] += lt.Galerkin.Seconds()
 	}
 	return m

@@ -576,7 +576,7 @@ func printSolve(w io.Writer, r *solveReport, p *problem) {
 		tw.Flush()
 		if ph := r.Steps[len(r.Steps)-1].SetupPhases; ph != nil {
 			fmt.Fprintf(w, "last re-setup on the device by phase (s): ")
-			for i, k := range []string{"block-diagonal inverse", "eigenvalue estimate", "P smoothing", "P filtering", "PᵀAP", "coarse"} {
+			for i, k := range []string{"block-diagonal inverse", "eigenvalue estimate", "P smoothing", "P filtering", "Pᵀ refresh", "PᵀAP", "coarse"} {
 				if i > 0 {
 					fmt.Fprint(w, ", ")
 				}

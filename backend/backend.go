@@ -92,6 +92,11 @@ type ChebStepper interface {
 	// square blocks, dinv its block size). d is not read when c1 is 0; d aliases none
 	// of the others.
 	ChebStep(a Matrix, dinv BlockDiag, b, x Vector, c1, c2 float64, d Vector)
+	// Residual computes r = b − A·x (r aliases neither b nor x).
+	Residual(a Matrix, b, x, r Vector)
+	// DiagApply2 computes y = z = s·D·x, D block diagonal (the first Chebyshev step
+	// from a zero guess); y and z alias neither x nor each other.
+	DiagApply2(d BlockDiag, s float64, x, y, z Vector)
 }
 
 // Lanczoser is implemented by backends that run the CG–Lanczos recurrence of an

@@ -156,8 +156,12 @@ func (c *Cycle) cycle(l int, b, x backend.Vector) {
 	}
 	c.smooth(L, b, x, true)
 	// r = b − A·x, restricted: C.b = Pᵀ·r.
-	be.Copy(L.r, b)
-	be.SpMV(-1, L.A, x, 1, L.r)
+	if cs, ok := be.(backend.ChebStepper); ok {
+		cs.Residual(L.A, b, x, L.r)
+	} else {
+		be.Copy(L.r, b)
+		be.SpMV(-1, L.A, x, 1, L.r)
+	}
 	C := c.levels[l+1]
 	be.SpMVTrans(1, L.P, L.r, 0, C.b)
 	c.cycle(l+1, C.b, C.x)
@@ -171,11 +175,15 @@ func (c *Cycle) smooth(L *level, b, x backend.Vector, zeroGuess bool) {
 	be := c.be
 	sigma := L.theta / L.delta
 	rho := 1 / sigma
-	if zeroGuess {
+	cs, fused := be.(backend.ChebStepper)
+	switch {
+	case zeroGuess && fused:
+		cs.DiagApply2(L.Dinv, 1/L.theta, b, L.d, x)
+	case zeroGuess:
 		be.BlockDiagApply(L.Dinv, b, L.d)
 		be.Scale(1/L.theta, L.d)
 		be.Copy(x, L.d)
-	} else {
+	default:
 		c.step(L, b, x, 0, 1/L.theta)
 	}
 	for k := 1; k < L.degree; k++ {

@@ -357,7 +357,8 @@ func TestPCG(t *testing.T, be backend.Backend) {
 	t.Logf("%s: PCG block Jacobi, %d unknowns: %d iterations, relative residual %.3g (true %.3g)", be.Name(), len(rhs), res.Iterations, res.RelResidual, rel)
 }
 
-// TestChebStep checks d = c1·d + c2·D⁻¹(b − A·x) against dense arithmetic on square
+// TestChebStep checks d = c1·d + c2·D⁻¹(b − A·x), the residual b − A·x and
+// y = z = s·D·b against dense arithmetic on square
 // shapes whose rows select different kernels (short rows, rows of a warp and longer,
 // 3×3, 6×6 and a generic size), for c1 = 0 (d holding NaN, which must not be read)
 // and c1 ≠ 0. Backends without backend.ChebStepper skip.
@@ -411,6 +412,35 @@ func TestChebStep(t *testing.T, be backend.Backend) {
 			}
 			d.Free()
 		}
+		// Residual: r = b − A·x, r poisoned first.
+		r := vector(t, be, nanVec(n))
+		cs.Residual(a, bvec, xvec, r)
+		want := make([]float64, n)
+		for i := range want {
+			want[i] = bs0[i] - ax[i]
+		}
+		if e := relErr(download(t, be, r), want); e > Tol {
+			t.Errorf("%v: Residual: relative error %.3g > %g", tc, e, Tol)
+		}
+		// DiagApply2: y = z = s·D·b.
+		y, z := vector(t, be, nanVec(n)), vector(t, be, nanVec(n))
+		cs.DiagApply2(dinv, 0.37, bvec, y, z)
+		for i := 0; i < tc.blockRows; i++ {
+			for q := 0; q < bs; q++ {
+				u := 0.0
+				for c := 0; c < bs; c++ {
+					u += dv[i*bs*bs+q*bs+c] * bs0[i*bs+c]
+				}
+				want[i*bs+q] = 0.37 * u
+			}
+		}
+		gy, gz := download(t, be, y), download(t, be, z)
+		if e := relErr(gy, want); e > Tol || !bitsEqual(gy, gz) {
+			t.Errorf("%v: DiagApply2: relative error %.3g (limit %g), y and z equal: %v", tc, e, Tol, bitsEqual(gy, gz))
+		}
+		r.Free()
+		y.Free()
+		z.Free()
 		bvec.Free()
 		xvec.Free()
 		dinv.Free()

@@ -322,3 +322,19 @@ func (b *Backend) ChebStep(a backend.Matrix, dinv backend.BlockDiag, bv, xv back
 		}
 	})
 }
+
+// Residual computes r = b − A·x.
+func (b *Backend) Residual(a backend.Matrix, bv, xv, rv backend.Vector) {
+	copy(vec(rv), vec(bv))
+	b.SpMV(-1, a, xv, 1, rv)
+}
+
+// DiagApply2 computes y = z = s·D·x.
+func (b *Backend) DiagApply2(d backend.BlockDiag, s float64, xv, yv, zv backend.Vector) {
+	b.BlockDiagApply(d, xv, yv)
+	y, z := vec(yv), vec(zv)
+	for i := range y {
+		y[i] *= s
+		z[i] = y[i]
+	}
+}

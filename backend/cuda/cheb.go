@@ -90,3 +90,67 @@ func itoa(i int) string {
 	}
 	panic("cuda: itoa")
 }
+
+// Residual implements backend.ChebStepper: kernels/bsr.cu's res_step kernels (the
+// matrix's rowlane SpMV writing b − A·x), or Copy and SpMV for other shapes.
+func (b *Backend) Residual(a backend.Matrix, bv, xv, rv backend.Vector) {
+	m := b.mat(a)
+	bb, x, r := b.vec(bv), b.vec(xv), b.vec(rv)
+	if bb.Len() != m.blockRows*m.r || x.Len() != m.blockCols*m.c || r.Len() != bb.Len() {
+		panic("cuda: Residual: shapes do not match")
+	}
+	if r == x || r == bb {
+		panic("cuda: Residual: r aliases b or x")
+	}
+	if r.Len() == 0 {
+		return
+	}
+	v := m.variant
+	if m.r == m.c && (m.r == 3 || m.r == 6) && strings.HasPrefix(v.tag, "r") {
+		name := "res_step_" + itoa(m.r) + "x" + itoa(m.r) + "_" + v.tag
+		f, err := b.fnGlobal(name)
+		if err != nil {
+			b.fail(err)
+			return
+		}
+		nbr := int32(m.blockRows)
+		rp, col, val, xp, bp, out := m.rowPtr.Ptr(), m.col.Ptr(), m.val.Ptr(), x.buf.Ptr(), bb.buf.Ptr(), r.buf.Ptr()
+		lanes := v.lanes
+		b.enqueue(func() error {
+			b.args.I32(nbr).Ptr(rp).Ptr(col).Ptr(val).Ptr(xp).Ptr(bp).Ptr(out)
+			return b.launch(name, f, blocksFor(int64(nbr)*int64(lanes)))
+		})
+		return
+	}
+	b.Copy(rv, bv)
+	b.SpMV(-1, a, xv, 1, rv)
+}
+
+// DiagApply2 implements backend.ChebStepper with kernels/bsr.cu's blockdiag_apply2.
+func (b *Backend) DiagApply2(d backend.BlockDiag, s float64, xv, yv, zv backend.Vector) {
+	bd, ok := d.(*BlockDiag)
+	if !ok || bd.b != b || bd.freed {
+		panic("cuda: DiagApply2: block diagonal from another backend or freed")
+	}
+	x, y, z := b.vec(xv), b.vec(yv), b.vec(zv)
+	n := bd.blocks * bd.n
+	if x.Len() != n || y.Len() != n || z.Len() != n {
+		panic("cuda: DiagApply2: vector length mismatch")
+	}
+	if x == y || x == z || y == z {
+		panic("cuda: DiagApply2: vectors alias")
+	}
+	if n == 0 {
+		return
+	}
+	f, err := b.fnGlobal("blockdiag_apply2")
+	if err != nil {
+		b.fail(err)
+		return
+	}
+	nb, bs, dp, xp, yp, zp := int32(bd.blocks), int32(bd.n), bd.val.Ptr(), x.buf.Ptr(), y.buf.Ptr(), z.buf.Ptr()
+	b.enqueue(func() error {
+		b.args.I32(nb).I32(bs).F64(s).Ptr(dp).Ptr(xp).Ptr(yp).Ptr(zp)
+		return b.launch("blockdiag_apply2", f, blocksFor(int64(n)))
+	})
+}

@@ -195,6 +195,11 @@ func (e *backendEngine) report(r *solveReport) {
 	for i, ut := range e.steps {
 		if i < len(r.Steps) {
 			r.Steps[i].SetupPhases = setupPhases(ut)
+			for _, lt := range ut.Levels {
+				r.Steps[i].SetupLevels = append(r.Steps[i].SetupLevels, levelSetup{Diag: lt.Diag.Seconds(),
+					Eig: lt.Eig.Seconds(), Smooth: lt.Smooth.Seconds(), Filter: lt.Filter.Seconds(),
+					Transpose: lt.Transpose.Seconds(), Galerkin: lt.Galerkin.Seconds(), LambdaMax: lt.LambdaMax})
+			}
 		}
 	}
 	if len(e.pcg) > 0 {

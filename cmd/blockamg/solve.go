@@ -318,9 +318,22 @@ type stepResult struct {
 	GalerkinVariants []string  `json:"galerkin_variants,omitempty"`
 	// Device runs: the re-setup's phases summed over levels (seconds).
 	SetupPhases map[string]float64 `json:"setup_phases,omitempty"`
+	// Device runs: the re-setup's phases per level (all but the coarsest), seconds.
+	SetupLevels []levelSetup `json:"setup_levels,omitempty"`
 	// Device runs: the PCG alone, without the right-hand side's upload and the
 	// solution's download (part of SolveSeconds).
 	PCGSeconds float64 `json:"pcg_seconds,omitempty"`
+}
+
+// levelSetup is one level's share of a device re-setup, in seconds.
+type levelSetup struct {
+	Diag      float64 `json:"block_diagonal_inverse"`
+	Eig       float64 `json:"eigenvalue_estimate"`
+	Smooth    float64 `json:"p_smoothing"`
+	Filter    float64 `json:"p_filtering"`
+	Transpose float64 `json:"pt_refresh"`
+	Galerkin  float64 `json:"ptap"`
+	LambdaMax float64 `json:"lambda_max"`
 }
 
 // solveReport is the --json output. Its schema is documented in README.md; fields are
@@ -583,6 +596,13 @@ func printSolve(w io.Writer, r *solveReport, p *problem) {
 				fmt.Fprintf(w, "%s %.4f", k, ph[k])
 			}
 			fmt.Fprintln(w)
+			tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+			fmt.Fprintln(tw, "level\tD⁻¹ ms\tλ estimate ms\tP smoothing ms\tfilter ms\tPᵀ refresh ms\tPᵀAP ms\tλmax\t")
+			for l, ls := range r.Steps[len(r.Steps)-1].SetupLevels {
+				fmt.Fprintf(tw, "%d\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.4g\t\n", l, ls.Diag*1e3, ls.Eig*1e3, ls.Smooth*1e3,
+					ls.Filter*1e3, ls.Transpose*1e3, ls.Galerkin*1e3, ls.LambdaMax)
+			}
+			tw.Flush()
 		}
 		if f := r.Floor; f != nil {
 			fmt.Fprintf(w, "\nrecurring step vs its floor (bytes it must move, at the %.0f GB/s copy bandwidth measured in this run; medians over the steps):\n", f.BandwidthGBs)

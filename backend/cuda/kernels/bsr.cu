@@ -247,6 +247,38 @@ SPMV_SHAPE(3, 6)
 SPMV_SHAPE(6, 3)
 SPMV_SHAPE(6, 6)
 
+// res_rowlane: r = b − A·x on the rowlane product (the cycle's residual in one pass).
+template <int R, int W, int U>
+__device__ __forceinline__ void res_rowlane(int nbrows, const i64* __restrict__ rowptr,
+                                            const int* __restrict__ col, const double* __restrict__ val,
+                                            const double* __restrict__ x, const double* __restrict__ b,
+                                            double* __restrict__ r)
+{
+    i64 g;
+    int lane;
+    bool active;
+    const double t = rowlane_total<R, R, W, U>(nbrows, rowptr, col, val, x, g, lane, active);
+    if (active && lane < R) r[g * R + lane] = __ldg(b + g * R + lane) - t;
+}
+
+// blockdiag_apply2: y = z = s·D·x, one thread per scalar row.
+extern "C" __global__ void __launch_bounds__(THREADS) blockdiag_apply2(
+    int nb, int B, double s, const double* __restrict__ d, const double* __restrict__ x,
+    double* __restrict__ y, double* __restrict__ z)
+{
+    const i64 i = (i64)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= (i64)nb * B) return;
+    const i64 br = i / B;
+    const int r = (int)(i - br * B);
+    const double* row = d + br * B * B + (i64)r * B;
+    const double* xx = x + br * B;
+    double t = 0.0;
+    for (int c = 0; c < B; c++) t += row[c] * xx[c];
+    t *= s;
+    y[i] = t;
+    z[i] = t;
+}
+
 // Fused Chebyshev steps (cheb_rowlane) for the square shapes, one per rowlane variant of
 // the SpMV, named cheb_step_RxR_rW_uUSUFFIX after it (backend/cuda/cheb.go).
 #define CHEB_R(R, W, U, LB, SUFFIX)                                                                   \
@@ -256,6 +288,13 @@ SPMV_SHAPE(6, 6)
         const double* __restrict__ dinv, double* __restrict__ d, double c1, double c2)                \
     {                                                                                                 \
         cheb_rowlane<R, W, U>(nbrows, rowptr, col, val, x, b, dinv, d, c1, c2);                       \
+    }                                                                                                 \
+    extern "C" __global__ void LB res_step_##R##x##R##_r##W##_u##U##SUFFIX(                           \
+        int nbrows, const i64* __restrict__ rowptr, const int* __restrict__ col,                      \
+        const double* __restrict__ val, const double* __restrict__ x, const double* __restrict__ b,   \
+        double* __restrict__ r)                                                                       \
+    {                                                                                                 \
+        res_rowlane<R, W, U>(nbrows, rowptr, col, val, x, b, r);                                      \
     }
 #define CHEB_SHAPE(R)                                                                                 \
     CHEB_R(R, 16, 1, LB0, )                                                                           \

@@ -80,7 +80,8 @@ run() {
 # pipeline: the device-resident recurring phase (issue 9) and the kernels it uses:
 # resident hierarchy vs amg.Update, assembly, filtering, cuSPARSE baseline tests,
 # memcheck on the small pipeline, then solve --gpu at NE (default 100) with STEPS
-# recurring steps next to the CPU run, and ne = 160 end to end (BIG=0 skips it).
+# recurring steps next to the CPU run; ONLY picks steps among resident kernels memcheck
+# gpu cpu big (ne = 160 end to end) galerkin (galerkin --gpu at GNE, default 64).
 pipeline() {
 	local out=${OUT:-out}
 	mkdir -p "$out"
@@ -98,16 +99,15 @@ pipeline() {
 	}
 	local ne=${NE:-100} steps=${STEPS:-3}
 	local flags="--threshold -0.01 --coarse-eq-limit 200 --cheb-esteig 0,0.2,0,1.05"
-	step resident 120 devbin/backendcycle.test -test.v -test.count=1
-	step kernels 200 devbin/cuda.test -test.v -test.run 'Assembly|Filter|Cusparse|Conformance|SpMVMatchesCPU|GalerkinEx56|GalerkinRandom'
-	step memcheck 200 compute-sanitizer --tool memcheck --error-exitcode 3 devbin/backendcycle.test -test.run 'Resident' -test.count=1
-	step gpu$ne 240 devbin/blockamg solve --gpu --ne "$ne" --steps "$steps" $flags $EXTRA
-	if [ "${CPU:-1}" != 0 ]; then
-		step cpu$ne 240 devbin/blockamg solve --ne "$ne" --steps 1 $flags $EXTRA
-	fi
-	if [ "${BIG:-1}" != 0 ]; then
-		step gpu160 300 devbin/blockamg solve --gpu --ne 160 --steps 1 $flags $EXTRA
-	fi
+	want() { case " ${ONLY:-resident kernels memcheck gpu cpu} " in *" $1 "*) return 0 ;; esac; return 1; }
+	want resident && step resident 120 devbin/backendcycle.test -test.v -test.count=1
+	want kernels && step kernels 200 devbin/cuda.test -test.v -test.run 'Assembly|Filter|Cusparse|ExpandCSR32|CompareCSR32|Conformance|SpMVMatchesCPU|GalerkinEx56|GalerkinRandom'
+	want kernels && step cusparse 60 devbin/cudadrv.test -test.v -test.run 'Cusparse'
+	want memcheck && step memcheck 200 compute-sanitizer --tool memcheck --error-exitcode 3 devbin/backendcycle.test -test.run 'Resident' -test.count=1
+	want gpu && step gpu$ne 240 devbin/blockamg solve --gpu --ne "$ne" --steps "$steps" $flags ${EXTRA:-}
+	want cpu && step cpu$ne 240 devbin/blockamg solve --ne "$ne" --steps 1 $flags ${EXTRA:-}
+	want big && step gpu160 300 devbin/blockamg solve --gpu --ne 160 --steps 1 $flags ${EXTRA:-}
+	want galerkin && step galerkin$ne 300 devbin/blockamg galerkin --gpu --ne "${GNE:-64}" --runs 10
 	echo "==== summary"
 	cat "$summary"
 }

@@ -110,6 +110,25 @@ func (u *Buffer[T]) Download(dst []T) error {
 	return err
 }
 
+// DownloadPrefix copies the first len(dst) ≤ Len() values into dst, like Download.
+func (u *Buffer[T]) DownloadPrefix(dst []T) error {
+	u.live()
+	if len(dst) > u.n {
+		panic("cuda: DownloadPrefix: longer than the buffer")
+	}
+	if len(dst) == 0 {
+		return nil
+	}
+	bytes := int64(len(dst)) * elemSize[T]()
+	err := u.b.call(func() error {
+		return cudadrv.MemcpyDtoH(unsafe.Pointer(&dst[0]), u.ptr, uint64(bytes))
+	})
+	if err == nil {
+		u.b.counters.AddD2H(u.b.phase, bytes)
+	}
+	return err
+}
+
 // Free releases the memory after queued work that uses it; freeing twice is a no-op.
 func (u *Buffer[T]) Free() {
 	if u.freed {

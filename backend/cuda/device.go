@@ -59,8 +59,11 @@ type Backend struct {
 	opt      Options
 	phase    string
 	counters backend.Counters
-	gmach    *GalerkinMachine          // measured on the first NewGalerkin
-	scr      map[[2]int]backend.Vector // ChebStep's scratch vectors (size, index)
+	gmach    *GalerkinMachine            // measured on the first NewGalerkin
+	scr      map[[2]int]backend.Vector   // ChebStep's scratch vectors (size, index)
+	fns      map[string]cudadrv.Function // kernels looked up by name (fnGlobal)
+	flag     *Buffer[int32]              // InvertBlockDiag's singular-row flag
+	lz       *Buffer[float64]            // CGLanczos's scalar array
 
 	// Owned by the worker goroutine.
 	dev        cudadrv.Device
@@ -304,6 +307,14 @@ func (b *Backend) Close() error {
 		v.Free()
 	}
 	b.scr = nil
+	if b.flag != nil {
+		b.flag.Free()
+		b.flag = nil
+	}
+	if b.lz != nil {
+		b.lz.Free()
+		b.lz = nil
+	}
 	b.call(func() error { b.teardown(); return nil })
 	b.closed = true
 	close(b.work)

@@ -378,12 +378,23 @@ func (b *Backend) smClockHz() (float64, error) {
 
 // fnGlobal resolves a kernel by name on the worker.
 func (b *Backend) fnGlobal(name string) (cudadrv.Function, error) {
+	// Cached: a lookup is a round trip to the device thread, and the cycle's fused
+	// kernels look theirs up on every call.
+	if f, ok := b.fns[name]; ok {
+		return f, nil
+	}
 	var f cudadrv.Function
 	err := b.call(func() error {
 		var err error
 		f, err = cudadrv.ModuleGetFunction(b.mod, name)
 		return err
 	})
+	if err == nil {
+		if b.fns == nil {
+			b.fns = map[string]cudadrv.Function{}
+		}
+		b.fns[name] = f
+	}
 	return f, err
 }
 

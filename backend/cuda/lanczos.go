@@ -24,11 +24,18 @@ func (b *Backend) CGLanczos(a backend.Matrix, dinv backend.BlockDiag, start back
 	}
 	steps = min(steps, n)
 	a0, b0, pq0 := lzHead, lzHead+steps, lzHead+2*steps
-	S, err := Alloc[float64](b, lzHead+3*steps)
-	if err != nil {
-		return res, err
+	// The scalar array is kept between calls (an allocation waits for the device).
+	if b.lz == nil || b.lz.Len() < lzHead+3*steps {
+		if b.lz != nil {
+			b.lz.Free()
+		}
+		var err error
+		if b.lz, err = Alloc[float64](b, lzHead+3*steps); err != nil {
+			b.lz = nil
+			return res, err
+		}
 	}
-	defer S.Free()
+	S := b.lz
 	fns := map[string]bool{"lz_init": true, "lz_alpha": true, "lz_beta": true, "lz_axpy": true, "lz_xpby": true}
 	for name := range fns {
 		if _, err := b.fnGlobal(name); err != nil {
@@ -83,11 +90,11 @@ func (b *Backend) CGLanczos(a backend.Matrix, dinv backend.BlockDiag, start back
 		scalar("lz_beta", func() { b.args.Ptr(sp).I32(i32).I32(int32(b0)) })
 		vecop("lz_xpby", b0+it-1, z, p)
 	}
-	host := make([]float64, S.Len())
+	host := make([]float64, lzHead+3*steps)
 	if err := b.Err(); err != nil {
 		return res, err
 	}
-	if err := S.Download(host); err != nil {
+	if err := S.DownloadPrefix(host); err != nil {
 		return res, err
 	}
 	nA, nB := int(host[7]), int(host[8])

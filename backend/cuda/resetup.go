@@ -55,11 +55,12 @@ func (b *Backend) InvertBlockDiag(a backend.Matrix, d backend.BlockDiag) error {
 	if err != nil {
 		return err
 	}
-	flag, err := Alloc[int32](b, 1)
-	if err != nil {
-		return err
+	if b.flag == nil {
+		if b.flag, err = Alloc[int32](b, 1); err != nil {
+			return err
+		}
 	}
-	defer flag.Free()
+	flag := b.flag
 	nb := int32(m.blockRows)
 	if err := flag.Upload([]int32{nb}); err != nil {
 		return err

@@ -22,6 +22,9 @@ type Options struct {
 	// deterministic variant timed on the product's first numeric phase (3 timed runs
 	// each): an empirical planner for the re-setup.
 	GalerkinTune bool
+	// NoWarpSmooth makes the re-setup smooth prolongators with the one-thread-per-block
+	// kernel only (for comparisons with the warp-per-row one).
+	NoWarpSmooth bool
 }
 
 // Info describes the device and the toolchain a Backend runs with.

@@ -108,6 +108,26 @@ func (b *Backend) SmoothProlongator(a backend.Matrix, d backend.BlockDiag, omega
 	if nY == 0 {
 		return
 	}
+	nn, bs, k := int32(n), int32(am.r), int32(xm.c)
+	arp, acol, aval := am.rowPtr.Ptr(), am.col.Ptr(), am.val.Ptr()
+	xrp, xcol, xval := xm.rowPtr.Ptr(), xm.col.Ptr(), xm.val.Ptr()
+	yrp, ycol, yval := ym.rowPtr.Ptr(), ym.col.Ptr(), ym.val.Ptr()
+	dp := bd.val.Ptr()
+	if am.r == 3 && xm.c == 6 && xm.maxRow <= 1 && am.maxRow <= 32 && !b.opt.NoWarpSmooth {
+		// A tentative prolongator (one block per row): one warp per row reads A once.
+		const name = "resetup_smooth_warp_3x6"
+		f, err := b.fnGlobal(name)
+		if err != nil {
+			b.fail(err)
+			return
+		}
+		b.enqueue(func() error {
+			b.args.I32(nn).Ptr(arp).Ptr(acol).Ptr(aval).Ptr(xrp).Ptr(xcol).Ptr(xval).
+				Ptr(dp).F64(omega).Ptr(yrp).Ptr(ycol).Ptr(yval)
+			return b.launch(name, f, blocksFor(int64(n)*32))
+		})
+		return
+	}
 	name := "resetup_smooth_generic"
 	switch {
 	case am.r == 3 && xm.c == 6:
@@ -120,11 +140,6 @@ func (b *Backend) SmoothProlongator(a backend.Matrix, d backend.BlockDiag, omega
 		b.fail(err)
 		return
 	}
-	nn, bs, k := int32(n), int32(am.r), int32(xm.c)
-	arp, acol, aval := am.rowPtr.Ptr(), am.col.Ptr(), am.val.Ptr()
-	xrp, xcol, xval := xm.rowPtr.Ptr(), xm.col.Ptr(), xm.val.Ptr()
-	yrp, ycol, yval := ym.rowPtr.Ptr(), ym.col.Ptr(), ym.val.Ptr()
-	dp := bd.val.Ptr()
 	b.enqueue(func() error {
 		b.args.I32(nn).I32(bs).I32(k).I64(nY).Ptr(arp).Ptr(acol).Ptr(aval).Ptr(xrp).Ptr(xcol).Ptr(xval).
 			Ptr(dp).F64(omega).Ptr(yrp).Ptr(ycol).Ptr(yval)
@@ -162,7 +177,7 @@ func (b *Backend) RefreshTranspose(a backend.Matrix) {
 func (b *Backend) UploadPattern(m *bsr.Matrix, withTranspose bool) (backend.Matrix, error) {
 	pat := *m
 	pat.Val = make([]float64, 0)
-	d := &Matrix{b: b, blockRows: m.BlockRows, blockCols: m.BlockCols, r: m.R, c: m.C}
+	d := &Matrix{b: b, blockRows: m.BlockRows, blockCols: m.BlockCols, r: m.R, c: m.C, maxRow: maxRow(m.RowPtr)}
 	d.variant = chooseVariant(m.R, m.C, m.NNZBlocks(), m.BlockRows)
 	d.rowPtr, d.col, d.val = &Buffer[int64]{b: b}, &Buffer[int32]{b: b}, &Buffer[float64]{b: b}
 	fail := func(e error) (backend.Matrix, error) {
@@ -239,7 +254,7 @@ func (m *Matrix) Values() *Buffer[float64] { return m.val }
 // matrix shares the plan's values: free it before the plan, and do not use it after.
 func (pl *GalerkinPlan) AcMatrix() (*Matrix, error) {
 	ac := pl.Ac
-	d := &Matrix{b: pl.b, blockRows: ac.BlockRows, blockCols: ac.BlockCols, r: ac.R, c: ac.C, shared: true}
+	d := &Matrix{b: pl.b, blockRows: ac.BlockRows, blockCols: ac.BlockCols, r: ac.R, c: ac.C, shared: true, maxRow: maxRow(ac.RowPtr)}
 	d.variant = chooseVariant(ac.R, ac.C, ac.NNZBlocks(), ac.BlockRows)
 	d.val = pl.acval
 	var err error

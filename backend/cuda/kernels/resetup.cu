@@ -203,3 +203,77 @@ extern "C" __global__ void __launch_bounds__(THREADS) resetup_transpose_values(
     const int ci = e / r, ri = e - ci * r;
     dst[g] = src[perm[q] * rc + ri * c + ci];
 }
+
+// resetup_smooth_warp_3x6: Y = X − ω·D⁻¹·(A·X) for 3×3 A and 3×6 X with at most one
+// block per row of X (a tentative prolongator) and at most 32 blocks per row of A: one
+// warp per block row. Lane l forms the product of A's l-th block of the row with the X
+// block of its column, once; then for each block of Y's row the lanes whose product
+// lands there are summed by a fixed butterfly (deterministic), every lane applies D⁻¹
+// to the sum, and lanes 0..17 write the block's entries (one coalesced 144-byte store).
+// A is read once, in order, instead of once per block of Y.
+extern "C" __global__ void __launch_bounds__(THREADS) resetup_smooth_warp_3x6(
+    int n, const i64* __restrict__ arp, const int* __restrict__ acol, const double* __restrict__ aval,
+    const i64* __restrict__ xrp, const int* __restrict__ xcol, const double* __restrict__ xval,
+    const double* __restrict__ dinv, double omega, const i64* __restrict__ yrp,
+    const int* __restrict__ ycol, double* __restrict__ yval)
+{
+    constexpr int B = 3, K = 6, BK = B * K;
+    const i64 gw = ((i64)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+    const int lane = threadIdx.x & 31;
+    if (gw >= n) return; // uniform across the warp
+    const int i = (int)gw;
+    const i64 a0 = arp[i];
+    const int na = (int)(arp[i + 1] - a0);
+    double pr[BK];
+#pragma unroll
+    for (int e = 0; e < BK; e++) pr[e] = 0.0;
+    int c = -1;
+    if (lane < na) {
+        const i64 a = a0 + lane;
+        const int j = acol[a];
+        const i64 t0 = xrp[j];
+        if (xrp[j + 1] > t0) {
+            c = xcol[t0];
+            const double* A = aval + a * (B * B);
+            const double* X = xval + t0 * BK;
+#pragma unroll
+            for (int r = 0; r < B; r++)
+#pragma unroll
+                for (int q = 0; q < B; q++) {
+                    const double av = A[r * B + q];
+#pragma unroll
+                    for (int k = 0; k < K; k++) pr[r * K + k] += av * X[q * K + k];
+                }
+        }
+    }
+    const i64 ts = xrp[i + 1] > xrp[i] ? xrp[i] : -1;
+    const int cself = ts >= 0 ? xcol[ts] : -1;
+    double D[B * B];
+#pragma unroll
+    for (int e = 0; e < B * B; e++) D[e] = dinv[(i64)i * (B * B) + e];
+    const i64 y0 = yrp[i], y1 = yrp[i + 1];
+    for (i64 s = y0; s < y1; s++) {
+        const int cs = ycol[s];
+        double acc[BK];
+#pragma unroll
+        for (int e = 0; e < BK; e++) {
+            double v = c == cs ? pr[e] : 0.0;
+#pragma unroll
+            for (int off = 16; off > 0; off >>= 1) v += __shfl_xor_sync(0xffffffffu, v, off);
+            acc[e] = v;
+        }
+        double out = 0.0;
+#pragma unroll
+        for (int e = 0; e < BK; e++) {
+            if (e == lane) {
+                const int r = e / K, k = e - (e / K) * K;
+                double t = 0.0;
+#pragma unroll
+                for (int q = 0; q < B; q++) t += D[r * B + q] * acc[q * K + k];
+                const double x0 = cself == cs ? xval[ts * BK + e] : 0.0;
+                out = x0 - omega * t;
+            }
+        }
+        if (lane < BK) yval[s * BK + lane] = out;
+    }
+}

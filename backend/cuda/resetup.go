@@ -113,7 +113,7 @@ func (b *Backend) SmoothProlongator(a backend.Matrix, d backend.BlockDiag, omega
 	xrp, xcol, xval := xm.rowPtr.Ptr(), xm.col.Ptr(), xm.val.Ptr()
 	yrp, ycol, yval := ym.rowPtr.Ptr(), ym.col.Ptr(), ym.val.Ptr()
 	dp := bd.val.Ptr()
-	if am.r == 3 && xm.c == 6 && xm.maxRow <= 1 && am.maxRow <= 32 && !b.opt.NoWarpSmooth {
+	if am.r == 3 && xm.c == 6 && xm.maxRow <= 1 && am.maxRow <= 32 && b.opt.WarpSmooth {
 		// A tentative prolongator (one block per row): one warp per row reads A once.
 		const name = "resetup_smooth_warp_3x6"
 		f, err := b.fnGlobal(name)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"runtime"
 	"sync"
+	"unsafe"
 
 	"blockamg/backend"
 	"blockamg/internal/cudadrv"
@@ -68,6 +69,7 @@ type Backend struct {
 	fns      map[string]cudadrv.Function // kernels looked up by name (fnGlobal)
 	flag     *Buffer[int32]              // InvertBlockDiag's singular-row flag
 	lz       *Buffer[float64]            // CGLanczos's scalar array
+	pinned   map[*float64]bool           // live HostAlloc slices
 
 	// Owned by the worker goroutine.
 	dev        cudadrv.Device
@@ -319,6 +321,11 @@ func (b *Backend) Close() error {
 		b.lz.Free()
 		b.lz = nil
 	}
+	for p := range b.pinned {
+		pp := unsafe.Pointer(p)
+		b.call(func() error { return cudadrv.MemFreeHost(pp) })
+	}
+	b.pinned = nil
 	b.call(func() error { b.teardown(); return nil })
 	b.closed = true
 	close(b.work)

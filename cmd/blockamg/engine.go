@@ -21,6 +21,9 @@ type engine interface {
 	step(k int, p *problem, threads int, sr *stepResult) error
 	// report adds the engine's own figures (device, transfers) to the report.
 	report(r *solveReport)
+	// hostVector returns a zero host vector of n entries in the memory the engine
+	// transfers from fastest (the engine releases it at close).
+	hostVector(n int) []float64
 	// where names the engine in error messages ("" for the CPU).
 	where() string
 	close()
@@ -60,9 +63,10 @@ func (e cpuEngine) step(k int, p *problem, threads int, sr *stepResult) error {
 	}
 	return nil
 }
-func (cpuEngine) report(*solveReport) {}
-func (cpuEngine) where() string       { return "" }
-func (cpuEngine) close()              {}
+func (cpuEngine) report(*solveReport)        {}
+func (cpuEngine) hostVector(n int) []float64 { return make([]float64, n) }
+func (cpuEngine) where() string              { return "" }
+func (cpuEngine) close()                     {}
 
 // backendEngine runs the whole recurring phase on a backend (amg/backendcycle's
 // resident hierarchy): the hierarchy's patterns and plans are uploaded once, the first
@@ -85,6 +89,13 @@ type backendEngine struct {
 	floor    *floorModel // bytes each phase must move at least, and the copy bandwidth
 	steps    []backendcycle.UpdateTimes
 	pcg      []float64 // seconds of each PCG on the device, transfers of b and x excluded
+	// hostAlloc and hostFree, when set, give page-locked host memory (the CUDA
+	// backend's HostAlloc): the right-hand side, the solution and the element moduli
+	// live there, so their transfers run at the link's speed.
+	hostAlloc func(n int) ([]float64, error)
+	hostFree  func([]float64)
+	host      [][]float64 // what hostAlloc gave, for close
+	mod       []float64   // the element moduli of a step, in host memory from hostVector
 }
 
 // newBackendEngine uploads h to be for a device-resident set-up. devMem, when not nil,
@@ -135,7 +146,11 @@ func (e *backendEngine) step(k int, p *problem, threads int, sr *stepResult) err
 	// The new material is the caller's input: computed before the clock starts.
 	var mod []float64
 	if p.asm != nil && e.assemble != nil {
-		mod = stepModulus(p, k)
+		if e.mod == nil {
+			e.mod = e.hostVector(p.box.Elements())
+		}
+		mod = e.mod
+		copy(mod, stepModulus(p, k))
 	}
 	t := time.Now()
 	switch {
@@ -231,6 +246,16 @@ func setupPhases(ut backendcycle.UpdateTimes) map[string]float64 {
 
 func (e *backendEngine) where() string { return " (" + e.be.Name() + ")" }
 
+func (e *backendEngine) hostVector(n int) []float64 {
+	if e.hostAlloc != nil {
+		if v, err := e.hostAlloc(n); err == nil {
+			e.host = append(e.host, v)
+			return v
+		}
+	}
+	return make([]float64, n)
+}
+
 func (e *backendEngine) close() {
 	for _, v := range []backend.Vector{e.b, e.x} {
 		if v != nil {
@@ -240,4 +265,10 @@ func (e *backendEngine) close() {
 	if e.cyc != nil {
 		e.cyc.Free()
 	}
+	if e.hostFree != nil {
+		for _, v := range e.host {
+			e.hostFree(v)
+		}
+	}
+	e.host = nil
 }

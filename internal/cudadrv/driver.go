@@ -74,6 +74,8 @@ var drv struct {
 	cuMemcpyDtoH              func(dst unsafe.Pointer, src uint64, bytes uint64) int32
 	cuMemcpyDtoD              func(dst, src uint64, bytes uint64) int32
 	cuMemsetD8                func(dst uint64, v uint8, n uint64) int32
+	cuMemAllocHost            func(pp *unsafe.Pointer, bytes uint64) int32
+	cuMemFreeHost             func(p unsafe.Pointer) int32
 	cuMemGetInfo              func(free, total *uint64) int32
 	cuModuleLoadData          func(m *uintptr, image unsafe.Pointer) int32
 	cuModuleUnload            func(m uintptr) int32
@@ -133,6 +135,8 @@ func load() error {
 		{&drv.cuMemcpyDtoH, []string{"cuMemcpyDtoH_v2"}},
 		{&drv.cuMemcpyDtoD, []string{"cuMemcpyDtoD_v2"}},
 		{&drv.cuMemsetD8, []string{"cuMemsetD8_v2"}},
+		{&drv.cuMemAllocHost, []string{"cuMemAllocHost_v2"}},
+		{&drv.cuMemFreeHost, []string{"cuMemFreeHost"}},
 		{&drv.cuMemGetInfo, []string{"cuMemGetInfo_v2"}},
 		{&drv.cuModuleLoadData, []string{"cuModuleLoadData"}},
 		{&drv.cuModuleUnload, []string{"cuModuleUnload"}},
@@ -274,6 +278,24 @@ func MemAlloc(bytes uint64) (DevPtr, error) {
 		return 0, fmt.Errorf("%w (%d bytes)", err, bytes)
 	}
 	return DevPtr(p), nil
+}
+
+// MemAllocHost allocates bytes of page-locked host memory, which the device reads and
+// writes by DMA at full link speed (pageable memory goes through the driver's staging
+// copies). The memory is outside Go's heap; free it with MemFreeHost.
+func MemAllocHost(bytes uint64) (unsafe.Pointer, error) {
+	loaded()
+	var p unsafe.Pointer
+	if err := check("cuMemAllocHost_v2", drv.cuMemAllocHost(&p, bytes)); err != nil {
+		return nil, fmt.Errorf("%w (%d bytes)", err, bytes)
+	}
+	return p, nil
+}
+
+// MemFreeHost frees memory from MemAllocHost.
+func MemFreeHost(p unsafe.Pointer) error {
+	loaded()
+	return check("cuMemFreeHost", drv.cuMemFreeHost(p))
 }
 
 // MemFree frees device memory from MemAlloc.

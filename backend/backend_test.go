@@ -10,6 +10,7 @@ import (
 	"blockamg/backend/backendtest"
 	"blockamg/backend/cpu"
 	"blockamg/bsr"
+	"blockamg/krylov"
 )
 
 func TestCounters(t *testing.T) {
@@ -57,8 +58,9 @@ func pcgSetup(t *testing.T, op, a *bsr.Matrix, rhs []float64) (be *cpu.Backend, 
 func TestPCGNotConverged(t *testing.T) {
 	a, rhs := backendtest.PCGProblem()
 	be, am, m, b, x := pcgSetup(t, a, a, rhs)
-	res, err := backend.PCG(be, am, m, b, x, backend.PCGOptions{Tol: 1e-12, MaxIter: 3})
-	if !errors.Is(err, backend.ErrNotConverged) || res.Iterations != 3 {
+	res, err := backend.PCG(be, am, backend.Jacobi{Be: be, D: m}, b, x, krylov.Options{RelTol: 1e-12, MaxIter: 3})
+	var nc *krylov.NotConvergedError
+	if !errors.As(err, &nc) || res.Iterations != 3 {
 		t.Fatalf("3 iterations: err %v, result %+v", err, res)
 	}
 }
@@ -75,7 +77,7 @@ func TestPCGZeroRHS(t *testing.T) {
 		ones[i] = 1
 	}
 	be.Upload(x, ones)
-	res, err := backend.PCG(be, am, m, b, x, backend.DefaultPCGOptions())
+	res, err := backend.PCG(be, am, backend.Jacobi{Be: be, D: m}, b, x, krylov.DefaultOptions())
 	out := make([]float64, a.Rows())
 	be.Download(out, x)
 	if err != nil || res.Iterations != 0 || out[0] != 0 {
@@ -92,8 +94,9 @@ func TestPCGIndefinite(t *testing.T) {
 	}
 	// Block Jacobi of A (positive), so that the operator is the one to blame.
 	be, am, m, b, x := pcgSetup(t, neg, a, rhs)
-	if _, err := backend.PCG(be, am, m, b, x, backend.DefaultPCGOptions()); !errors.Is(err, backend.ErrBreakdown) {
-		t.Fatalf("negative definite matrix: err %v, want ErrBreakdown", err)
+	var bd *krylov.BreakdownError
+	if _, err := backend.PCG(be, am, backend.Jacobi{Be: be, D: m}, b, x, krylov.DefaultOptions()); !errors.As(err, &bd) {
+		t.Fatalf("negative definite matrix: err %v, want *krylov.BreakdownError", err)
 	}
 	// A singular diagonal block is reported by NewBlockJacobi.
 	z := bsr.Zeros(2, 2, 3, 3)
@@ -102,19 +105,21 @@ func TestPCGIndefinite(t *testing.T) {
 	}
 }
 
-// TestPCGBadOptions: a tolerance that is NaN, zero or infinite (NaN used to pass the
-// "Tol <= 0" test) and a negative iteration limit are errors, and x is left alone.
+// TestPCGBadOptions: tolerances that are NaN, negative or infinite and a negative
+// iteration limit are errors wrapping krylov.ErrTolerance (as for krylov.CG), and x is
+// left alone.
 func TestPCGBadOptions(t *testing.T) {
 	a, rhs := backendtest.PCGProblem()
 	be, am, m, b, x := pcgSetup(t, a, a, rhs)
-	for _, opt := range []backend.PCGOptions{
-		{Tol: math.NaN(), MaxIter: 10},
-		{Tol: 0, MaxIter: 10},
-		{Tol: math.Inf(1), MaxIter: 10},
-		{Tol: 1e-8, MaxIter: -1},
+	for _, opt := range []krylov.Options{
+		{RelTol: math.NaN(), MaxIter: 10},
+		{RelTol: -1, MaxIter: 10},
+		{RelTol: math.Inf(1), MaxIter: 10},
+		{RelTol: 1e-8, AbsTol: math.NaN(), MaxIter: 10},
+		{RelTol: 1e-8, MaxIter: -1},
 	} {
-		res, err := backend.PCG(be, am, m, b, x, opt)
-		if err == nil || !strings.Contains(err.Error(), "options") || res.Iterations != 0 {
+		res, err := backend.PCG(be, am, backend.Jacobi{Be: be, D: m}, b, x, opt)
+		if !errors.Is(err, krylov.ErrTolerance) || res.Iterations != 0 {
 			t.Errorf("%+v: err %v, result %+v", opt, err, res)
 		}
 	}

@@ -1,138 +1,16 @@
 package backend
 
 import (
-	"errors"
 	"fmt"
 	"math"
 
 	"blockamg/bsr"
+	"blockamg/krylov"
 )
 
-// ErrNotConverged is wrapped by PCG's error when MaxIter iterations did not reach the
-// tolerance.
-var ErrNotConverged = errors.New("backend: PCG did not converge")
-
-// ErrBreakdown is wrapped by PCG's error when pᵀAp or rᵀz is not positive, which
-// means A or the preconditioner is not positive definite.
-var ErrBreakdown = errors.New("backend: PCG breakdown")
-
-// PCGOptions controls PCG. The zero value is not usable; start from DefaultPCGOptions.
-type PCGOptions struct {
-	Tol     float64 // stop when ‖b − A·x‖₂ ≤ Tol·‖b‖₂ (recursive residual), default 1e-8
-	MaxIter int     // iteration limit, default 1000
-}
-
-// DefaultPCGOptions returns Tol 1e-8 and MaxIter 1000.
-func DefaultPCGOptions() PCGOptions { return PCGOptions{Tol: 1e-8, MaxIter: 1000} }
-
-// PCGResult reports a PCG solve.
-type PCGResult struct {
-	Iterations  int     // iterations done
-	RelResidual float64 // final ‖r‖₂/‖b‖₂ of the recursively updated residual
-}
-
-// PCG solves A·x = rhs by conjugate gradients preconditioned with the block-diagonal
-// operator m (z = m·r, typically inverted diagonal blocks: block Jacobi), entirely
-// with the primitives of be: on a GPU backend every vector stays on the device and
-// only the three inner products of each iteration come back. x holds the initial
-// guess and receives the solution. A is square; its transpose is not needed.
-func PCG(be Backend, a Matrix, m BlockDiag, rhs, x Vector, opt PCGOptions) (PCGResult, error) {
-	n := rhs.Len()
-	br, bc, r, c := a.Dims()
-	if br*r != n || bc*c != n || x.Len() != n {
-		panic("backend: PCG: dimension mismatch")
-	}
-	// NaN compares false with everything: test for what is valid, not for what is not.
-	if !(opt.Tol > 0) || math.IsInf(opt.Tol, 0) || opt.MaxIter < 0 {
-		return PCGResult{}, fmt.Errorf("backend: PCG options: Tol %g must be positive and finite, MaxIter %d non-negative", opt.Tol, opt.MaxIter)
-	}
-	var res PCGResult
-	vecs := make([]Vector, 0, 4)
-	defer func() {
-		for _, v := range vecs {
-			v.Free()
-		}
-	}()
-	alloc := func() (Vector, error) {
-		v, err := be.NewVector(n)
-		if err == nil {
-			vecs = append(vecs, v)
-		}
-		return v, err
-	}
-	rv, err := alloc()
-	if err != nil {
-		return res, err
-	}
-	z, err := alloc()
-	if err != nil {
-		return res, err
-	}
-	p, err := alloc()
-	if err != nil {
-		return res, err
-	}
-	q, err := alloc()
-	if err != nil {
-		return res, err
-	}
-
-	bnorm := be.Norm(rhs)
-	if bnorm == 0 {
-		be.Zero(x)
-		return res, be.Err()
-	}
-	be.Copy(rv, rhs)
-	be.SpMV(-1, a, x, 1, rv)
-	res.RelResidual = be.Norm(rv) / bnorm
-	if err := be.Err(); err != nil {
-		return res, err
-	}
-	if res.RelResidual <= opt.Tol {
-		return res, nil
-	}
-	be.BlockDiagApply(m, rv, z)
-	rho := be.Dot(rv, z)
-	if !(rho > 0) || math.IsInf(rho, 0) {
-		return res, fmt.Errorf("%w: rᵀz = %g at iteration 0 (preconditioner not positive definite?)", ErrBreakdown, rho)
-	}
-	be.Copy(p, z)
-	for res.Iterations < opt.MaxIter {
-		be.SpMV(1, a, p, 0, q)
-		pq := be.Dot(p, q)
-		if !(pq > 0) || math.IsInf(pq, 0) {
-			if err := be.Err(); err != nil {
-				return res, err
-			}
-			return res, fmt.Errorf("%w: pᵀAp = %g at iteration %d (matrix not positive definite?)", ErrBreakdown, pq, res.Iterations)
-		}
-		alpha := rho / pq
-		be.Axpby(alpha, p, 1, x)
-		be.Axpby(-alpha, q, 1, rv)
-		res.Iterations++
-		res.RelResidual = be.Norm(rv) / bnorm
-		if res.RelResidual <= opt.Tol {
-			return res, be.Err()
-		}
-		be.BlockDiagApply(m, rv, z)
-		rhoNew := be.Dot(rv, z)
-		if !(rhoNew > 0) || math.IsInf(rhoNew, 0) {
-			if err := be.Err(); err != nil {
-				return res, err
-			}
-			return res, fmt.Errorf("%w: rᵀz = %g at iteration %d (preconditioner not positive definite?)", ErrBreakdown, rhoNew, res.Iterations)
-		}
-		be.Axpby(1, z, rhoNew/rho, p)
-		rho = rhoNew
-	}
-	if err := be.Err(); err != nil {
-		return res, err
-	}
-	return res, fmt.Errorf("%w: %d iterations, relative residual %.3g > %.3g", ErrNotConverged, res.Iterations, res.RelResidual, opt.Tol)
-}
-
 // NewBlockJacobi inverts the diagonal blocks of the square-blocked matrix a on the host
-// (bsr.InvertDiag) and uploads them: the block-Jacobi preconditioner for PCG.
+// (bsr.InvertDiag) and uploads them: the block-Jacobi preconditioner for PCG (wrap it
+// in Jacobi).
 func NewBlockJacobi(be Backend, a *bsr.Matrix) (BlockDiag, error) {
 	inv, err := a.InvertDiag()
 	if err != nil {
@@ -140,3 +18,139 @@ func NewBlockJacobi(be Backend, a *bsr.Matrix) (BlockDiag, error) {
 	}
 	return be.UploadBlockDiag(a.BlockRows, a.R, inv)
 }
+
+// Jacobi is a block-diagonal operator as a Preconditioner: z = D·r.
+type Jacobi struct {
+	Be Backend
+	D  BlockDiag
+}
+
+// Apply computes z = D·r.
+func (j Jacobi) Apply(r, z Vector) { j.Be.BlockDiagApply(j.D, r, z) }
+
+// Preconditioner applies z = M⁻¹·r on a backend: amg/backendcycle's *Cycle (a V-cycle),
+// or Jacobi (block Jacobi).
+type Preconditioner interface {
+	// Apply overwrites z with M⁻¹·r and leaves r unchanged.
+	Apply(r, z Vector)
+}
+
+// PCG solves A·x = b by preconditioned conjugate gradients on be, starting from x = 0
+// (x's contents are overwritten), with krylov.CG's semantics: convergence is measured
+// on the unpreconditioned residual against max(RelTol·‖b‖, AbsTol), and a recursive
+// residual that claims convergence is confirmed on the true residual b − A·x. Errors
+// are krylov's *NotConvergedError and *BreakdownError, so callers handle CPU and
+// backend solves alike. Only scalars (the inner products) come back from the backend.
+func PCG(be Backend, A Matrix, M Preconditioner, b, x Vector, opt krylov.Options) (krylov.Result, error) {
+	n := b.Len()
+	if x.Len() != n {
+		panic("backend: PCG: len(x) != len(b)")
+	}
+	var res krylov.Result
+	if err := opt.Validate(); err != nil {
+		return res, err
+	}
+	var vecs []Vector
+	defer func() {
+		for _, v := range vecs {
+			v.Free()
+		}
+	}()
+	newVec := func() (Vector, error) {
+		v, err := be.NewVector(n)
+		if err == nil {
+			vecs = append(vecs, v)
+		}
+		return v, err
+	}
+	r, err := newVec()
+	if err != nil {
+		return res, err
+	}
+	z, err := newVec()
+	if err != nil {
+		return res, err
+	}
+	p, err := newVec()
+	if err != nil {
+		return res, err
+	}
+	q, err := newVec()
+	if err != nil {
+		return res, err
+	}
+	be.Zero(x)
+	be.Copy(r, b)
+	rnorm := be.Norm(r)
+	res.InitialResidual, res.Residual = rnorm, rnorm
+	res.Target = max(opt.RelTol*rnorm, opt.AbsTol)
+	record := func(v float64) {
+		if opt.History {
+			res.History = append(res.History, v)
+		}
+	}
+	record(rnorm)
+	if !finite(rnorm) {
+		return res, &krylov.BreakdownError{Iteration: 0, Quantity: "‖r‖", Value: rnorm}
+	}
+	if rnorm <= res.Target {
+		return res, be.Err()
+	}
+	restart := func(it int) (float64, error) {
+		M.Apply(r, z)
+		rz := be.Dot(r, z)
+		if !(rz > 0) || math.IsInf(rz, 0) {
+			return rz, &krylov.BreakdownError{Iteration: it, Quantity: "rᵀz", Value: rz}
+		}
+		be.Copy(p, z)
+		return rz, nil
+	}
+	rz, err := restart(0)
+	if err != nil {
+		return res, err
+	}
+	for it := 1; it <= opt.MaxIter; it++ {
+		be.SpMV(1, A, p, 0, q)
+		pq := be.Dot(p, q)
+		if !(pq > 0) || math.IsInf(pq, 0) {
+			res.Iterations = it - 1
+			return res, &krylov.BreakdownError{Iteration: it, Quantity: "pᵀAp", Value: pq}
+		}
+		alpha := rz / pq
+		be.Axpby(alpha, p, 1, x)
+		be.Axpby(-alpha, q, 1, r)
+		rnorm = be.Norm(r)
+		res.Iterations, res.Residual = it, rnorm
+		record(rnorm)
+		if !finite(rnorm) {
+			return res, &krylov.BreakdownError{Iteration: it, Quantity: "‖r‖", Value: rnorm}
+		}
+		if rnorm <= res.Target {
+			// Confirm on the true residual r = b − A·x.
+			be.Copy(r, b)
+			be.SpMV(-1, A, x, 1, r)
+			tn := be.Norm(r)
+			res.Residual = tn
+			if tn <= res.Target {
+				return res, be.Err()
+			}
+			if rz, err = restart(it); err != nil {
+				return res, err
+			}
+			continue
+		}
+		M.Apply(r, z)
+		rzNew := be.Dot(r, z)
+		if !(rzNew > 0) || math.IsInf(rzNew, 0) {
+			return res, &krylov.BreakdownError{Iteration: it, Quantity: "rᵀz", Value: rzNew}
+		}
+		be.Axpby(1, z, rzNew/rz, p)
+		rz = rzNew
+	}
+	if err := be.Err(); err != nil {
+		return res, err
+	}
+	return res, &krylov.NotConvergedError{Iterations: res.Iterations, Residual: res.Residual, Target: res.Target}
+}
+
+func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }

@@ -56,8 +56,12 @@ type Result struct {
 // ErrTolerance is wrapped by the error CG returns for invalid options.
 var ErrTolerance = errors.New("krylov: invalid options")
 
-// validate names the first option out of range. An infinite tolerance would declare
-// any iterate converged, so tolerances must be finite as well as non-negative.
+// Validate names the first option out of range (an error wrapping ErrTolerance). An
+// infinite tolerance would declare any iterate converged, so tolerances must be finite
+// as well as non-negative. Solvers outside this package (a backend's PCG) use it to
+// accept exactly what CG accepts.
+func (o Options) Validate() error { return o.validate() }
+
 func (o *Options) validate() error {
 	switch {
 	case !(o.RelTol >= 0) || math.IsInf(o.RelTol, 0):

@@ -114,7 +114,7 @@ func TestPCGMatchesCPU(t *testing.T) {
 		be.Upload(b, rhs)
 		be.SetPhase("solve")
 		before := be.Counters().Phase("solve")
-		got, err := PCG(be, c.Operator(), c, b, x, opt)
+		got, err := backend.PCG(be, c.Operator(), c, b, x, opt)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
@@ -152,7 +152,7 @@ func TestPCGNotConverged(t *testing.T) {
 	be.Upload(b, rhs)
 	opt := krylov.DefaultOptions()
 	opt.MaxIter = 2
-	_, err = PCG(be, c.Operator(), c, b, x, opt)
+	_, err = backend.PCG(be, c.Operator(), c, b, x, opt)
 	var nc *krylov.NotConvergedError
 	if !errors.As(err, &nc) || nc.Iterations != 2 {
 		t.Fatalf("PCG with MaxIter 2: error %v, want *krylov.NotConvergedError after 2 iterations", err)

@@ -1,24 +1,36 @@
-// Package backendcycle runs the solve phase of an amg.Hierarchy on a backend.Backend:
-// the V-cycle with Chebyshev/block-Jacobi smoothing, restriction by Pᵀ, prolongation
-// by P and a coarse solve, inside preconditioned CG. Written once against the
-// backend's primitives (SpMV, SpMVTrans, BlockDiagApply, Axpby, Dot), the same code
-// runs on the CPU backend and, with every vector and operator resident on the GPU, on
-// the CUDA backend: AMGCL's separation of solver and backend.
+// Package backendcycle runs an amg.Hierarchy on a backend.Backend: the V-cycle with
+// Chebyshev/block-Jacobi smoothing, restriction by Pᵀ, prolongation by P and a coarse
+// solve, a backend.Preconditioner for backend.PCG; and, on a backend.Resetter, the
+// numeric set-up itself (UploadResident, Cycle.Update). Written once against the
+// backend's primitives, the same code runs on the CPU backend and, with every vector
+// and operator resident on the GPU, on the CUDA backend: AMGCL's separation of solver
+// and backend. Backends that offer the optional fused kernels (backend.ChebStepper,
+// backend.Lanczoser) get them; the others run the same steps unfused.
+//
+// # Two ways to put a hierarchy on a backend
+//
+// Upload copies each level's operator, prolongator (with its transpose, built once so
+// that restriction is a gather without atomics) and inverted diagonal blocks, as the
+// host computed them. UploadResident copies only the fine operator, the tentative
+// prolongators and the patterns; the backend computes every other value, and Update
+// recomputes them for new fine values (a Newton or time step) with no operator
+// crossing the bus: block-diagonal inverses, CG–Lanczos λ estimates (krylov's
+// iteration and start vector), P smoothing on its fixed pattern, filtering, the Pᵀ
+// refresh, the Galerkin products; the coarsest operator comes to the host to be
+// factored.
 //
 // # What crosses the host–device boundary
 //
-// Upload copies each level's operator, prolongator (with its transpose, built once so
-// that restriction is a gather without atomics) and inverted diagonal blocks to the
-// backend, once. During a solve only the coarsest level's right-hand side and solution
-// (at most CoarseEqLimit entries) and the scalars of the inner products travel: the
-// coarse system is solved on the host by the dense Cholesky factor of the coarsest
-// operator. The backend's Counters record this per phase.
+// During a solve only the scalars of the inner products travel when the coarsest
+// level is small enough to be solved by its dense inverse on the backend (up to 2048
+// unknowns); otherwise its right-hand side and solution go to the host's Cholesky
+// factor once per cycle. A resident Update moves the CG–Lanczos scalars, the coarsest
+// operator and its inverse. The backend's Counters record this per phase.
 //
 // # Agreement with the CPU hierarchy
 //
 // The cycle applies the same polynomial smoother as amg.Hierarchy.Apply, with the
-// same intervals, in a different operation order (a residual, then a block-diagonal
-// product, then an axpby, where the CPU fuses them row by row), so results agree with
-// the CPU cycle to round-off, not bit for bit; repeated runs on one backend are
-// bitwise identical because every backend primitive is.
+// same intervals, in a different operation order, so results agree with the CPU cycle
+// to round-off, not bit for bit; repeated runs on one backend are bitwise identical
+// because every backend primitive is.
 package backendcycle

@@ -114,7 +114,7 @@ func checkResident(t *testing.T, label string, be backend.Resetter, c *Cycle, h 
 	}
 	x, _ := be.NewVector(len(rhs))
 	defer x.Free()
-	gotRes, err := PCG(be, c.Operator(), c, r, x, opt)
+	gotRes, err := backend.PCG(be, c.Operator(), c, r, x, opt)
 	if err != nil {
 		t.Fatalf("%s: PCG: %v", label, err)
 	}

@@ -11,6 +11,7 @@ import (
 	"blockamg/backend/backendtest"
 	"blockamg/backend/cpu"
 	"blockamg/internal/cudadrv"
+	"blockamg/krylov"
 )
 
 var shared struct {
@@ -78,7 +79,7 @@ func TestPCGMatchesCPU(t *testing.T) {
 		for i := range rhs {
 			rhs[i] = math.Sin(float64(i) * 0.37)
 		}
-		opt := backend.PCGOptions{Tol: 1e-10, MaxIter: 5000}
+		opt := krylov.Options{RelTol: 1e-10, MaxIter: 5000}
 		xc, rc := backendtest.SolvePCG(t, cpu.New(0), a, rhs, opt)
 
 		// Count the solve's traffic separately from set-up.
@@ -95,7 +96,7 @@ func TestPCGMatchesCPU(t *testing.T) {
 		be.Upload(b, rhs)
 		prev := be.SetPhase("pcg-solve")
 		before := be.Counters().Phase("pcg-solve")
-		rg, err := backend.PCG(be, am, m, b, x, opt)
+		rg, err := backend.PCG(be, am, backend.Jacobi{Be: be, D: m}, b, x, opt)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -7,11 +7,11 @@ import (
 	"testing"
 	"time"
 
-	"blockamg/backend"
 	"blockamg/backend/backendtest"
 	"blockamg/backend/cpu"
 	"blockamg/bsr"
 	"blockamg/internal/par"
+	"blockamg/krylov"
 )
 
 // splitmix is a small deterministic generator; fill uses one per chunk so that the
@@ -227,7 +227,7 @@ func TestPerfReport(t *testing.T) {
 	spd := backendtest.SPDProblem(11, 40, 0.05)
 	rhs := make([]float64, spd.Rows())
 	fill(rhs, 12)
-	opt := backend.PCGOptions{Tol: 1e-10, MaxIter: 5000}
+	opt := krylov.Options{RelTol: 1e-10, MaxIter: 5000}
 	t0 := time.Now()
 	xc, rc := backendtest.SolvePCG(t, cpu.New(0), spd, rhs, opt)
 	cpuTime := time.Since(t0)

@@ -130,7 +130,7 @@ func (e *backendEngine) solve(b, x []float64, opt krylov.Options) (krylov.Result
 	e.be.Upload(e.b, b)
 	e.be.SetPhase("solve")
 	t := time.Now()
-	res, err := backendcycle.PCG(e.be, e.cyc.Operator(), e.cyc, e.b, e.x, opt)
+	res, err := backend.PCG(e.be, e.cyc.Operator(), e.cyc, e.b, e.x, opt)
 	e.pcg = append(e.pcg, time.Since(t).Seconds())
 	if err != nil {
 		return res, err

@@ -25,9 +25,6 @@ type Matrix struct {
 	// them to the plan.
 	shared bool
 	maxRow int // most blocks in a block row (kernel choice)
-	// aggcol holds, per tentative prolongator smoothed with this matrix, the column
-	// of the X block each of this matrix's blocks meets (resetup.go's aggCol).
-	aggcol map[*Matrix]*Buffer[int32]
 	freed  bool
 }
 
@@ -59,10 +56,6 @@ func (m *Matrix) Free() {
 	if m.tperm != nil {
 		m.tperm.Free()
 	}
-	for _, buf := range m.aggcol {
-		buf.Free()
-	}
-	m.aggcol = nil
 }
 
 // chooseVariant picks the SpMV kernel from the block shape and the mean number of

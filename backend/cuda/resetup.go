@@ -8,7 +8,6 @@ import (
 	"blockamg/backend"
 	"blockamg/bsr"
 	"blockamg/filter"
-	"blockamg/internal/cudadrv"
 )
 
 // This file holds the device side of a hierarchy's re-setup (amg/backendcycle's
@@ -141,49 +140,11 @@ func (b *Backend) SmoothProlongator(a backend.Matrix, d backend.BlockDiag, omega
 		b.fail(err)
 		return
 	}
-	// A tentative prolongator (at most one block per row): the column of each A
-	// block's X block, computed once on the device and kept with A.
-	var agg cudadrv.DevPtr
-	if xm.maxRow <= 1 {
-		if agg, err = b.aggCol(am, xm); err != nil {
-			b.fail(err)
-			return
-		}
-	}
 	b.enqueue(func() error {
 		b.args.I32(nn).I32(bs).I32(k).I64(nY).Ptr(arp).Ptr(acol).Ptr(aval).Ptr(xrp).Ptr(xcol).Ptr(xval).
-			Ptr(dp).F64(omega).Ptr(yrp).Ptr(ycol).Ptr(yval).Ptr(agg)
+			Ptr(dp).F64(omega).Ptr(yrp).Ptr(ycol).Ptr(yval)
 		return b.launch(name, f, blocksFor(nY))
 	})
-}
-
-// aggCol returns the device array aggcol of a's blocks for the prolongator x (at most
-// one block per row; see kernels/resetup.cu), computing it on the first call for this
-// pair. It lives with a and is freed with it.
-func (b *Backend) aggCol(a, x *Matrix) (cudadrv.DevPtr, error) {
-	if buf, ok := a.aggcol[x]; ok {
-		return buf.Ptr(), nil
-	}
-	nnz := int64(a.col.Len())
-	buf, err := Alloc[int32](b, int(nnz))
-	if err != nil {
-		return 0, err
-	}
-	f, err := b.fnGlobal("resetup_aggcol")
-	if err != nil {
-		buf.Free()
-		return 0, err
-	}
-	ac, xrp, xcol, out := a.col.Ptr(), x.rowPtr.Ptr(), x.col.Ptr(), buf.Ptr()
-	b.enqueue(func() error {
-		b.args.I64(nnz).Ptr(ac).Ptr(xrp).Ptr(xcol).Ptr(out)
-		return b.launch("resetup_aggcol", f, blocksFor(nnz))
-	})
-	if a.aggcol == nil {
-		a.aggcol = map[*Matrix]*Buffer[int32]{}
-	}
-	a.aggcol[x] = buf
-	return buf.Ptr(), nil
 }
 
 // RefreshTranspose recomputes the stored transpose of m (uploaded withTranspose) from

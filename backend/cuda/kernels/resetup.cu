@@ -115,17 +115,13 @@ __device__ __forceinline__ int rs_row(const i64* __restrict__ rowptr, int n, i64
 // A block (i, j), looks up column c of Y in row j of X (sorted columns, bisection), so
 // the sum over j runs in A's storage order as on the CPU. B = 0 takes the sizes at run
 // time.
-// With aggcol (X with at most one block per row: aggcol[a] is the column of the X block
-// in row acol[a], or -1), the column test costs one contiguous load per A block instead
-// of a chain of three; the X block is looked up only on a match.
 template <int B, int K>
 __device__ __forceinline__ void rs_smooth(int n, int b_, int k_, i64 nY, const i64* __restrict__ arp,
                                           const int* __restrict__ acol, const double* __restrict__ aval,
                                           const i64* __restrict__ xrp, const int* __restrict__ xcol,
                                           const double* __restrict__ xval, const double* __restrict__ dinv,
                                           double omega, const i64* __restrict__ yrp,
-                                          const int* __restrict__ ycol, double* __restrict__ yval,
-                                          const int* __restrict__ aggcol)
+                                          const int* __restrict__ ycol, double* __restrict__ yval)
 {
     const i64 s = (i64)blockIdx.x * blockDim.x + threadIdx.x;
     if (s >= nY) return;
@@ -138,15 +134,9 @@ __device__ __forceinline__ void rs_smooth(int n, int b_, int k_, i64 nY, const i
 #pragma unroll
     for (int e = 0; e < (B > 0 ? B * K : RS_MAX * RS_MAX); e++) acc[e] = 0;
     for (i64 a = arp[i]; a < arp[i + 1]; a++) {
-        i64 t;
-        if (aggcol != nullptr) {
-            if (aggcol[a] != c) continue;
-            t = xrp[acol[a]];
-        } else {
-            const int j = acol[a];
-            t = rs_find(xcol, xrp[j], xrp[j + 1], c);
-            if (t < 0) continue;
-        }
+        const int j = acol[a];
+        const i64 t = rs_find(xcol, xrp[j], xrp[j + 1], c);
+        if (t < 0) continue;
         const double* A = aval + a * bb;
         const double* X = xval + t * bk;
 #pragma unroll
@@ -190,27 +180,13 @@ __device__ __forceinline__ void rs_smooth(int n, int b_, int k_, i64 nY, const i
         int n, int b, int k, i64 nY, const i64* __restrict__ arp, const int* __restrict__ acol,        \
         const double* __restrict__ aval, const i64* __restrict__ xrp, const int* __restrict__ xcol,    \
         const double* __restrict__ xval, const double* __restrict__ dinv, double omega,                \
-        const i64* __restrict__ yrp, const int* __restrict__ ycol, double* __restrict__ yval,           \
-        const int* __restrict__ aggcol)                                                                \
+        const i64* __restrict__ yrp, const int* __restrict__ ycol, double* __restrict__ yval)           \
     {                                                                                                  \
-        rs_smooth<B, K>(n, b, k, nY, arp, acol, aval, xrp, xcol, xval, dinv, omega, yrp, ycol, yval,  \
-                        aggcol);                                                                       \
+        rs_smooth<B, K>(n, b, k, nY, arp, acol, aval, xrp, xcol, xval, dinv, omega, yrp, ycol, yval); \
     }
 RS_SMOOTH(resetup_smooth_3x6, 3, 6)
 RS_SMOOTH(resetup_smooth_6x6, 6, 6)
 RS_SMOOTH(resetup_smooth_generic, 0, 0)
-
-// resetup_aggcol: aggcol[a] = column of the only block of row acol[a] of X, or -1 when
-// that row is empty (X has at most one block per row), for the smoothing kernels.
-extern "C" __global__ void __launch_bounds__(THREADS) resetup_aggcol(
-    i64 nnzA, const int* __restrict__ acol, const i64* __restrict__ xrp, const int* __restrict__ xcol,
-    int* __restrict__ aggcol)
-{
-    const i64 a = (i64)blockIdx.x * blockDim.x + threadIdx.x;
-    if (a >= nnzA) return;
-    const int j = acol[a];
-    aggcol[a] = xrp[j + 1] > xrp[j] ? xcol[xrp[j]] : -1;
-}
 
 // resetup_transpose_values: dst block q (C×R) = transpose of src block perm[q] (R×C),
 // one thread per value of dst. perm is fixed by the patterns (built at upload), so the

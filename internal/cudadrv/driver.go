@@ -162,6 +162,7 @@ func load() error {
 			drv.elapsedName = name
 		}
 	}
+	loadGraphs(h)
 	return nil
 }
 

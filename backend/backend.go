@@ -119,22 +119,3 @@ type LanczosResult struct {
 	BreakIteration int
 	BreakValue     float64
 }
-
-// Recorder is implemented by backends that can record the operations a function
-// queues and replay them later as one unit (CUDA graphs): the V-cycle, dozens of small
-// kernels on the coarse levels, then costs one launch per application.
-type Recorder interface {
-	// Record runs f with the backend recording instead of executing what f queues,
-	// and returns the recording. f must only queue work (no transfers, no inner
-	// products, no allocations). The recording captures arguments by value: it is
-	// only valid while every vector, matrix and scalar f used stays the same.
-	Record(f func()) (Recording, error)
-}
-
-// Recording is a recorded sequence of backend operations.
-type Recording interface {
-	// Replay queues the recorded operations.
-	Replay()
-	// Free releases the recording; freeing twice is a no-op.
-	Free()
-}

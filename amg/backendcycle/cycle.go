@@ -33,11 +33,6 @@ type Cycle struct {
 	// inv is the dense inverse of a small coarsest operator on the backend (nil:
 	// the coarsest level is solved on the host).
 	inv backend.Matrix
-	// A recording of the cycle for the vectors recR, recZ (backend.Recorder), the
-	// vectors of the last plain application, and whether recording failed.
-	rec                      backend.Recording
-	recR, recZ, seenR, seenZ backend.Vector
-	noRecord                 bool
 	// broken is set while a device Update is under way and stays set when it fails.
 	broken bool
 }
@@ -94,7 +89,6 @@ func Upload(be backend.Backend, h *amg.Hierarchy) (*Cycle, error) {
 
 // Free releases the backend storage of c.
 func (c *Cycle) Free() {
-	c.dropRecording()
 	for _, lv := range c.levels {
 		for _, v := range []backend.Vector{lv.b, lv.x, lv.r, lv.d, lv.t} {
 			if v != nil {
@@ -150,50 +144,7 @@ func (c *Cycle) Apply(r, z backend.Vector) {
 	if c.broken {
 		panic("backendcycle: Apply: the last device Update failed; the hierarchy is unusable until an Update succeeds")
 	}
-	if c.replay(r, z) {
-		return
-	}
 	c.cycle(0, r, z)
-}
-
-// replay runs the cycle for r and z from a recording when the backend can record
-// (backend.Recorder) and reports whether it did. The first application to a pair of
-// vectors runs plainly (kernel lookups and scratch allocations happen then); the
-// second records the cycle and replays it, as do the later ones. A cycle with a
-// host coarse solve is never recorded (it transfers), and a failed recording turns
-// recording off for this cycle.
-func (c *Cycle) replay(r, z backend.Vector) bool {
-	rec, ok := c.be.(backend.Recorder)
-	if !ok || c.noRecord || (c.inv == nil && len(c.cb) > 0) {
-		return false
-	}
-	if c.rec != nil && c.recR == r && c.recZ == z {
-		c.rec.Replay()
-		return true
-	}
-	if c.seenR != r || c.seenZ != z {
-		c.seenR, c.seenZ = r, z
-		return false
-	}
-	c.dropRecording()
-	rc, err := rec.Record(func() { c.cycle(0, r, z) })
-	if err != nil {
-		c.noRecord = true
-		return false
-	}
-	c.rec, c.recR, c.recZ = rc, r, z
-	rc.Replay()
-	return true
-}
-
-// dropRecording frees the cycle's recording: after an Update (its coefficients were
-// recorded by value) or when the vectors change.
-func (c *Cycle) dropRecording() {
-	if c.rec != nil {
-		c.rec.Free()
-		c.rec = nil
-	}
-	c.recR, c.recZ, c.seenR, c.seenZ = nil, nil, nil, nil
 }
 
 func (c *Cycle) cycle(l int, b, x backend.Vector) {

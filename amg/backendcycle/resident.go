@@ -193,7 +193,6 @@ func (c *Cycle) Update() (UpdateTimes, error) {
 		return err
 	}
 	t0 := start
-	c.dropRecording()
 	c.broken = true
 	opt := &r.opt
 	for l, rl := range r.levels {

@@ -338,23 +338,3 @@ func (b *Backend) DiagApply2(d backend.BlockDiag, s float64, xv, yv, zv backend.
 		z[i] = y[i]
 	}
 }
-
-var _ backend.Recorder = (*Backend)(nil)
-
-// Record implements backend.Recorder by keeping f: Replay calls it again. (Unlike a
-// CUDA graph it reads its arguments at replay time; the cycle does not rely on either.)
-func (b *Backend) Record(f func()) (backend.Recording, error) { return &recording{f: f}, nil }
-
-// recording is a kept function.
-type recording struct {
-	f     func()
-	freed bool
-}
-
-func (r *recording) Replay() {
-	if r.freed {
-		panic("cpu: recording replayed after Free")
-	}
-	r.f()
-}
-func (r *recording) Free() { r.freed = true }

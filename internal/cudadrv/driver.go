@@ -162,7 +162,6 @@ func load() error {
 			drv.elapsedName = name
 		}
 	}
-	loadGraphs(h)
 	return nil
 }
 

@@ -23,10 +23,6 @@ type Options struct {
 	// deterministic variant timed on the product's first numeric phase (3 timed runs
 	// each): an empirical planner for the re-setup.
 	GalerkinTune bool
-	// WarpSmooth smooths tentative 3×6 prolongators with the warp-per-row kernel
-	// (resetup_smooth_warp_3x6) instead of one thread per block. Off by default: on
-	// the H200 it measured 7.4 ms against 3.1 ms at ex56 ne = 100 (shuffle-bound).
-	WarpSmooth bool
 }
 
 // Info describes the device and the toolchain a Backend runs with.

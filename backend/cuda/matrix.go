@@ -24,7 +24,6 @@ type Matrix struct {
 	// shared is set on a matrix whose values belong to a Galerkin plan: Free leaves
 	// them to the plan.
 	shared bool
-	maxRow int // most blocks in a block row (kernel choice)
 	freed  bool
 }
 
@@ -142,7 +141,7 @@ func transposePerm(m, t *bsr.Matrix) []int64 {
 }
 
 func (b *Backend) upload(m *bsr.Matrix) (*Matrix, error) {
-	d := &Matrix{b: b, blockRows: m.BlockRows, blockCols: m.BlockCols, r: m.R, c: m.C, maxRow: maxRow(m.RowPtr)}
+	d := &Matrix{b: b, blockRows: m.BlockRows, blockCols: m.BlockCols, r: m.R, c: m.C}
 	d.variant = chooseVariant(m.R, m.C, m.NNZBlocks(), m.BlockRows)
 	fail := func(e error) (*Matrix, error) {
 		d.Free()

@@ -113,21 +113,6 @@ func (b *Backend) SmoothProlongator(a backend.Matrix, d backend.BlockDiag, omega
 	xrp, xcol, xval := xm.rowPtr.Ptr(), xm.col.Ptr(), xm.val.Ptr()
 	yrp, ycol, yval := ym.rowPtr.Ptr(), ym.col.Ptr(), ym.val.Ptr()
 	dp := bd.val.Ptr()
-	if am.r == 3 && xm.c == 6 && xm.maxRow <= 1 && am.maxRow <= 32 && b.opt.WarpSmooth {
-		// A tentative prolongator (one block per row): one warp per row reads A once.
-		const name = "resetup_smooth_warp_3x6"
-		f, err := b.fnGlobal(name)
-		if err != nil {
-			b.fail(err)
-			return
-		}
-		b.enqueue(func() error {
-			b.args.I32(nn).Ptr(arp).Ptr(acol).Ptr(aval).Ptr(xrp).Ptr(xcol).Ptr(xval).
-				Ptr(dp).F64(omega).Ptr(yrp).Ptr(ycol).Ptr(yval)
-			return b.launch(name, f, blocksFor(int64(n)*32))
-		})
-		return
-	}
 	name := "resetup_smooth_generic"
 	switch {
 	case am.r == 3 && xm.c == 6:
@@ -177,7 +162,7 @@ func (b *Backend) RefreshTranspose(a backend.Matrix) {
 func (b *Backend) UploadPattern(m *bsr.Matrix, withTranspose bool) (backend.Matrix, error) {
 	pat := *m
 	pat.Val = make([]float64, 0)
-	d := &Matrix{b: b, blockRows: m.BlockRows, blockCols: m.BlockCols, r: m.R, c: m.C, maxRow: maxRow(m.RowPtr)}
+	d := &Matrix{b: b, blockRows: m.BlockRows, blockCols: m.BlockCols, r: m.R, c: m.C}
 	d.variant = chooseVariant(m.R, m.C, m.NNZBlocks(), m.BlockRows)
 	d.rowPtr, d.col, d.val = &Buffer[int64]{b: b}, &Buffer[int32]{b: b}, &Buffer[float64]{b: b}
 	fail := func(e error) (backend.Matrix, error) {
@@ -254,7 +239,7 @@ func (m *Matrix) Values() *Buffer[float64] { return m.val }
 // matrix shares the plan's values: free it before the plan, and do not use it after.
 func (pl *GalerkinPlan) AcMatrix() (*Matrix, error) {
 	ac := pl.Ac
-	d := &Matrix{b: pl.b, blockRows: ac.BlockRows, blockCols: ac.BlockCols, r: ac.R, c: ac.C, shared: true, maxRow: maxRow(ac.RowPtr)}
+	d := &Matrix{b: pl.b, blockRows: ac.BlockRows, blockCols: ac.BlockCols, r: ac.R, c: ac.C, shared: true}
 	d.variant = chooseVariant(ac.R, ac.C, ac.NNZBlocks(), ac.BlockRows)
 	d.val = pl.acval
 	var err error

@@ -18,8 +18,8 @@ type Matrix struct {
 	val                        *Buffer[float64]
 	variant                    spmvVariant // the SpMV kernel used
 	t                          *Matrix
-	// tperm maps each block of t to the block of this matrix it transposes (uploaded
-	// with t), so that RefreshTranspose follows new values with a gather.
+	// tperm maps each block of t to the block of this matrix it transposes (set by
+	// UploadPattern), so that RefreshTranspose follows new values with a gather.
 	tperm *Buffer[int64]
 	// shared is set on a matrix whose values belong to a Galerkin plan: Free leaves
 	// them to the plan.
@@ -104,15 +104,7 @@ func (b *Backend) UploadMatrixBSR(m *bsr.Matrix, withTranspose bool) (*Matrix, e
 		return nil, err
 	}
 	if withTranspose {
-		t := m.Transpose()
-		if d.t, err = b.upload(t); err != nil {
-			d.Free()
-			return nil, err
-		}
-		if d.tperm, err = Alloc[int64](b, len(t.ColIdx)); err == nil {
-			err = d.tperm.Upload(transposePerm(m, t))
-		}
-		if err != nil {
+		if d.t, err = b.upload(m.Transpose()); err != nil {
 			d.Free()
 			return nil, err
 		}
@@ -120,26 +112,34 @@ func (b *Backend) UploadMatrixBSR(m *bsr.Matrix, withTranspose bool) (*Matrix, e
 	return d, nil
 }
 
-// transposePerm returns, for each block of t = mᵀ, the index of the block of m it
-// transposes. Walking m's rows in order fills each row of t in ascending column order,
-// which is the order bsr.Matrix.Transpose stores them in (checked).
-func transposePerm(m, t *bsr.Matrix) []int64 {
-	perm := make([]int64, len(t.ColIdx))
-	next := slices.Clone(t.RowPtr[:len(t.RowPtr)-1])
+// transposePattern returns the pattern of mᵀ (Val nil) and, for each of its blocks,
+// the index of the block of m it transposes. Walking m's rows in order fills each row
+// of mᵀ in ascending column order, as bsr.Matrix.Transpose stores them; no values are
+// touched.
+func transposePattern(m *bsr.Matrix) (*bsr.Matrix, []int64) {
+	t := &bsr.Matrix{BlockRows: m.BlockCols, BlockCols: m.BlockRows, R: m.C, C: m.R,
+		RowPtr: make([]int64, m.BlockCols+1), ColIdx: make([]int32, len(m.ColIdx))}
+	for _, c := range m.ColIdx {
+		t.RowPtr[c+1]++
+	}
+	for c := 0; c < m.BlockCols; c++ {
+		t.RowPtr[c+1] += t.RowPtr[c]
+	}
+	perm := make([]int64, len(m.ColIdx))
+	next := slices.Clone(t.RowPtr[:m.BlockCols])
 	for i := 0; i < m.BlockRows; i++ {
 		for k := m.RowPtr[i]; k < m.RowPtr[i+1]; k++ {
-			c := m.ColIdx[k]
-			q := next[c]
-			next[c]++
-			if t.ColIdx[q] != int32(i) {
-				panic("cuda: transpose pattern is not in ascending column order")
-			}
+			q := next[m.ColIdx[k]]
+			next[m.ColIdx[k]]++
+			t.ColIdx[q] = int32(i)
 			perm[q] = k
 		}
 	}
-	return perm
+	return t, perm
 }
 
+// upload copies m's pattern and values; a nil m.Val leaves the device values zero
+// (a pattern whose values the device computes).
 func (b *Backend) upload(m *bsr.Matrix) (*Matrix, error) {
 	d := &Matrix{b: b, blockRows: m.BlockRows, blockCols: m.BlockCols, r: m.R, c: m.C}
 	d.variant = chooseVariant(m.R, m.C, m.NNZBlocks(), m.BlockRows)
@@ -159,7 +159,7 @@ func (b *Backend) upload(m *bsr.Matrix) (*Matrix, error) {
 		return fail(err)
 	}
 	d.col = col
-	val, err := Alloc[float64](b, len(m.Val))
+	val, err := Alloc[float64](b, len(m.ColIdx)*m.R*m.C)
 	if err != nil {
 		return fail(err)
 	}
@@ -170,8 +170,10 @@ func (b *Backend) upload(m *bsr.Matrix) (*Matrix, error) {
 	if err = d.col.Upload(m.ColIdx); err != nil {
 		return fail(err)
 	}
-	if err = d.val.Upload(m.Val); err != nil {
-		return fail(err)
+	if m.Val != nil {
+		if err = d.val.Upload(m.Val); err != nil {
+			return fail(err)
+		}
 	}
 	return d, nil
 }

@@ -132,8 +132,9 @@ func (b *Backend) SmoothProlongator(a backend.Matrix, d backend.BlockDiag, omega
 	})
 }
 
-// RefreshTranspose recomputes the stored transpose of m (uploaded withTranspose) from
-// m's current values: a gather through the permutation built at upload.
+// RefreshTranspose recomputes the stored transpose of m (from UploadPattern
+// withTranspose) from m's current values: a gather through the permutation built at
+// upload.
 func (b *Backend) RefreshTranspose(a backend.Matrix) {
 	m := b.mat(a)
 	if m.t == nil || m.tperm == nil {
@@ -161,45 +162,20 @@ func (b *Backend) RefreshTranspose(a backend.Matrix) {
 // withTranspose: what a re-setup needs for a matrix whose values the device computes.
 func (b *Backend) UploadPattern(m *bsr.Matrix, withTranspose bool) (backend.Matrix, error) {
 	pat := *m
-	pat.Val = make([]float64, 0)
-	d := &Matrix{b: b, blockRows: m.BlockRows, blockCols: m.BlockCols, r: m.R, c: m.C}
-	d.variant = chooseVariant(m.R, m.C, m.NNZBlocks(), m.BlockRows)
-	d.rowPtr, d.col, d.val = &Buffer[int64]{b: b}, &Buffer[int32]{b: b}, &Buffer[float64]{b: b}
-	fail := func(e error) (backend.Matrix, error) {
+	pat.Val = nil
+	d, err := b.upload(&pat)
+	if err != nil || !withTranspose {
+		return d, err
+	}
+	t, perm := transposePattern(m)
+	if d.t, err = b.upload(t); err == nil {
+		if d.tperm, err = Alloc[int64](b, len(perm)); err == nil {
+			err = d.tperm.Upload(perm)
+		}
+	}
+	if err != nil {
 		d.Free()
-		return nil, fmt.Errorf("cuda: uploading the pattern of %d×%d blocks of %d×%d: %w", m.BlockRows, m.BlockCols, m.R, m.C, e)
-	}
-	var err error
-	if d.rowPtr, err = Alloc[int64](b, len(m.RowPtr)); err != nil {
-		return fail(err)
-	}
-	if d.col, err = Alloc[int32](b, len(m.ColIdx)); err != nil {
-		return fail(err)
-	}
-	if d.val, err = Alloc[float64](b, len(m.ColIdx)*m.R*m.C); err != nil {
-		return fail(err)
-	}
-	if err = d.rowPtr.Upload(m.RowPtr); err != nil {
-		return fail(err)
-	}
-	if err = d.col.Upload(m.ColIdx); err != nil {
-		return fail(err)
-	}
-	if withTranspose {
-		pat.Val = make([]float64, len(m.ColIdx)*m.R*m.C) // Transpose needs values; zeros
-		t := pat.Transpose()
-		tm, err := b.UploadPattern(&bsr.Matrix{BlockRows: t.BlockRows, BlockCols: t.BlockCols, R: t.R, C: t.C,
-			RowPtr: t.RowPtr, ColIdx: t.ColIdx}, false)
-		if err != nil {
-			return fail(err)
-		}
-		d.t = tm.(*Matrix)
-		if d.tperm, err = Alloc[int64](b, len(t.ColIdx)); err == nil {
-			err = d.tperm.Upload(transposePerm(&pat, t))
-		}
-		if err != nil {
-			return fail(err)
-		}
+		return nil, err
 	}
 	return d, nil
 }

@@ -1,6 +1,7 @@
 package cuda
 
 import (
+	"fmt"
 	"strings"
 
 	"blockamg/backend"
@@ -33,18 +34,12 @@ func (b *Backend) ChebStep(a backend.Matrix, dinv backend.BlockDiag, bv, xv back
 	}
 	v := m.variant
 	if (m.r == 3 || m.r == 6) && strings.HasPrefix(v.tag, "r") {
-		name := "cheb_step_" + itoa(m.r) + "x" + itoa(m.r) + "_" + v.tag
-		f, err := b.fnGlobal(name)
-		if err != nil {
-			b.fail(err)
-			return
-		}
+		name := fmt.Sprintf("cheb_step_%dx%d_%s", m.r, m.r, v.tag)
 		nbr := int32(m.blockRows)
 		rp, col, val, xp, bp, dp, dd := m.rowPtr.Ptr(), m.col.Ptr(), m.val.Ptr(), x.buf.Ptr(), bb.buf.Ptr(), bd.val.Ptr(), d.buf.Ptr()
 		lanes := v.lanes
-		b.enqueue(func() error {
+		b.run(name, blocksFor(int64(nbr)*int64(lanes)), func() {
 			b.args.I32(nbr).Ptr(rp).Ptr(col).Ptr(val).Ptr(xp).Ptr(bp).Ptr(dp).Ptr(dd).F64(c1).F64(c2)
-			return b.launch(name, f, blocksFor(int64(nbr)*int64(lanes)))
 		})
 		return
 	}
@@ -84,13 +79,6 @@ func (b *Backend) scratch(n, k int) (backend.Vector, error) {
 	return v, nil
 }
 
-func itoa(i int) string {
-	if i >= 0 && i < 10 {
-		return string(rune('0' + i))
-	}
-	panic("cuda: itoa")
-}
-
 // Residual implements backend.ChebStepper: kernels/bsr.cu's res_step kernels (the
 // matrix's rowlane SpMV writing b − A·x), or Copy and SpMV for other shapes.
 func (b *Backend) Residual(a backend.Matrix, bv, xv, rv backend.Vector) {
@@ -107,18 +95,12 @@ func (b *Backend) Residual(a backend.Matrix, bv, xv, rv backend.Vector) {
 	}
 	v := m.variant
 	if m.r == m.c && (m.r == 3 || m.r == 6) && strings.HasPrefix(v.tag, "r") {
-		name := "res_step_" + itoa(m.r) + "x" + itoa(m.r) + "_" + v.tag
-		f, err := b.fnGlobal(name)
-		if err != nil {
-			b.fail(err)
-			return
-		}
+		name := fmt.Sprintf("res_step_%dx%d_%s", m.r, m.r, v.tag)
 		nbr := int32(m.blockRows)
 		rp, col, val, xp, bp, out := m.rowPtr.Ptr(), m.col.Ptr(), m.val.Ptr(), x.buf.Ptr(), bb.buf.Ptr(), r.buf.Ptr()
 		lanes := v.lanes
-		b.enqueue(func() error {
+		b.run(name, blocksFor(int64(nbr)*int64(lanes)), func() {
 			b.args.I32(nbr).Ptr(rp).Ptr(col).Ptr(val).Ptr(xp).Ptr(bp).Ptr(out)
-			return b.launch(name, f, blocksFor(int64(nbr)*int64(lanes)))
 		})
 		return
 	}
@@ -143,14 +125,8 @@ func (b *Backend) DiagApply2(d backend.BlockDiag, s float64, xv, yv, zv backend.
 	if n == 0 {
 		return
 	}
-	f, err := b.fnGlobal("blockdiag_apply2")
-	if err != nil {
-		b.fail(err)
-		return
-	}
 	nb, bs, dp, xp, yp, zp := int32(bd.blocks), int32(bd.n), bd.val.Ptr(), x.buf.Ptr(), y.buf.Ptr(), z.buf.Ptr()
-	b.enqueue(func() error {
+	b.run("blockdiag_apply2", blocksFor(int64(n)), func() {
 		b.args.I32(nb).I32(bs).F64(s).Ptr(dp).Ptr(xp).Ptr(yp).Ptr(zp)
-		return b.launch("blockdiag_apply2", f, blocksFor(int64(n)))
 	})
 }

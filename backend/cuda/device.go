@@ -62,7 +62,7 @@ type Backend struct {
 	counters backend.Counters
 	gmach    *GalerkinMachine            // measured on the first NewGalerkin
 	scr      map[[2]int]backend.Vector   // ChebStep's scratch vectors (size, index)
-	fns      map[string]cudadrv.Function // kernels looked up by name (fnGlobal)
+	fns      map[string]cudadrv.Function // kernels looked up by name (function; device thread only)
 	flag     *Buffer[int32]              // InvertBlockDiag's singular-row flag
 	lz       *Buffer[float64]            // CGLanczos's scalar array
 	pinned   map[*float64]bool           // live HostAlloc slices

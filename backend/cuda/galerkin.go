@@ -7,7 +7,6 @@ import (
 	"slices"
 
 	"blockamg/bsr"
-	"blockamg/internal/cudadrv"
 	"blockamg/internal/par"
 )
 
@@ -124,7 +123,6 @@ type GalerkinPlan struct {
 	wabs, acabs                     *Buffer[int32] // (A, P) and (P, W) global block index pairs
 	wsw0, wslw, asw0, aslw          *Buffer[int64] // tc-rows slot words and each row's first word
 	wval, acval                     *Buffer[float64]
-	fns                             map[string]cudadrv.Function
 	freed                           bool
 }
 
@@ -635,22 +633,6 @@ func (pl *GalerkinPlan) tag() string {
 	return "generic"
 }
 
-// fn resolves a kernel of kernels/galerkin.cu once; it runs on the worker.
-func (pl *GalerkinPlan) fn(name string) (cudadrv.Function, error) {
-	if f, ok := pl.fns[name]; ok {
-		return f, nil
-	}
-	f, err := cudadrv.ModuleGetFunction(pl.b.mod, name)
-	if err != nil {
-		return 0, fmt.Errorf("cuda: kernel %s: %w", name, err)
-	}
-	if pl.fns == nil {
-		pl.fns = map[string]cudadrv.Function{}
-	}
-	pl.fns[name] = f
-	return f, nil
-}
-
 func (pl *GalerkinPlan) check(A, P *Matrix) {
 	st := pl.Stats
 	if pl.freed {
@@ -712,16 +694,7 @@ func (pl *GalerkinPlan) NumericStage(v GalerkinVariant, stage Stage, A, P *Matri
 	ptrp, ptidx, ptrow := pl.ptrp.Ptr(), pl.ptidx.Ptr(), pl.ptrow.Ptr()
 	wabs, acabs := pl.wabs.Ptr(), pl.acabs.Ptr()
 	nAcVal := int64(pl.acval.Len())
-	run := func(name string, blocks uint32, args func()) {
-		b.enqueue(func() error {
-			f, err := pl.fn(name)
-			if err != nil {
-				return err
-			}
-			args()
-			return b.launch(name, f, blocks)
-		})
-	}
+	run := b.run
 	doAP, doPW := stage != StagePW, stage != StageAP
 	switch v {
 	case GalerkinTwoPassND:

@@ -378,24 +378,31 @@ func (b *Backend) smClockHz() (float64, error) {
 
 // fnGlobal resolves a kernel by name on the worker.
 func (b *Backend) fnGlobal(name string) (cudadrv.Function, error) {
-	// Cached: a lookup is a round trip to the device thread, and the cycle's fused
-	// kernels look theirs up on every call.
-	if f, ok := b.fns[name]; ok {
-		return f, nil
-	}
 	var f cudadrv.Function
 	err := b.call(func() error {
 		var err error
-		f, err = cudadrv.ModuleGetFunction(b.mod, name)
+		f, err = b.function(name)
 		return err
 	})
-	if err == nil {
-		if b.fns == nil {
-			b.fns = map[string]cudadrv.Function{}
-		}
-		b.fns[name] = f
-	}
 	return f, err
+}
+
+// function resolves a kernel of the module once and keeps it (a lookup is a driver
+// call; the cycle's and the Galerkin plans' launchers ask on every launch). It runs on
+// the device thread, which alone touches the cache.
+func (b *Backend) function(name string) (cudadrv.Function, error) {
+	if f, ok := b.fns[name]; ok {
+		return f, nil
+	}
+	f, err := cudadrv.ModuleGetFunction(b.mod, name)
+	if err != nil {
+		return 0, fmt.Errorf("cuda: kernel %s: %w", name, err)
+	}
+	if b.fns == nil {
+		b.fns = map[string]cudadrv.Function{}
+	}
+	b.fns[name] = f
+	return f, nil
 }
 
 // GalerkinMachineOf measures the copy bandwidth (cuMemcpyDtoD over 1 GiB buffers, 10

@@ -36,12 +36,6 @@ func (b *Backend) CGLanczos(a backend.Matrix, dinv backend.BlockDiag, start back
 		}
 	}
 	S := b.lz
-	fns := map[string]bool{"lz_init": true, "lz_alpha": true, "lz_beta": true, "lz_axpy": true, "lz_xpby": true}
-	for name := range fns {
-		if _, err := b.fnGlobal(name); err != nil {
-			return res, err
-		}
-	}
 	sp := S.Ptr()
 	scratch := sp + 6*8
 	dot := func(x, y backend.Vector) {
@@ -54,22 +48,11 @@ func (b *Backend) CGLanczos(a backend.Matrix, dinv backend.BlockDiag, start back
 			return b.launchDotFinal(dotBlocks, b.partial, scratch)
 		})
 	}
-	scalar := func(name string, args func()) {
-		f, _ := b.fnGlobal(name)
-		b.enqueue(func() error {
-			args()
-			return b.launch(name, f, 1)
-		})
-	}
+	scalar := func(name string, args func()) { b.run(name, 1, args) }
 	vecop := func(name string, k int, x, y backend.Vector) {
-		f, _ := b.fnGlobal(name)
 		xp, yp := b.vec(x).buf.Ptr(), b.vec(y).buf.Ptr()
-		nn := int64(n)
-		kk := int32(k)
-		b.enqueue(func() error {
-			b.args.I64(nn).Ptr(sp).I32(kk).Ptr(xp).Ptr(yp)
-			return b.launch(name, f, stridedBlocks(nn))
-		})
+		nn, kk := int64(n), int32(k)
+		b.run(name, stridedBlocks(nn), func() { b.args.I64(nn).Ptr(sp).I32(kk).Ptr(xp).Ptr(yp) })
 	}
 	b.Copy(r, start)
 	b.BlockDiagApply(dinv, r, z)

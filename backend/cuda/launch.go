@@ -135,6 +135,20 @@ func (b *Backend) launch(name string, f cudadrv.Function, blocks uint32) error {
 	return nil
 }
 
+// run queues a launch of the module's kernel name over blocks thread blocks; args
+// pushes its arguments. The kernel is resolved on the device thread (function, cached),
+// so launching needs no round trip to it.
+func (b *Backend) run(name string, blocks uint32, args func()) {
+	b.enqueue(func() error {
+		f, err := b.function(name)
+		if err != nil {
+			return err
+		}
+		args()
+		return b.launch(name, f, blocks)
+	})
+}
+
 // launchSpMVGroup: a specialised bsr_spmv_RxC_TAG over nbrows block rows, lanes per
 // row.
 func (b *Backend) launchSpMVGroup(f cudadrv.Function, name string, lanes int, nbrows int32, rowPtr, col, val, x, y cudadrv.DevPtr, alpha, beta float64) error {

@@ -51,11 +51,8 @@ func (b *Backend) InvertBlockDiag(a backend.Matrix, d backend.BlockDiag) error {
 	if m.blockRows == 0 {
 		return nil
 	}
-	f, err := b.fnGlobal("resetup_invert_diag")
-	if err != nil {
-		return err
-	}
 	if b.flag == nil {
+		var err error
 		if b.flag, err = Alloc[int32](b, 1); err != nil {
 			return err
 		}
@@ -67,9 +64,8 @@ func (b *Backend) InvertBlockDiag(a backend.Matrix, d backend.BlockDiag) error {
 	}
 	rp, col, val, dp, fp := m.rowPtr.Ptr(), m.col.Ptr(), m.val.Ptr(), bd.val.Ptr(), flag.Ptr()
 	bs := int32(m.r)
-	b.enqueue(func() error {
+	b.run("resetup_invert_diag", blocksFor(int64(nb)), func() {
 		b.args.I32(nb).I32(bs).Ptr(rp).Ptr(col).Ptr(val).Ptr(dp).Ptr(fp)
-		return b.launch("resetup_invert_diag", f, blocksFor(int64(nb)))
 	})
 	got := []int32{0}
 	if err := b.Err(); err != nil {
@@ -120,15 +116,9 @@ func (b *Backend) SmoothProlongator(a backend.Matrix, d backend.BlockDiag, omega
 	case am.r == 6 && xm.c == 6:
 		name = "resetup_smooth_6x6"
 	}
-	f, err := b.fnGlobal(name)
-	if err != nil {
-		b.fail(err)
-		return
-	}
-	b.enqueue(func() error {
+	b.run(name, blocksFor(nY), func() {
 		b.args.I32(nn).I32(bs).I32(k).I64(nY).Ptr(arp).Ptr(acol).Ptr(aval).Ptr(xrp).Ptr(xcol).Ptr(xval).
 			Ptr(dp).F64(omega).Ptr(yrp).Ptr(ycol).Ptr(yval)
-		return b.launch(name, f, blocksFor(nY))
 	})
 }
 
@@ -144,16 +134,10 @@ func (b *Backend) RefreshTranspose(a backend.Matrix) {
 	if nv == 0 {
 		return
 	}
-	f, err := b.fnGlobal("resetup_transpose_values")
-	if err != nil {
-		b.fail(err)
-		return
-	}
 	r, c := int32(m.r), int32(m.c)
 	pp, sp, dp := m.tperm.Ptr(), m.val.Ptr(), m.t.val.Ptr()
-	b.enqueue(func() error {
+	b.run("resetup_transpose_values", blocksFor(nv), func() {
 		b.args.I64(nv).I32(r).I32(c).Ptr(pp).Ptr(sp).Ptr(dp)
-		return b.launch("resetup_transpose_values", f, blocksFor(nv))
 	})
 }
 

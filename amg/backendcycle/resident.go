@@ -297,61 +297,25 @@ func (c *Cycle) estimate(lv *level, start backend.Vector, steps int) (krylov.Eig
 		return krylov.EigenEstimate{}, fmt.Errorf("%w: eigenvalue estimate with %d steps on size %d", krylov.ErrTolerance, steps, n)
 	}
 	rv, z, p, q := lv.b, lv.x, lv.d, lv.t
+	var res backend.LanczosResult
 	if lz, ok := be.(backend.Lanczoser); ok {
-		res, err := lz.CGLanczos(lv.A, lv.Dinv, start, steps, rv, z, p, q)
-		if err != nil {
+		var err error
+		if res, err = lz.CGLanczos(lv.A, lv.Dinv, start, steps, rv, z, p, q); err != nil {
 			return krylov.EigenEstimate{}, err
 		}
-		if res.BreakQuantity != "" {
-			return krylov.EigenEstimate{}, notSPD(&krylov.BreakdownError{Iteration: res.BreakIteration,
-				Quantity: res.BreakQuantity, Value: res.BreakValue})
-		}
-		return krylov.LanczosEstimate(res.Alphas, res.Betas)
+	} else {
+		res = backend.CGLanczos(be, lv.A, lv.Dinv, start, steps, rv, z, p, q)
 	}
-	be.Copy(rv, start)
-	be.BlockDiagApply(lv.Dinv, rv, z)
-	rz := be.Dot(rv, z)
-	if !(rz > 0) || isInf(rz) {
-		return krylov.EigenEstimate{}, notSPD(&krylov.BreakdownError{Iteration: 0, Quantity: "rᵀz", Value: rz})
+	if res.BreakQuantity != "" {
+		return krylov.EigenEstimate{}, notSPD(&krylov.BreakdownError{Iteration: res.BreakIteration,
+			Quantity: res.BreakQuantity, Value: res.BreakValue})
 	}
-	rz0 := rz
-	be.Copy(p, z)
-	steps = min(steps, n)
-	alphas := make([]float64, 0, steps)
-	betas := make([]float64, 0, steps)
-	for it := 1; it <= steps; it++ {
-		be.SpMV(1, lv.A, p, 0, q)
-		pq := be.Dot(p, q)
-		if !(pq > 0) || isInf(pq) {
-			return krylov.EigenEstimate{}, notSPD(&krylov.BreakdownError{Iteration: it, Quantity: "pᵀAp", Value: pq})
-		}
-		alpha := rz / pq
-		alphas = append(alphas, alpha)
-		if it == steps {
-			break
-		}
-		be.Axpby(-alpha, q, 1, rv)
-		be.BlockDiagApply(lv.Dinv, rv, z)
-		rzNew := be.Dot(rv, z)
-		if rzNew <= 1e-24*rz0 {
-			break
-		}
-		if isInf(rzNew) || rzNew != rzNew {
-			return krylov.EigenEstimate{}, notSPD(&krylov.BreakdownError{Iteration: it, Quantity: "rᵀz", Value: rzNew})
-		}
-		beta := rzNew / rz
-		betas = append(betas, beta)
-		rz = rzNew
-		be.Axpby(1, z, beta, p)
-	}
-	return krylov.LanczosEstimate(alphas, betas)
+	return krylov.LanczosEstimate(res.Alphas, res.Betas)
 }
 
 func notSPD(err error) error {
 	return fmt.Errorf("%w: eigenvalue estimate: %w", amg.ErrNotSPD, err)
 }
-
-func isInf(v float64) bool { return v > 1.7976931348623157e308 || v < -1.7976931348623157e308 }
 
 // factor symmetrises and factors the coarsest operator on the host.
 func (c *Cycle) factor(coarse *bsr.Matrix) error {

@@ -93,21 +93,10 @@ func (u *Buffer[T]) Upload(src []T) error {
 // Download copies the buffer into dst (len(dst) == Len()), after all queued work, and
 // counts the bytes under the backend's current phase.
 func (u *Buffer[T]) Download(dst []T) error {
-	u.live()
 	if len(dst) != u.n {
 		panic("cuda: Download: length mismatch")
 	}
-	if u.n == 0 {
-		return nil
-	}
-	bytes := u.Bytes()
-	err := u.b.call(func() error {
-		return cudadrv.MemcpyDtoH(unsafe.Pointer(&dst[0]), u.ptr, uint64(bytes))
-	})
-	if err == nil {
-		u.b.counters.AddD2H(u.b.phase, bytes)
-	}
-	return err
+	return u.DownloadPrefix(dst)
 }
 
 // DownloadPrefix copies the first len(dst) ≤ Len() values into dst, like Download.

@@ -56,10 +56,8 @@ func Upload(be backend.Backend, h *amg.Hierarchy) (*Cycle, error) {
 			return nil, fmt.Errorf("backendcycle: level %d operator: %w", l, err)
 		}
 		n := L.A.Rows()
-		for _, v := range []*backend.Vector{&lv.b, &lv.x, &lv.r, &lv.d, &lv.t} {
-			if *v, err = be.NewVector(n); err != nil {
-				return nil, fmt.Errorf("backendcycle: level %d vectors: %w", l, err)
-			}
+		if err := lv.allocate(be, n); err != nil {
+			return nil, fmt.Errorf("backendcycle: level %d vectors: %w", l, err)
 		}
 		if l == len(h.Levels)-1 {
 			break
@@ -85,6 +83,17 @@ func Upload(be backend.Backend, h *amg.Hierarchy) (*Cycle, error) {
 	}
 	ok = true
 	return c, nil
+}
+
+// allocate creates the level's work vectors of n entries.
+func (lv *level) allocate(be backend.Backend, n int) error {
+	for _, v := range []*backend.Vector{&lv.b, &lv.x, &lv.r, &lv.d, &lv.t} {
+		var err error
+		if *v, err = be.NewVector(n); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Free releases the backend storage of c.

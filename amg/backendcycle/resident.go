@@ -85,10 +85,8 @@ func UploadResident(be backend.Resetter, h *amg.Hierarchy) (*Cycle, UpdateTimes,
 			return nil, UpdateTimes{}, fmt.Errorf("backendcycle: level %d operator: %w", l, err)
 		}
 		n := L.A.Rows()
-		for _, v := range []*backend.Vector{&lv.b, &lv.x, &lv.r, &lv.d, &lv.t} {
-			if *v, err = be.NewVector(n); err != nil {
-				return nil, UpdateTimes{}, fmt.Errorf("backendcycle: level %d vectors: %w", l, err)
-			}
+		if err := lv.allocate(be, n); err != nil {
+			return nil, UpdateTimes{}, fmt.Errorf("backendcycle: level %d vectors: %w", l, err)
 		}
 		if l == nl-1 {
 			c.res.coarse = L.A.ClonePattern()

@@ -85,7 +85,7 @@ type backendEngine struct {
 	devMem func() int64
 	// assemble, when set, writes the fine values of ex56 step k (element moduli
 	// mod) into the device's fine operator.
-	assemble func(fine backend.Matrix, mod []float64) error
+	assemble func(mod []float64) error
 	floor    *floorModel // bytes each phase must move at least, and the copy bandwidth
 	steps    []backendcycle.UpdateTimes
 	pcg      []float64 // seconds of each PCG on the device, transfers of b and x excluded
@@ -156,7 +156,7 @@ func (e *backendEngine) step(k int, p *problem, threads int, sr *stepResult) err
 	switch {
 	case p.asm != nil && e.assemble != nil:
 		be.SetPhase(fmt.Sprintf("step %d assembly (device)", k))
-		if err := e.assemble(fine, mod); err != nil {
+		if err := e.assemble(mod); err != nil {
 			return err
 		}
 	case p.asm == nil:

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"blockamg/amg"
-	"blockamg/backend"
 	"blockamg/backend/cuda"
 	"blockamg/internal/cudadrv"
 )
@@ -80,7 +79,7 @@ func solveGPU(c *solveConfig, stdout, stderr io.Writer) error {
 				e.close()
 				return nil, err
 			}
-			e.assemble = func(_ backend.Matrix, mod []float64) error { return asm.NumericHost(fine, mod) }
+			e.assemble = func(mod []float64) error { return asm.NumericHost(fine, mod) }
 		}
 		// Device memory held: the hierarchy, plans, b and x, plus PCG's four work
 		// vectors.

@@ -877,8 +877,45 @@ struct GalFrag {
     }
 };
 
-// W = A·P, warp per W block: its list of (A block, P block) global indices, four
-// products' operands loaded before their mma. Deterministic.
+// acc (c0, c1) += Σ X_e·Y_e over the list [t0, t1) of (X block, Y block) global index
+// pairs, in list order, f giving the lane's fragment offsets (xs, ys: the blocks'
+// sizes in doubles). The warp loads 32 list entries at a time, one per lane, and hands
+// them out by shuffles, so no product waits on its own list load; then the operands of
+// U products are loaded together before their mma, so a list of up to U products costs
+// the warp two memory latencies (list, operands) instead of one pair per four
+// products. The additions keep the list order, so the bits do not depend on U.
+template <int KC, int U>
+__device__ __forceinline__ void gal_tcb_sum(i64 t0, i64 t1, const int2* __restrict__ list,
+                                            const double* __restrict__ X, i64 xs, const double* __restrict__ Y,
+                                            i64 ys, const GalFrag<KC>& f, int kch, int lane, double& c0,
+                                            double& c1)
+{
+    static_assert(32 % U == 0, "U must divide the warp");
+    for (i64 base = t0; base < t1; base += 32) {
+        const int cnt = (int)min((i64)32, t1 - base);
+        const int2 e = lane < cnt ? __ldg(list + base + lane) : make_int2(0, 0);
+        for (int u0 = 0; u0 < cnt; u0 += U) {
+            double av[U][KC], bv[U][KC];
+#pragma unroll
+            for (int u = 0; u < U; u++) {
+                const int ex = __shfl_sync(GAL_FULL, e.x, u0 + u);
+                const int ey = __shfl_sync(GAL_FULL, e.y, u0 + u);
+                const bool in = u0 + u < cnt;
+#pragma unroll
+                for (int q = 0; q < KC; q++) {
+                    av[u][q] = (in && f.xok[q]) ? __ldg(X + (i64)ex * xs + f.xoff[q]) : 0.0;
+                    bv[u][q] = (in && f.yok[q]) ? __ldg(Y + (i64)ey * ys + f.yoff[q]) : 0.0;
+                }
+            }
+#pragma unroll
+            for (int u = 0; u < U; u++)
+                if (u0 + u < cnt) gal_dmma_k<KC>(c0, c1, av[u], bv[u], kch);
+        }
+    }
+}
+
+// W = A·P, warp per W block: its list of (A block, P block) global indices through
+// gal_tcb_sum. Deterministic.
 template <int R_, int C_>
 __device__ __forceinline__ void gal_w_tcb(int rr, int cc, i64 nnzW, const i64* __restrict__ wptr,
                                           const int2* __restrict__ wabs, const double* __restrict__ aval,
@@ -892,34 +929,17 @@ __device__ __forceinline__ void gal_w_tcb(int rr, int cc, i64 nnzW, const i64* _
     if (w >= nnzW) return;
     const int lane = threadIdx.x & 31, g = lane >> 2, tg = lane & 3;
     const GalFrag<KC> f(R, R, C, kch, g, tg, false);
-    const i64 RR = R * R, RC = R * C;
     double c0 = 0.0, c1 = 0.0;
-    const i64 t1 = wptr[w + 1];
-    for (i64 t = wptr[w]; t < t1; t += 4) {
-        double av[4][KC], bv[4][KC];
-#pragma unroll
-        for (int u = 0; u < 4; u++) {
-            const bool in = t + u < t1;
-            const int2 e = in ? __ldg(wabs + t + u) : make_int2(0, 0);
-#pragma unroll
-            for (int q = 0; q < KC; q++) {
-                av[u][q] = (in && f.xok[q]) ? __ldg(aval + (i64)e.x * RR + f.xoff[q]) : 0.0;
-                bv[u][q] = (in && f.yok[q]) ? __ldg(pval + (i64)e.y * RC + f.yoff[q]) : 0.0;
-            }
-        }
-#pragma unroll
-        for (int u = 0; u < 4; u++)
-            if (t + u < t1) gal_dmma_k<KC>(c0, c1, av[u], bv[u], kch);
-    }
+    gal_tcb_sum<KC, 16 / KC>(wptr[w], wptr[w + 1], wabs, aval, (i64)R * R, pval, (i64)R * C, f, kch, lane, c0, c1);
     if (g < R) {
-        double* __restrict__ out = wval + w * RC + g * C;
+        double* __restrict__ out = wval + w * R * C + g * C;
         if (2 * tg < C) out[2 * tg] = c0;
         if (2 * tg + 1 < C) out[2 * tg + 1] = c1;
     }
 }
 
-// Ac = Pᵀ·W, warp per Ac block: its list of (P block, W block) global indices.
-// Deterministic.
+// Ac = Pᵀ·W, warp per Ac block: its list of (P block, W block) global indices through
+// gal_tcb_sum. Deterministic.
 template <int R_, int C_>
 __device__ __forceinline__ void gal_ac_tcb(int rr, int cc, i64 nnzAc, const i64* __restrict__ acptr,
                                            const int2* __restrict__ acabs, const double* __restrict__ wval,
@@ -933,25 +953,8 @@ __device__ __forceinline__ void gal_ac_tcb(int rr, int cc, i64 nnzAc, const i64*
     if (b >= nnzAc) return;
     const int lane = threadIdx.x & 31, g = lane >> 2, tg = lane & 3;
     const GalFrag<KC> f(C, R, C, kch, g, tg, true);
-    const i64 RC = R * C;
     double c0 = 0.0, c1 = 0.0;
-    const i64 t1 = acptr[b + 1];
-    for (i64 t = acptr[b]; t < t1; t += 4) {
-        double av[4][KC], bv[4][KC];
-#pragma unroll
-        for (int u = 0; u < 4; u++) {
-            const bool in = t + u < t1;
-            const int2 e = in ? __ldg(acabs + t + u) : make_int2(0, 0);
-#pragma unroll
-            for (int q = 0; q < KC; q++) {
-                av[u][q] = (in && f.xok[q]) ? __ldg(pval + (i64)e.x * RC + f.xoff[q]) : 0.0;
-                bv[u][q] = (in && f.yok[q]) ? __ldg(wval + (i64)e.y * RC + f.yoff[q]) : 0.0;
-            }
-        }
-#pragma unroll
-        for (int u = 0; u < 4; u++)
-            if (t + u < t1) gal_dmma_k<KC>(c0, c1, av[u], bv[u], kch);
-    }
+    gal_tcb_sum<KC, 16 / KC>(acptr[b], acptr[b + 1], acabs, pval, (i64)R * C, wval, (i64)R * C, f, kch, lane, c0, c1);
     if (g < C) {
         double* __restrict__ out = acval + b * C * C + g * C;
         if (2 * tg < C) out[2 * tg] = c0;

@@ -31,8 +31,10 @@ type Assembly struct {
 	tabF                    *Buffer[float64] // Ref then Diag
 	tabI                    *Buffer[int32]   // Local then inv
 	fnNumeric, fnCheck      cudadrv.Function
+	fnModulus               cudadrv.Function
 	mod                     *Buffer[float64] // NumericHost's upload buffer, on first use
 	flag                    *Buffer[int32]   // CheckPattern's result, on first use
+	modFlag                 *Buffer[int32]   // NumericHost's first bad element; holds elements between calls
 	defaultModulus          []float64        // fem's default material, on first use
 	freed                   bool
 }
@@ -88,6 +90,10 @@ func (b *Backend) NewAssembly(fa *fem.Assembly) (*Assembly, error) {
 		da.Free()
 		return nil, fmt.Errorf("cuda: assembly: %w", err)
 	}
+	if da.fnModulus, err = b.fnGlobal("asm_check_modulus"); err != nil {
+		da.Free()
+		return nil, fmt.Errorf("cuda: assembly: %w", err)
+	}
 	return da, nil
 }
 
@@ -139,29 +145,40 @@ func (da *Assembly) Numeric(A *Matrix, modulus *Buffer[float64]) error {
 	if err := b.sticky(); err != nil {
 		return err
 	}
-	nn, ne, nodes := int32(da.nn), int32(da.ne), int32(da.nodes)
+	da.numeric(A, modulus, 0)
+	return nil
+}
+
+// numeric queues asm_numeric (guarded by the flag at bad when it is not 0) and the
+// transpose's copy.
+func (da *Assembly) numeric(A *Matrix, modulus *Buffer[float64], bad cudadrv.DevPtr) {
+	b := da.b
+	nn, ne, nodes, elements := int32(da.nn), int32(da.ne), int32(da.nodes), int32(da.elements)
 	rp, mp, tf, ti, vp := A.rowPtr.Ptr(), modulus.Ptr(), da.tabF.Ptr(), da.tabI.Ptr(), A.val.Ptr()
 	f := da.fnNumeric
 	blocks := uint32((da.nodes + asmRows - 1) / asmRows)
 	b.enqueue(func() error {
-		b.args.I32(nn).I32(ne).I32(nodes).Ptr(rp).Ptr(mp).Ptr(tf).Ptr(ti).Ptr(vp)
+		b.args.I32(nn).I32(ne).I32(nodes).Ptr(rp).Ptr(mp).Ptr(tf).Ptr(ti).Ptr(bad).I32(elements).Ptr(vp)
 		return b.launch("asm_numeric", f, blocks)
 	})
 	if t := A.t; t != nil {
 		tp, bytes := t.val.Ptr(), uint64(A.val.Bytes())
 		b.enqueue(func() error { return cudadrv.MemcpyDtoD(tp, vp, bytes) })
 	}
-	return nil
 }
 
 // NumericHost uploads modulus (one float64 per element; nil means fem's default
 // material, ElementModulus) and runs Numeric with it. Bad moduli (wrong length,
-// negative, NaN or infinite) are fem.Assembly.Numeric's error, and A is then left
-// unchanged. The upload is counted under the backend's current phase.
+// negative, NaN or infinite) are fem.Assembly.CheckModulus's error, and A is then left
+// unchanged. The length is checked here; the values are checked on the device, by a
+// kernel that runs before the assembly and stops it, so the host reads the moduli
+// only to name the first bad one (one 4-byte flag comes back per call). The uploads
+// and the flag are counted under the backend's current phase. NumericHost waits for
+// the assembly to finish.
 func (da *Assembly) NumericHost(A *Matrix, modulus []float64) error {
 	da.live()
-	if err := da.fa.CheckModulus(modulus); err != nil {
-		return err
+	if modulus != nil && len(modulus) != da.elements {
+		return da.fa.CheckModulus(modulus)
 	}
 	if err := da.checkSizes(A); err != nil {
 		return err
@@ -172,16 +189,51 @@ func (da *Assembly) NumericHost(A *Matrix, modulus []float64) error {
 		}
 		modulus = da.defaultModulus
 	}
+	b := da.b
 	if da.mod == nil {
 		var err error
-		if da.mod, err = Alloc[float64](da.b, da.elements); err != nil {
+		if da.mod, err = Alloc[float64](b, da.elements); err != nil {
+			return fmt.Errorf("cuda: assembly: %w", err)
+		}
+	}
+	sentinel := []int32{int32(da.elements)}
+	if da.modFlag == nil {
+		var err error
+		if da.modFlag, err = Alloc[int32](b, 1); err != nil {
+			return fmt.Errorf("cuda: assembly: %w", err)
+		}
+		if err := da.modFlag.Upload(sentinel); err != nil {
+			da.modFlag.Free()
+			da.modFlag = nil
 			return fmt.Errorf("cuda: assembly: %w", err)
 		}
 	}
 	if err := da.mod.Upload(modulus); err != nil {
 		return fmt.Errorf("cuda: assembly: uploading the moduli: %w", err)
 	}
-	return da.Numeric(A, da.mod)
+	if err := b.sticky(); err != nil {
+		return err
+	}
+	n, mp, fp, f := int32(da.elements), da.mod.Ptr(), da.modFlag.Ptr(), da.fnModulus
+	b.enqueue(func() error {
+		b.args.I32(n).Ptr(mp).Ptr(fp)
+		return b.launch("asm_check_modulus", f, stridedBlocks(int64(n)))
+	})
+	da.numeric(A, da.mod, fp)
+	bad := []int32{0}
+	if err := da.modFlag.Download(bad); err != nil {
+		return fmt.Errorf("cuda: assembly: %w", err)
+	}
+	if int(bad[0]) == da.elements {
+		return nil
+	}
+	if err := da.modFlag.Upload(sentinel); err != nil {
+		return fmt.Errorf("cuda: assembly: %w", err)
+	}
+	if err := da.fa.CheckModulus(modulus); err != nil {
+		return err
+	}
+	return fmt.Errorf("cuda: assembly: element %d: modulus %v rejected on the device", bad[0], modulus[bad[0]])
 }
 
 // CheckPattern compares A's block pattern on the device with the assembly's (row
@@ -231,7 +283,7 @@ func (da *Assembly) Bytes() int64 {
 			n += u.Bytes()
 		}
 	}
-	for _, u := range []*Buffer[int32]{da.tabI, da.flag} {
+	for _, u := range []*Buffer[int32]{da.tabI, da.flag, da.modFlag} {
 		if u != nil {
 			n += u.Bytes()
 		}
@@ -254,7 +306,7 @@ func (da *Assembly) Free() {
 			u.Free()
 		}
 	}
-	for _, u := range []*Buffer[int32]{da.tabI, da.flag} {
+	for _, u := range []*Buffer[int32]{da.tabI, da.flag, da.modFlag} {
 		if u != nil {
 			u.Free()
 		}

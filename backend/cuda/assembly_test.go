@@ -260,9 +260,16 @@ func TestAssemblyGPUErrors(t *testing.T) {
 	neg[5] = -1
 	inf := fa.Box().ElementModulus()
 	inf[n-1] = math.Inf(1)
-	for _, m := range [][]float64{neg, inf, {math.NaN()}, make([]float64, n+1)} {
-		if err := da.NumericHost(dA, m); err == nil {
-			t.Errorf("NumericHost with %d moduli (bad): no error", len(m))
+	nan := fa.Box().ElementModulus()
+	nan[n/2] = math.NaN()
+	for _, c := range []struct {
+		m    []float64
+		want string
+	}{{neg, "element 5:"}, {inf, fmt.Sprintf("element %d:", n-1)}, {nan, fmt.Sprintf("element %d:", n/2)},
+		{[]float64{math.NaN()}, "moduli"}, {make([]float64, n+1), "moduli"}} {
+		// The device check must stop the assembly and name the first bad element.
+		if err := da.NumericHost(dA, c.m); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("NumericHost with %d moduli (bad): %v, want an error containing %q", len(c.m), err, c.want)
 		}
 	}
 	short := asmUpload(t, be, make([]float64, n-1))
@@ -278,6 +285,14 @@ func TestAssemblyGPUErrors(t *testing.T) {
 	if err := be.Err(); err != nil {
 		t.Fatalf("rejected calls left a sticky error: %v", err)
 	}
+	// The flag is reset after a rejection: good moduli assemble again.
+	if err := da.NumericHost(dA, nil); err != nil {
+		t.Fatalf("NumericHost with the default material after rejected calls: %v", err)
+	}
+	if err := fa.Numeric(fa.Matrix, nil, 0); err != nil {
+		t.Fatal(err)
+	}
+	asmSameBits(t, "after rejected calls", fa.Matrix.RowPtr, asmDownload(t, dA.val), fa.Matrix.Val)
 }
 
 // TestAssemblyGPUPerf times the numeric assembly at ne = 100 (BLOCKAMG_PERF_NE changes

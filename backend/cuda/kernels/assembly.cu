@@ -24,13 +24,18 @@
 
 static_assert(ASM_ROWS * 27 <= THREADS, "asm_numeric: one thread per stencil block of a thread block's rows");
 
+// bad, when not null, is asm_check_modulus's flag: a thread block whose flag shows a
+// bad modulus (below the element count) writes nothing, so a rejected step leaves the
+// matrix as it was.
 extern "C" __global__ void __launch_bounds__(THREADS) asm_numeric(int nn, int ne, int nodes,
                                                                   const i64* __restrict__ rowPtr,
                                                                   const double* __restrict__ modulus,
                                                                   const double* __restrict__ tabF,
                                                                   const int* __restrict__ tabI,
+                                                                  const int* __restrict__ bad, int elements,
                                                                   double* __restrict__ val)
 {
+    if (bad != nullptr && *bad < elements) return;
     __shared__ double sf[ASM_NF];
     __shared__ int si[ASM_NI];
     __shared__ double sv[ASM_ROWS * 27 * 9];
@@ -93,6 +98,20 @@ extern "C" __global__ void __launch_bounds__(THREADS) asm_numeric(int nn, int ne
     const int count = 9 * min(span, ASM_ROWS * 27);
     double* out = val + 9 * base;
     for (int t = threadIdx.x; t < count; t += THREADS) out[t] = sv[t];
+}
+
+// asm_check_modulus: *bad becomes the least element whose modulus is not finite and
+// non-negative (fem.Assembly.CheckModulus's rule), and is left alone when there is
+// none: the host keeps it at the element count between calls, so no reset launch
+// precedes each check.
+extern "C" __global__ void __launch_bounds__(THREADS) asm_check_modulus(int elements,
+                                                                        const double* __restrict__ modulus,
+                                                                        int* __restrict__ bad)
+{
+    for (int e = blockIdx.x * THREADS + threadIdx.x; e < elements; e += gridDim.x * THREADS) {
+        const double m = modulus[e];
+        if (!(m >= 0.0) || isinf(m)) atomicMin(bad, e);
+    }
 }
 
 // asm_check_pattern: one thread per block row; *bad becomes the least row whose stored

@@ -1,6 +1,8 @@
 package cuda
 
 import (
+	"fmt"
+
 	"blockamg/backend"
 )
 
@@ -11,10 +13,16 @@ const (
 	lzHead = 10 // state, breakdown (iteration, quantity, value), rz0, rz, dot scratch, α and β counts, spare
 )
 
+// lzMaxBlock is LZ_MAXB of kernels/lanczos.cu: the largest diagonal block the fused
+// step kernels take; larger blocks run the ten-launch step.
+const lzMaxBlock = 8
+
 // CGLanczos implements backend.Lanczoser with kernels/lanczos.cu: the inner products
 // land in a device scalar array, tiny kernels compute α and β there, and the vector
 // updates read them from it, so the run queues without waiting; the array (3·steps+10
-// doubles) comes back once at the end.
+// doubles) comes back once at the end. A step is six launches (the residual update,
+// the block-diagonal solve and rᵀz fused into one kernel, each dot's final sum fused
+// with its scalar): on small levels the estimate is bound by launches, not bytes.
 func (b *Backend) CGLanczos(a backend.Matrix, dinv backend.BlockDiag, start backend.Vector, steps int,
 	r, z, p, q backend.Vector) (backend.LanczosResult, error) {
 	var res backend.LanczosResult
@@ -59,10 +67,34 @@ func (b *Backend) CGLanczos(a backend.Matrix, dinv backend.BlockDiag, start back
 	dot(r, z)
 	scalar("lz_init", func() { b.args.Ptr(sp) })
 	b.Copy(p, z)
+	bd := dinv.(*BlockDiag)
+	fused := bd.n <= lzMaxBlock
+	resName := "lz_residual"
+	if bd.n == 3 || bd.n == 6 {
+		resName = fmt.Sprintf("lz_residual_%d", bd.n)
+	}
+	partial := b.partial
 	for it := 1; it <= steps; it++ {
-		b.SpMV(1, a, p, 0, q)
-		dot(p, q)
 		i32 := int32(it)
+		b.SpMV(1, a, p, 0, q)
+		if fused {
+			// Six launches a step: SpMV, pᵀq partials, their sum with α, the fused
+			// r/z update with rᵀz partials, their sum with β, and p.
+			pp, qp := b.vec(p).buf.Ptr(), b.vec(q).buf.Ptr()
+			nn := int64(n)
+			b.enqueue(func() error { return b.launchDotPartial(nn, pp, qp, partial) })
+			b.run("lz_alpha_sum", 1, func() { b.args.I32(dotBlocks).Ptr(partial).Ptr(sp).I32(i32).I32(int32(a0)).I32(int32(pq0)) })
+			if it == steps {
+				break
+			}
+			rp, zp, dp := b.vec(r).buf.Ptr(), b.vec(z).buf.Ptr(), bd.val.Ptr()
+			nb, bs, k := int32(bd.blocks), int32(bd.n), int32(a0+it-1)
+			b.run(resName, dotBlocks, func() { b.args.I32(nb).I32(bs).Ptr(sp).I32(k).Ptr(qp).Ptr(rp).Ptr(dp).Ptr(zp).Ptr(partial) })
+			b.run("lz_beta_sum", 1, func() { b.args.I32(dotBlocks).Ptr(partial).Ptr(sp).I32(i32).I32(int32(b0)) })
+			vecop("lz_xpby", b0+it-1, z, p)
+			continue
+		}
+		dot(p, q)
 		scalar("lz_alpha", func() { b.args.Ptr(sp).I32(i32).I32(int32(a0)).I32(int32(pq0)) })
 		if it == steps {
 			break

@@ -33,16 +33,6 @@ extern "C" __global__ void __launch_bounds__(THREADS) vec_vmul(i64 n, double a, 
     }
 }
 
-// block_sum leaves the sum of the THREADS values in s[0], in a fixed tree.
-__device__ __forceinline__ void block_sum(double* s)
-{
-    for (int w = THREADS / 2; w > 0; w >>= 1) {
-        __syncthreads();
-        if (threadIdx.x < w) s[threadIdx.x] += s[threadIdx.x + w];
-    }
-    __syncthreads();
-}
-
 // Deterministic dot product, stage 1: launched with a fixed grid of DOT_BLOCKS blocks
 // (chosen by the Go side, independent of the device). Thread t of the grid sums
 // x[i]*y[i] for i = t, t+T, t+2T, ... in order (T threads in all); each block totals

@@ -89,9 +89,11 @@ type Backend interface {
 // without it).
 type ChebStepper interface {
 	// ChebStep computes d = c1·d + c2·D⁻¹(b − A·x), with D⁻¹ in dinv (A square with
-	// square blocks, dinv its block size). d is not read when c1 is 0; d aliases none
-	// of the others.
-	ChebStep(a Matrix, dinv BlockDiag, b, x Vector, c1, c2 float64, d Vector)
+	// square blocks, dinv its block size), and the updated iterate xOut = x + d (with
+	// the new d). d is not read when c1 is 0. d and xOut alias none of the others:
+	// the product still reads x while rows of xOut are written, so the iterate
+	// alternates between two vectors instead of a separate pass adding d to x.
+	ChebStep(a Matrix, dinv BlockDiag, b, x Vector, c1, c2 float64, d, xOut Vector)
 	// Residual computes r = b − A·x (r aliases neither b nor x).
 	Residual(a Matrix, b, x, r Vector)
 	// DiagApply2 computes y = z = s·D·x, D block diagonal (the first Chebyshev step

@@ -18,7 +18,8 @@ type level struct {
 	theta  float64           // Chebyshev centre (emax+emin)/2
 	delta  float64           // Chebyshev half-width (emax−emin)/2
 	degree int
-	// work vectors: right-hand side, solution, residual, direction, scratch
+	// work vectors: right-hand side, solution, residual, direction, and t: the
+	// smoother's second iterate with a backend.ChebStepper, else its scratch
 	b, x, r, d, t backend.Vector
 }
 
@@ -163,58 +164,74 @@ func (c *Cycle) cycle(l int, b, x backend.Vector) {
 		c.coarseSolve(b, x)
 		return
 	}
-	c.smooth(L, b, x, true)
+	cur := c.smooth(L, b, x, nil)
 	// r = b − A·x, restricted: C.b = Pᵀ·r.
 	if cs, ok := be.(backend.ChebStepper); ok {
-		cs.Residual(L.A, b, x, L.r)
+		cs.Residual(L.A, b, cur, L.r)
 	} else {
 		be.Copy(L.r, b)
-		be.SpMV(-1, L.A, x, 1, L.r)
+		be.SpMV(-1, L.A, cur, 1, L.r)
 	}
 	C := c.levels[l+1]
 	be.SpMVTrans(1, L.P, L.r, 0, C.b)
 	c.cycle(l+1, C.b, C.x)
-	be.SpMV(1, L.P, C.x, 1, x)
-	c.smooth(L, b, x, false)
+	be.SpMV(1, L.P, C.x, 1, cur)
+	if cur = c.smooth(L, b, x, cur); cur != x {
+		be.Copy(x, cur) // not reached: the fused steps start in L.t so as to end in x
+	}
 }
 
 // smooth runs the Chebyshev iterations of amg's smoother (see amg/chebyshev.go) for
-// A·x = b, with x = 0 on entry when zeroGuess.
-func (c *Cycle) smooth(L *level, b, x backend.Vector, zeroGuess bool) {
+// A·x = b, from x = 0 when cur is nil, else from the iterate held by cur (x or L.t),
+// and returns the vector that holds the result. A backend.ChebStepper writes each
+// step's iterate to the other of x and L.t (its product still reads the old one);
+// the zero-guess start lands in L.t, so the 2·degree − 1 alternations of a V-cycle
+// end in x. Without it the steps update x in place.
+func (c *Cycle) smooth(L *level, b, x, cur backend.Vector) backend.Vector {
 	be := c.be
 	sigma := L.theta / L.delta
 	rho := 1 / sigma
 	cs, fused := be.(backend.ChebStepper)
+	other := func(v backend.Vector) backend.Vector {
+		if v == x {
+			return L.t
+		}
+		return x
+	}
 	switch {
-	case zeroGuess && fused:
-		cs.DiagApply2(L.Dinv, 1/L.theta, b, L.d, x)
-	case zeroGuess:
+	case cur == nil && fused:
+		cs.DiagApply2(L.Dinv, 1/L.theta, b, L.d, L.t)
+		cur = L.t
+	case cur == nil:
 		be.BlockDiagApply(L.Dinv, b, L.d)
 		be.Scale(1/L.theta, L.d)
 		be.Copy(x, L.d)
+		cur = x
 	default:
-		c.step(L, b, x, 0, 1/L.theta)
+		cur = c.step(L, b, cur, other(cur), 0, 1/L.theta)
 	}
 	for k := 1; k < L.degree; k++ {
 		rhoNew := 1 / (2*sigma - rho)
-		c.step(L, b, x, rhoNew*rho, 2*rhoNew/L.delta)
+		cur = c.step(L, b, cur, other(cur), rhoNew*rho, 2*rhoNew/L.delta)
 		rho = rhoNew
 	}
+	return cur
 }
 
-// step computes d = c1·d + c2·D⁻¹(b − A·x) and x += d.
-func (c *Cycle) step(L *level, b, x backend.Vector, c1, c2 float64) {
+// step computes d = c1·d + c2·D⁻¹(b − A·x) and the new iterate x + d, which it
+// returns: in next with a backend.ChebStepper, else in x itself (next unused).
+func (c *Cycle) step(L *level, b, x, next backend.Vector, c1, c2 float64) backend.Vector {
 	be := c.be
 	if cs, ok := be.(backend.ChebStepper); ok {
-		cs.ChebStep(L.A, L.Dinv, b, x, c1, c2, L.d)
-		be.Axpby(1, L.d, 1, x)
-		return
+		cs.ChebStep(L.A, L.Dinv, b, x, c1, c2, L.d, next)
+		return next
 	}
 	be.Copy(L.r, b)
 	be.SpMV(-1, L.A, x, 1, L.r)
 	be.BlockDiagApply(L.Dinv, L.r, L.t)
 	be.Axpby(c2, L.t, c1, L.d)
 	be.Axpby(1, L.d, 1, x)
+	return x
 }
 
 // coarseSolve solves the coarsest system: by the product with its inverse on the

@@ -357,7 +357,7 @@ func TestPCG(t *testing.T, be backend.Backend) {
 	t.Logf("%s: PCG block Jacobi, %d unknowns: %d iterations, relative residual %.3g (true %.3g)", be.Name(), len(rhs), res.Iterations, res.Residual/res.InitialResidual, rel)
 }
 
-// TestChebStep checks d = c1·d + c2·D⁻¹(b − A·x), the residual b − A·x and
+// TestChebStep checks d = c1·d + c2·D⁻¹(b − A·x) with xOut = x + d, the residual b − A·x and
 // y = z = s·D·b against dense arithmetic on square
 // shapes whose rows select different kernels (short rows, rows of a warp and longer,
 // 3×3, 6×6 and a generic size), for c1 = 0 (d holding NaN, which must not be read)
@@ -390,9 +390,21 @@ func TestChebStep(t *testing.T, be backend.Backend) {
 			if c[0] == 0 {
 				start = nanVec(n)
 			}
-			d := vector(t, be, start)
-			cs.ChebStep(a, dinv, bvec, xvec, c[0], c[1], d)
+			d, xo := vector(t, be, start), vector(t, be, nanVec(n))
+			cs.ChebStep(a, dinv, bvec, xvec, c[0], c[1], d, xo)
 			got := download(t, be, d)
+			// xOut = x + d with the new d, bitwise: one addition per entry.
+			gotX := download(t, be, xo)
+			for i := range gotX {
+				if want := xs[i] + got[i]; math.Float64bits(gotX[i]) != math.Float64bits(want) {
+					t.Errorf("%v: ChebStep c1=%g c2=%g: xOut[%d] = %v, want x + d = %v", tc, c[0], c[1], i, gotX[i], want)
+					break
+				}
+			}
+			if again := download(t, be, xvec); !bitsEqual(again, xs) {
+				t.Errorf("%v: ChebStep modified x", tc)
+			}
+			xo.Free()
 			want := make([]float64, n)
 			for i := 0; i < tc.blockRows; i++ {
 				for r := 0; r < bs; r++ {

@@ -279,15 +279,19 @@ func (b *Backend) Close() error { return nil }
 
 var _ backend.ChebStepper = (*Backend)(nil)
 
-// ChebStep computes d = c1·d + c2·D⁻¹(b − A·x) row block by row block.
-func (b *Backend) ChebStep(a backend.Matrix, dinv backend.BlockDiag, bv, xv backend.Vector, c1, c2 float64, dv backend.Vector) {
+// ChebStep computes d = c1·d + c2·D⁻¹(b − A·x) and xOut = x + d row block by row
+// block.
+func (b *Backend) ChebStep(a backend.Matrix, dinv backend.BlockDiag, bv, xv backend.Vector, c1, c2 float64, dv, xov backend.Vector) {
 	A, bd := mat(a), diag(dinv)
-	rhs, x, d := vec(bv), vec(xv), vec(dv)
+	rhs, x, d, xo := vec(bv), vec(xv), vec(dv), vec(xov)
 	n := A.Rows()
 	if A.R != A.C || A.BlockRows != A.BlockCols || bd.blocks != A.BlockRows || bd.b != A.R {
 		panic("cpu: ChebStep: shapes do not match")
 	}
-	sameLen(n, rhs, x, d)
+	sameLen(n, rhs, x, d, xo)
+	if n > 0 && (&xo[0] == &x[0] || &xo[0] == &d[0] || &xo[0] == &rhs[0] || &d[0] == &x[0] || &d[0] == &rhs[0]) {
+		panic("cpu: ChebStep: d or xOut aliases another vector")
+	}
 	bs := A.R
 	par.ForWeighted(A.RowPtr, b.workers, 1024, func(lo, hi int) {
 		r := make([]float64, bs)
@@ -318,6 +322,7 @@ func (b *Backend) ChebStep(a backend.Matrix, dinv backend.BlockDiag, bv, xv back
 				} else {
 					d[o] = c1*d[o] + c2*u
 				}
+				xo[o] = x[o] + d[o]
 			}
 		}
 	})

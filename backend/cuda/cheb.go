@@ -10,24 +10,25 @@ import (
 var _ backend.ChebStepper = (*Backend)(nil)
 
 // ChebStep implements backend.ChebStepper: kernels/bsr.cu's cheb_step kernels, the
-// matrix's own rowlane SpMV with the residual, D⁻¹ and the update of d in its epilogue,
-// one kernel instead of five. Shapes or variants without a fused kernel (non-square
-// blocks other than 3×3 and 6×6, the group and generic SpMVs) run the unfused
-// sequence, which needs a scratch vector: it is allocated on first use per size.
-func (b *Backend) ChebStep(a backend.Matrix, dinv backend.BlockDiag, bv, xv backend.Vector, c1, c2 float64, dv backend.Vector) {
+// matrix's own rowlane SpMV with the residual, D⁻¹ and the updates of d and of the
+// iterate in its epilogue, one kernel instead of six. Shapes or variants without a
+// fused kernel (non-square blocks other than 3×3 and 6×6, the group and generic SpMVs)
+// run the unfused sequence, which needs scratch vectors: they are allocated on first
+// use per size.
+func (b *Backend) ChebStep(a backend.Matrix, dinv backend.BlockDiag, bv, xv backend.Vector, c1, c2 float64, dv, xov backend.Vector) {
 	m := b.mat(a)
 	bd, ok := dinv.(*BlockDiag)
 	if !ok || bd.b != b || bd.freed {
 		panic("cuda: ChebStep: block diagonal from another backend or freed")
 	}
-	bb, x, d := b.vec(bv), b.vec(xv), b.vec(dv)
+	bb, x, d, xo := b.vec(bv), b.vec(xv), b.vec(dv), b.vec(xov)
 	n := m.blockRows * m.r
 	if m.r != m.c || m.blockCols != m.blockRows || bd.blocks != m.blockRows || bd.n != m.r ||
-		bb.Len() != n || x.Len() != n || d.Len() != n {
+		bb.Len() != n || x.Len() != n || d.Len() != n || xo.Len() != n {
 		panic("cuda: ChebStep: shapes do not match")
 	}
-	if d == x || d == bb {
-		panic("cuda: ChebStep: d aliases b or x")
+	if d == x || d == bb || xo == x || xo == bb || xo == d {
+		panic("cuda: ChebStep: d or xOut aliases another vector")
 	}
 	if n == 0 {
 		return
@@ -36,14 +37,14 @@ func (b *Backend) ChebStep(a backend.Matrix, dinv backend.BlockDiag, bv, xv back
 	if (m.r == 3 || m.r == 6) && strings.HasPrefix(v.tag, "r") {
 		name := fmt.Sprintf("cheb_step_%dx%d_%s", m.r, m.r, v.tag)
 		nbr := int32(m.blockRows)
-		rp, col, val, xp, bp, dp, dd := m.rowPtr.Ptr(), m.col.Ptr(), m.val.Ptr(), x.buf.Ptr(), bb.buf.Ptr(), bd.val.Ptr(), d.buf.Ptr()
+		rp, col, val, xp, bp, dp, dd, op := m.rowPtr.Ptr(), m.col.Ptr(), m.val.Ptr(), x.buf.Ptr(), bb.buf.Ptr(), bd.val.Ptr(), d.buf.Ptr(), xo.buf.Ptr()
 		lanes := v.lanes
 		b.run(name, blocksFor(int64(nbr)*int64(lanes)), func() {
-			b.args.I32(nbr).Ptr(rp).Ptr(col).Ptr(val).Ptr(xp).Ptr(bp).Ptr(dp).Ptr(dd).F64(c1).F64(c2)
+			b.args.I32(nbr).Ptr(rp).Ptr(col).Ptr(val).Ptr(xp).Ptr(bp).Ptr(dp).Ptr(dd).Ptr(op).F64(c1).F64(c2)
 		})
 		return
 	}
-	// Unfused: r = b − A·x; t = D⁻¹r; d = c1·d + c2·t.
+	// Unfused: r = b − A·x; t = D⁻¹r; d = c1·d + c2·t; xOut = x + d.
 	r, err := b.scratch(n, 0)
 	if err != nil {
 		b.fail(err)
@@ -61,6 +62,8 @@ func (b *Backend) ChebStep(a backend.Matrix, dinv backend.BlockDiag, bv, xv back
 		b.Zero(dv)
 	}
 	b.Axpby(c2, t, c1, dv)
+	b.Copy(xov, xv)
+	b.Axpby(1, dv, 1, xov)
 }
 
 // scratch returns the backend's scratch vector number k of n entries.

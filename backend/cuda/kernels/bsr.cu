@@ -114,16 +114,17 @@ __device__ __forceinline__ void spmv_rowlane(int nbrows, const i64* __restrict__
 }
 
 // cheb_rowlane is one Chebyshev step of the smoother fused into the product:
-// d = c1·d + c2·D⁻¹(b − A·x) for square R×R blocks, D⁻¹ stored as consecutive R×R
-// blocks. Lanes 0..R-1 of a row's group hold the residual's R entries after the
-// product; each gathers the others by shuffles and writes its entry of d. d is not read
+// d = c1·d + c2·D⁻¹(b − A·x) and xout = x + d for square R×R blocks, D⁻¹ stored as
+// consecutive R×R blocks. Lanes 0..R-1 of a row's group hold the residual's R entries
+// after the product; each gathers the others by shuffles and writes its entry of d and
+// of xout (a vector apart from x: other rows' products still read x). d is not read
 // when c1 == 0.
 template <int R, int W, int U>
 __device__ __forceinline__ void cheb_rowlane(int nbrows, const i64* __restrict__ rowptr,
                                              const int* __restrict__ col, const double* __restrict__ val,
                                              const double* __restrict__ x, const double* __restrict__ b,
                                              const double* __restrict__ dinv, double* __restrict__ d,
-                                             double c1, double c2)
+                                             double* __restrict__ xout, double c1, double c2)
 {
     i64 g;
     int lane;
@@ -142,6 +143,7 @@ __device__ __forceinline__ void cheb_rowlane(int nbrows, const i64* __restrict__
         double out = c2 * u;
         if (c1 != 0.0) out += c1 * d[o];
         d[o] = out;
+        xout[o] = __ldg(x + o) + out;
     }
 }
 
@@ -285,9 +287,10 @@ extern "C" __global__ void __launch_bounds__(THREADS) blockdiag_apply2(
     extern "C" __global__ void LB cheb_step_##R##x##R##_r##W##_u##U##SUFFIX(                          \
         int nbrows, const i64* __restrict__ rowptr, const int* __restrict__ col,                      \
         const double* __restrict__ val, const double* __restrict__ x, const double* __restrict__ b,   \
-        const double* __restrict__ dinv, double* __restrict__ d, double c1, double c2)                \
+        const double* __restrict__ dinv, double* __restrict__ d, double* __restrict__ xout, double c1,  \
+        double c2)                                                                                    \
     {                                                                                                 \
-        cheb_rowlane<R, W, U>(nbrows, rowptr, col, val, x, b, dinv, d, c1, c2);                       \
+        cheb_rowlane<R, W, U>(nbrows, rowptr, col, val, x, b, dinv, d, xout, c1, c2);                 \
     }                                                                                                 \
     extern "C" __global__ void LB res_step_##R##x##R##_r##W##_u##U##SUFFIX(                           \
         int nbrows, const i64* __restrict__ rowptr, const int* __restrict__ col,                      \

@@ -131,3 +131,40 @@ func TestPCGBadOptions(t *testing.T) {
 		}
 	}
 }
+
+// plain hides the CPU backend's backend.CGStepper.
+type plain struct{ backend.Backend }
+
+// TestPCGStepperBitwise: on the CPU backend, whose CGStepper runs the generic path's
+// own primitives, the stepper's iterates are bitwise those of the generic path.
+func TestPCGStepperBitwise(t *testing.T) {
+	a, rhs := backendtest.PCGProblem()
+	be, am, m, b, x := pcgSetup(t, a, a, rhs)
+	opt := krylov.Options{RelTol: 1e-10, MaxIter: 500, History: true}
+	res, err := backend.PCG(be, am, backend.Jacobi{Be: be, D: m}, b, x, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := make([]float64, len(rhs))
+	be.Download(got, x)
+	pb := plain{be}
+	res2, err := backend.PCG(pb, am, backend.Jacobi{Be: pb, D: m}, b, x, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := make([]float64, len(rhs))
+	be.Download(want, x)
+	if res.Iterations != res2.Iterations || len(res.History) != len(res2.History) {
+		t.Fatalf("stepper %d iterations, generic %d", res.Iterations, res2.Iterations)
+	}
+	for i := range res.History {
+		if math.Float64bits(res.History[i]) != math.Float64bits(res2.History[i]) {
+			t.Fatalf("residual %d: stepper %v, generic %v", i, res.History[i], res2.History[i])
+		}
+	}
+	for i := range got {
+		if math.Float64bits(got[i]) != math.Float64bits(want[i]) {
+			t.Fatalf("x[%d]: stepper %v, generic %v", i, got[i], want[i])
+		}
+	}
+}

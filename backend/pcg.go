@@ -40,7 +40,8 @@ type Preconditioner interface {
 // on the unpreconditioned residual against max(RelTol·‖b‖, AbsTol), and a recursive
 // residual that claims convergence is confirmed on the true residual b − A·x. Errors
 // are krylov's *NotConvergedError and *BreakdownError, so callers handle CPU and
-// backend solves alike. Only scalars (the inner products) come back from the backend.
+// backend solves alike. Only scalars (the inner products) come back from the backend;
+// on a CGStepper only ‖r‖ and a breakdown flag, once per iteration.
 func PCG(be Backend, A Matrix, M Preconditioner, b, x Vector, opt krylov.Options) (krylov.Result, error) {
 	n := b.Len()
 	if x.Len() != n {
@@ -95,6 +96,9 @@ func PCG(be Backend, A Matrix, M Preconditioner, b, x Vector, opt krylov.Options
 	}
 	if rnorm <= res.Target {
 		return res, be.Err()
+	}
+	if cs, ok := be.(CGStepper); ok {
+		return pcgStepper(be, cs, A, M, b, x, r, z, p, q, opt, &res, record)
 	}
 	restart := func(it int) (float64, error) {
 		M.Apply(r, z)
@@ -151,6 +155,61 @@ func PCG(be Backend, A Matrix, M Preconditioner, b, x Vector, opt krylov.Options
 		return res, err
 	}
 	return res, &krylov.NotConvergedError{Iterations: res.Iterations, Residual: res.Residual, Target: res.Target}
+}
+
+// pcgStepper is PCG's iteration on a CGStepper: the same recurrence, with α, β and
+// rᵀz in the backend's memory and one wait per iteration (CGRead, for ‖r‖). A
+// breakdown of rᵀz shows at the next CGRead, where the generic path would have
+// stopped right away; the results are the same, since the steps between change
+// nothing. res is PCG's, which record appends to.
+func pcgStepper(be Backend, cs CGStepper, A Matrix, M Preconditioner, b, x, r, z, p, q Vector, opt krylov.Options,
+	res *krylov.Result, record func(float64)) (krylov.Result, error) {
+	restart := func(it int) {
+		M.Apply(r, z)
+		cs.CGStart(it, r, z)
+		be.Copy(p, z)
+	}
+	restart(0)
+	for it := 1; it <= opt.MaxIter; it++ {
+		be.SpMV(1, A, p, 0, q)
+		cs.CGUpdate(it, p, q, x, r)
+		s, err := cs.CGRead()
+		if err != nil {
+			return *res, err
+		}
+		if s.Break {
+			if s.BreakQuantity == "pᵀAp" {
+				res.Iterations = it - 1
+			}
+			return *res, &krylov.BreakdownError{Iteration: s.BreakIteration, Quantity: s.BreakQuantity, Value: s.BreakValue}
+		}
+		rnorm := math.Sqrt(s.RR)
+		res.Iterations, res.Residual = it, rnorm
+		record(rnorm)
+		if !finite(rnorm) {
+			return *res, &krylov.BreakdownError{Iteration: it, Quantity: "‖r‖", Value: rnorm}
+		}
+		if rnorm <= res.Target {
+			// Confirm on the true residual r = b − A·x.
+			be.Copy(r, b)
+			be.SpMV(-1, A, x, 1, r)
+			tn := be.Norm(r)
+			res.Residual = tn
+			if tn <= res.Target {
+				return *res, be.Err()
+			}
+			restart(it)
+			continue
+		}
+		M.Apply(r, z)
+		cs.CGDirection(it, r, z, p)
+	}
+	if s, err := cs.CGRead(); err != nil {
+		return *res, err
+	} else if s.Break {
+		return *res, &krylov.BreakdownError{Iteration: s.BreakIteration, Quantity: s.BreakQuantity, Value: s.BreakValue}
+	}
+	return *res, &krylov.NotConvergedError{Iterations: res.Iterations, Residual: res.Residual, Target: res.Target}
 }
 
 func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }

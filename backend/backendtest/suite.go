@@ -18,6 +18,7 @@ func TestAll(t *testing.T, be backend.Backend) {
 	t.Run("SpMVTrans", func(t *testing.T) { TestSpMVTrans(t, be) })
 	t.Run("BlockDiag", func(t *testing.T) { TestBlockDiag(t, be) })
 	t.Run("PCG", func(t *testing.T) { TestPCG(t, be) })
+	t.Run("PCGStepper", func(t *testing.T) { TestPCGStepper(t, be) })
 	t.Run("ChebStep", func(t *testing.T) { TestChebStep(t, be) })
 	t.Run("CGLanczos", func(t *testing.T) { TestCGLanczos(t, be) })
 }

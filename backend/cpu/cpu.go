@@ -13,6 +13,7 @@ type Backend struct {
 	workers  int
 	phase    string
 	counters backend.Counters
+	cg       cgState // backend.CGStepper's scalars
 }
 
 var _ backend.Backend = (*Backend)(nil)

@@ -65,6 +65,8 @@ type Backend struct {
 	fns      map[string]cudadrv.Function // kernels looked up by name (function; device thread only)
 	flag     *Buffer[int32]              // InvertBlockDiag's singular-row flag
 	lz       *Buffer[float64]            // CGLanczos's scalar array
+	cgs      *Buffer[float64]            // the CGStepper's scalars (kernels/cg.cu)
+	cgHost   []float64                   // their host copy
 	pinned   map[*float64]bool           // live HostAlloc slices
 
 	// Owned by the worker goroutine.
@@ -312,6 +314,10 @@ func (b *Backend) Close() error {
 	if b.flag != nil {
 		b.flag.Free()
 		b.flag = nil
+	}
+	if b.cgs != nil {
+		b.cgs.Free()
+		b.cgs = nil
 	}
 	if b.lz != nil {
 		b.lz.Free()

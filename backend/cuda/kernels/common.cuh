@@ -15,3 +15,16 @@ __device__ __forceinline__ void block_sum(double* s)
     }
     __syncthreads();
 }
+
+// final_sum returns, in thread 0, the sum of partial[0..m) (one block of THREADS, a
+// fixed tree): the second stage of the deterministic reductions whose first stage
+// writes one partial per block of a fixed grid.
+__device__ __forceinline__ double final_sum(int m, const double* __restrict__ partial)
+{
+    __shared__ double s[THREADS];
+    double acc = 0.0;
+    for (int i = threadIdx.x; i < m; i += THREADS) acc += partial[i];
+    s[threadIdx.x] = acc;
+    block_sum(s);
+    return s[0];
+}

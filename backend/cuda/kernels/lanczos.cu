@@ -94,22 +94,11 @@ extern "C" __global__ void __launch_bounds__(THREADS) lz_xpby(i64 n, const doubl
 // Partial sums come from a fixed grid (DOT_BLOCKS blocks, the Go side's dotBlocks) and
 // fixed trees, so the results do not depend on the device's scheduling.
 
-// lz_final_sum: thread 0 returns the sum of partial[0..m) (one block, fixed tree).
-__device__ __forceinline__ double lz_final_sum(int m, const double* __restrict__ partial)
-{
-    __shared__ double s[THREADS];
-    double acc = 0.0;
-    for (int i = threadIdx.x; i < m; i += THREADS) acc += partial[i];
-    s[threadIdx.x] = acc;
-    block_sum(s);
-    return s[0];
-}
-
 // lz_alpha_sum: lz_alpha with pᵀAp the sum of the m partials of dot_partial (one block).
 extern "C" __global__ void __launch_bounds__(THREADS) lz_alpha_sum(int m, const double* __restrict__ partial,
                                                                    double* S, int it, int a0, int pq0)
 {
-    const double pq = lz_final_sum(m, partial);
+    const double pq = final_sum(m, partial);
     if (threadIdx.x != 0) return;
     if (S[0] != 0) return;
     S[6] = pq;
@@ -129,7 +118,7 @@ extern "C" __global__ void __launch_bounds__(THREADS) lz_alpha_sum(int m, const 
 extern "C" __global__ void __launch_bounds__(THREADS) lz_beta_sum(int m, const double* __restrict__ partial,
                                                                   double* S, int it, int b0)
 {
-    const double rzNew = lz_final_sum(m, partial);
+    const double rzNew = final_sum(m, partial);
     if (threadIdx.x != 0) return;
     if (S[0] != 0) return;
     S[6] = rzNew;

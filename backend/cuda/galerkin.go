@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
 	"slices"
 
 	"blockamg/bsr"
@@ -744,10 +743,6 @@ func (pl *GalerkinPlan) NumericStage(v GalerkinVariant, stage Stage, A, P *Matri
 			})
 		}
 	case GalerkinTCBlock:
-		// EXPERIMENT: BLOCKAMG_TCB_EXP picks an experimental 3×6 kernel pair.
-		if x := os.Getenv("BLOCKAMG_TCB_EXP"); x != "" && tag == "3x6" {
-			tag = x + "_3x6"
-		}
 		if doAP {
 			run("gal_w_tcb_"+tag, blocksFor(nW*32), func() {
 				b.args.I32(rr).I32(cc).I64(nW).Ptr(wptr).Ptr(wabs).Ptr(aval).Ptr(pval).Ptr(wval)

@@ -877,50 +877,6 @@ struct GalFrag {
     }
 };
 
-// acc (c0, c1) += Σ X_e·Y_e over the list [t0, t1) of (X block, Y block) global index
-// pairs, in list order, f giving the lane's fragment offsets (xs, ys: the blocks'
-// sizes in doubles); the operands of U products are loaded before their mma. SHFL:
-// the warp loads 32 list entries at a time, one per lane, and hands them out by
-// shuffles; otherwise every lane loads each entry (one broadcast load per product).
-// The additions keep the list order, so the bits depend on neither U nor SHFL.
-template <int KC, int U, bool SHFL>
-__device__ __forceinline__ void gal_tcb_sum(i64 t0, i64 t1, const int2* __restrict__ list,
-                                            const double* __restrict__ X, i64 xs, const double* __restrict__ Y,
-                                            i64 ys, const GalFrag<KC>& f, int kch, int lane, double& c0,
-                                            double& c1)
-{
-    static_assert(32 % U == 0, "U must divide the warp");
-    for (i64 base = t0; base < t1; base += SHFL ? 32 : U) {
-        const int cnt = (int)min((i64)(SHFL ? 32 : U), t1 - base);
-        int2 e = make_int2(0, 0);
-        if (SHFL && lane < cnt) e = __ldg(list + base + lane);
-        for (int u0 = 0; u0 < cnt; u0 += U) {
-            double av[U][KC], bv[U][KC];
-#pragma unroll
-            for (int u = 0; u < U; u++) {
-                const bool in = u0 + u < cnt;
-                int ex, ey;
-                if (SHFL) {
-                    ex = __shfl_sync(GAL_FULL, e.x, u0 + u);
-                    ey = __shfl_sync(GAL_FULL, e.y, u0 + u);
-                } else {
-                    const int2 v = in ? __ldg(list + base + u) : make_int2(0, 0);
-                    ex = v.x;
-                    ey = v.y;
-                }
-#pragma unroll
-                for (int q = 0; q < KC; q++) {
-                    av[u][q] = (in && f.xok[q]) ? __ldg(X + (i64)ex * xs + f.xoff[q]) : 0.0;
-                    bv[u][q] = (in && f.yok[q]) ? __ldg(Y + (i64)ey * ys + f.yoff[q]) : 0.0;
-                }
-            }
-#pragma unroll
-            for (int u = 0; u < U; u++)
-                if (u0 + u < cnt) gal_dmma_k<KC>(c0, c1, av[u], bv[u], kch);
-        }
-    }
-}
-
 // W = A·P, warp per W block: its list of (A block, P block) global indices, four
 // products' operands loaded before their mma. Deterministic.
 template <int R_, int C_>
@@ -996,54 +952,6 @@ __device__ __forceinline__ void gal_ac_tcb(int rr, int cc, i64 nnzAc, const i64*
         for (int u = 0; u < 4; u++)
             if (t + u < t1) gal_dmma_k<KC>(c0, c1, av[u], bv[u], kch);
     }
-    if (g < C) {
-        double* __restrict__ out = acval + b * C * C + g * C;
-        if (2 * tg < C) out[2 * tg] = c0;
-        if (2 * tg + 1 < C) out[2 * tg + 1] = c1;
-    }
-}
-
-// W = A·P, warp per W block: its list of (A block, P block) global indices through
-// gal_tcb_sum. Deterministic.
-template <int R_, int C_, int U, bool SHFL>
-__device__ __forceinline__ void gal_w_tcbx(int rr, int cc, i64 nnzW, const i64* __restrict__ wptr,
-                                          const int2* __restrict__ wabs, const double* __restrict__ aval,
-                                          const double* __restrict__ pval, double* __restrict__ wval)
-{
-    const int R = R_ ? R_ : rr;
-    const int C = C_ ? C_ : cc;
-    constexpr int KC = R_ ? (R_ + 3) / 4 : 2;
-    const int kch = (R + 3) >> 2;
-    const i64 w = ((i64)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
-    if (w >= nnzW) return;
-    const int lane = threadIdx.x & 31, g = lane >> 2, tg = lane & 3;
-    const GalFrag<KC> f(R, R, C, kch, g, tg, false);
-    double c0 = 0.0, c1 = 0.0;
-    gal_tcb_sum<KC, U, SHFL>(wptr[w], wptr[w + 1], wabs, aval, (i64)R * R, pval, (i64)R * C, f, kch, lane, c0, c1);
-    if (g < R) {
-        double* __restrict__ out = wval + w * R * C + g * C;
-        if (2 * tg < C) out[2 * tg] = c0;
-        if (2 * tg + 1 < C) out[2 * tg + 1] = c1;
-    }
-}
-
-// Ac = Pᵀ·W, warp per Ac block: its list of (P block, W block) global indices through
-// gal_tcb_sum. Deterministic.
-template <int R_, int C_, int U, bool SHFL>
-__device__ __forceinline__ void gal_ac_tcbx(int rr, int cc, i64 nnzAc, const i64* __restrict__ acptr,
-                                           const int2* __restrict__ acabs, const double* __restrict__ wval,
-                                           const double* __restrict__ pval, double* __restrict__ acval)
-{
-    const int R = R_ ? R_ : rr;
-    const int C = C_ ? C_ : cc;
-    constexpr int KC = R_ ? (R_ + 3) / 4 : 2;
-    const int kch = (R + 3) >> 2;
-    const i64 b = ((i64)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
-    if (b >= nnzAc) return;
-    const int lane = threadIdx.x & 31, g = lane >> 2, tg = lane & 3;
-    const GalFrag<KC> f(C, R, C, kch, g, tg, true);
-    double c0 = 0.0, c1 = 0.0;
-    gal_tcb_sum<KC, U, SHFL>(acptr[b], acptr[b + 1], acabs, pval, (i64)R * C, wval, (i64)R * C, f, kch, lane, c0, c1);
     if (g < C) {
         double* __restrict__ out = acval + b * C * C + g * C;
         if (2 * tg < C) out[2 * tg] = c0;
@@ -1262,26 +1170,6 @@ __device__ __forceinline__ void gal_ac_tcr(int rr, int cc, int m, const i64* __r
 GAL_TC_SHAPE(3, 6, 3x6)
 GAL_TC_SHAPE(6, 6, 6x6)
 GAL_TC_SHAPE(0, 0, generic)
-
-// EXPERIMENT (tc-block list prefetch and unroll depth), 3x6 only.
-#define GAL_TCX(U, SH, TAG)                                                                                  \
-    extern "C" __global__ void __launch_bounds__(THREADS) gal_w_tcb_##TAG##_3x6(                             \
-        int rr, int cc, i64 n, const i64* wptr, const int2* wabs, const double* aval, const double* pval,     \
-        double* wval)                                                                                         \
-    {                                                                                                         \
-        gal_w_tcbx<3, 6, U, SH>(rr, cc, n, wptr, wabs, aval, pval, wval);                                     \
-    }                                                                                                         \
-    extern "C" __global__ void __launch_bounds__(THREADS) gal_ac_tcb_##TAG##_3x6(                            \
-        int rr, int cc, i64 n, const i64* acptr, const int2* acabs, const double* wval, const double* pval,   \
-        double* acval)                                                                                        \
-    {                                                                                                         \
-        gal_ac_tcbx<3, 6, U, SH>(rr, cc, n, acptr, acabs, wval, pval, acval);                                 \
-    }
-GAL_TCX(2, false, b2)
-GAL_TCX(8, false, b8)
-GAL_TCX(4, true, s4)
-GAL_TCX(8, true, s8)
-GAL_TCX(16, true, s16)
 
 // FP64 tensor-core rate probe: every warp runs 8 independent chains of m8n8k4 mma
 // (512 flops each) in registers; stored only when flag is set (never, in practice).

@@ -181,21 +181,59 @@ func (c *Cycle) Update() (UpdateTimes, error) {
 		panic("backendcycle: Update on a cycle made by Upload (its set-up is on the host)")
 	}
 	be := r.be
-	var ut UpdateTimes
+	ut := UpdateTimes{Levels: make([]LevelTimes, len(r.levels))}
+	// lap ends a phase. On a backend.Marker it queues a time stamp and the phase's
+	// time is read at the end, so the device is not drained between phases (the
+	// re-setup then waits only where it needs a value: the singular-block check and
+	// each level's eigenvalue estimate); otherwise it waits and reads the clock.
 	start := time.Now()
+	t0 := start
+	mk, marked := be.(backend.Marker)
+	var readMarks func() error
+	type span struct {
+		from, to int
+		t        *time.Duration
+	}
+	var spans []span
+	var last int
+	if marked {
+		last = mk.Mark()
+		consumed := false
+		defer func() {
+			if !consumed {
+				mk.MarkTimes() // a failed re-setup: forget its marks
+			}
+		}()
+		readMarks = func() error {
+			consumed = true
+			times, err := mk.MarkTimes()
+			if err != nil {
+				return err
+			}
+			for _, sp := range spans {
+				*sp.t += times[sp.to] - times[sp.from]
+			}
+			return nil
+		}
+	}
 	lap := func(t *time.Duration) error {
+		if marked {
+			k := mk.Mark()
+			spans = append(spans, span{last, k, t})
+			last = k
+			return nil
+		}
 		err := be.Err()
 		now := time.Now()
 		*t += now.Sub(start)
 		start = now
 		return err
 	}
-	t0 := start
 	c.broken = true
 	opt := &r.opt
 	for l, rl := range r.levels {
 		lv := c.levels[l]
-		var lt LevelTimes
+		lt := &ut.Levels[l]
 		fail := func(err error) (UpdateTimes, error) {
 			return ut, fmt.Errorf("backendcycle: device re-setup, level %d: %w", l, err)
 		}
@@ -252,7 +290,6 @@ func (c *Cycle) Update() (UpdateTimes, error) {
 			return fail(err)
 		}
 		lt.Variant = rl.gal.Name()
-		ut.Levels = append(ut.Levels, lt)
 	}
 	// The coarsest operator comes to the host to be factored.
 	co := r.coarse
@@ -267,6 +304,11 @@ func (c *Cycle) Update() (UpdateTimes, error) {
 	}
 	if err := lap(&ut.Coarse); err != nil {
 		return ut, err
+	}
+	if marked {
+		if err := readMarks(); err != nil {
+			return ut, fmt.Errorf("backendcycle: device re-setup: %w", err)
+		}
 	}
 	ut.Total = time.Since(t0)
 	c.broken = false

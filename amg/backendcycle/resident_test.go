@@ -170,6 +170,17 @@ func TestResidentMatchesUpdate(t *testing.T) {
 			if len(ut.Levels) != len(h.Levels)-1 {
 				t.Errorf("%s: %d level times for %d levels", label, len(ut.Levels), len(h.Levels))
 			}
+			// Phase times (device marks or the clock) are filled and fit in the total.
+			sum := ut.Coarse
+			for l, lt := range ut.Levels {
+				if lt.Galerkin <= 0 || lt.Eig <= 0 || lt.Diag < 0 || lt.Smooth < 0 || lt.Transpose < 0 {
+					t.Errorf("%s: level %d phase times %+v: not measured", label, l, lt)
+				}
+				sum += lt.Diag + lt.Eig + lt.Smooth + lt.Filter + lt.Transpose + lt.Galerkin
+			}
+			if sum > ut.Total+ut.Total/100 {
+				t.Errorf("%s: phase times add up to %v, more than the total %v", label, sum, ut.Total)
+			}
 			// The coarsest operator comes down and, when small, its dense inverse
 			// goes up.
 			coarse := h.Levels[len(h.Levels)-1].A

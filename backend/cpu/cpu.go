@@ -2,6 +2,7 @@ package cpu
 
 import (
 	"math"
+	"time"
 
 	"blockamg/backend"
 	"blockamg/bsr"
@@ -13,7 +14,8 @@ type Backend struct {
 	workers  int
 	phase    string
 	counters backend.Counters
-	cg       cgState // backend.CGStepper's scalars
+	cg       cgState     // backend.CGStepper's scalars
+	marks    []time.Time // backend.Marker's time stamps
 }
 
 var _ backend.Backend = (*Backend)(nil)

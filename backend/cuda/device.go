@@ -67,6 +67,7 @@ type Backend struct {
 	lz       *Buffer[float64]            // CGLanczos's scalar array
 	cgs      *Buffer[float64]            // the CGStepper's scalars (kernels/cg.cu)
 	cgHost   []float64                   // their host copy
+	nmarks   int                         // Mark's count since the last MarkTimes
 	pinned   map[*float64]bool           // live HostAlloc slices
 
 	// Owned by the worker goroutine.
@@ -79,6 +80,7 @@ type Backend struct {
 	partial    cudadrv.DevPtr // dotBlocks partial sums
 	scalar     cudadrv.DevPtr // one reduction result
 	hostScalar *float64       // its host copy
+	marks      []cudadrv.Event // Mark's events, created on first use
 	evStart    cudadrv.Event
 	evEnd      cudadrv.Event
 }
@@ -211,6 +213,10 @@ func (b *Backend) teardown() {
 		cudadrv.ModuleUnload(b.mod)
 		b.mod = 0
 	}
+	for _, e := range b.marks {
+		cudadrv.EventDestroy(e)
+	}
+	b.marks = nil
 	for _, e := range []*cudadrv.Event{&b.evStart, &b.evEnd} {
 		if *e != 0 {
 			cudadrv.EventDestroy(*e)

@@ -51,30 +51,38 @@ func (b *Backend) InvertBlockDiag(a backend.Matrix, d backend.BlockDiag) error {
 	if m.blockRows == 0 {
 		return nil
 	}
+	// The flag holds math.MaxInt32 between calls (the kernel only lowers it), so one
+	// download after the kernel is the call's only wait.
+	sentinel := []int32{math.MaxInt32}
 	if b.flag == nil {
 		var err error
 		if b.flag, err = Alloc[int32](b, 1); err != nil {
 			return err
 		}
+		if err := b.flag.Upload(sentinel); err != nil {
+			b.flag.Free()
+			b.flag = nil
+			return err
+		}
 	}
 	flag := b.flag
 	nb := int32(m.blockRows)
-	if err := flag.Upload([]int32{nb}); err != nil {
-		return err
-	}
 	rp, col, val, dp, fp := m.rowPtr.Ptr(), m.col.Ptr(), m.val.Ptr(), bd.val.Ptr(), flag.Ptr()
 	bs := int32(m.r)
 	b.run("resetup_invert_diag", blocksFor(int64(nb)), func() {
 		b.args.I32(nb).I32(bs).Ptr(rp).Ptr(col).Ptr(val).Ptr(dp).Ptr(fp)
 	})
 	got := []int32{0}
-	if err := b.Err(); err != nil {
-		return err
-	}
 	if err := flag.Download(got); err != nil {
 		return err
 	}
-	if got[0] < nb {
+	if err := b.sticky(); err != nil {
+		return err
+	}
+	if got[0] != math.MaxInt32 {
+		if err := flag.Upload(sentinel); err != nil {
+			return err
+		}
 		return fmt.Errorf("cuda: block row %d: %w", got[0], ErrSingularBlock)
 	}
 	return nil

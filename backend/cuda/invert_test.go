@@ -1,0 +1,69 @@
+package cuda
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+
+	"blockamg/backend/backendtest"
+)
+
+// TestInvertBlockDiagSingular: a zero diagonal block is InvertBlockDiag's error naming
+// its block row (the least one), after which the flag is reset: a regular matrix
+// inverts without error, and a later singular row is reported by its own number.
+func TestInvertBlockDiagSingular(t *testing.T) {
+	be := device(t)
+	a := backendtest.SPDProblem(7, 4, 0.05)
+	inv, err := a.InvertDiag()
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := be.UploadBlockDiag(a.BlockRows, a.R, make([]float64, len(inv)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Free()
+	zeroDiag := func(rows ...int) *Matrix {
+		m := a.Clone()
+		for _, i := range rows {
+			k, ok := m.Find(i, i)
+			if !ok {
+				t.Fatalf("row %d has no diagonal block", i)
+			}
+			clear(m.Block(k))
+		}
+		dm, err := be.UploadMatrixBSR(m, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return dm
+	}
+	for _, c := range []struct {
+		rows []int
+		want int // −1: no error
+	}{{[]int{9, 5}, 5}, {nil, -1}, {[]int{2}, 2}, {nil, -1}} {
+		dm := zeroDiag(c.rows...)
+		err := be.InvertBlockDiag(dm, d)
+		dm.Free()
+		switch {
+		case c.want < 0 && err != nil:
+			t.Errorf("regular matrix after a rejected one: %v", err)
+		case c.want >= 0 && (!errors.Is(err, ErrSingularBlock) || !strings.Contains(err.Error(), fmt.Sprintf("block row %d:", c.want))):
+			t.Errorf("zero diagonal blocks in rows %v: %v, want ErrSingularBlock naming block row %d", c.rows, err, c.want)
+		}
+	}
+	got := make([]float64, len(inv))
+	if err := d.(*BlockDiag).val.Download(got); err != nil {
+		t.Fatal(err)
+	}
+	for i := range got {
+		if math.Abs(got[i]-inv[i]) > 1e-12*math.Max(1, math.Abs(inv[i])) {
+			t.Fatalf("inverse entry %d: %v, host %v", i, got[i], inv[i])
+		}
+	}
+	if err := be.Err(); err != nil {
+		t.Fatal(err)
+	}
+}

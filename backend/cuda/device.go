@@ -77,9 +77,9 @@ type Backend struct {
 	mod        cudadrv.Module
 	k          kernels
 	args       *cudadrv.Args
-	partial    cudadrv.DevPtr // dotBlocks partial sums
-	scalar     cudadrv.DevPtr // one reduction result
-	hostScalar *float64       // its host copy
+	partial    cudadrv.DevPtr  // dotBlocks partial sums
+	scalar     cudadrv.DevPtr  // one reduction result
+	hostScalar *float64        // its host copy
 	marks      []cudadrv.Event // Mark's events, created on first use
 	evStart    cudadrv.Event
 	evEnd      cudadrv.Event

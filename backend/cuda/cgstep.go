@@ -6,8 +6,12 @@ import (
 
 var _ backend.CGStepper = (*Backend)(nil)
 
-// cgScalars is the length of kernels/cg.cu's scalar array S.
-const cgScalars = 8
+// cgScalars is the length of kernels/cg.cu's scalar array S; CGRead reads its first
+// cgRead (the state, a breakdown and rᵀr).
+const (
+	cgScalars = 8
+	cgRead    = 5
+)
 
 // cgState returns the CGStepper's scalar array, allocated on first use (nil after a
 // failed allocation, which is then the backend's sticky error).
@@ -19,7 +23,7 @@ func (b *Backend) cgState() *Buffer[float64] {
 			return nil
 		}
 		b.cgs = s
-		b.cgHost = make([]float64, cgScalars)
+		b.cgHost = make([]float64, cgRead)
 	}
 	return b.cgs
 }
@@ -78,7 +82,7 @@ func (b *Backend) CGDirection(it int, r, z, p backend.Vector) {
 }
 
 // CGRead implements backend.CGStepper: it waits for the queued work and downloads the
-// scalar array (64 bytes).
+// state, the breakdown and rᵀr (40 bytes).
 func (b *Backend) CGRead() (backend.CGScalars, error) {
 	var s backend.CGScalars
 	S := b.cgState()
@@ -89,13 +93,13 @@ func (b *Backend) CGRead() (backend.CGScalars, error) {
 		return s, err
 	}
 	h := b.cgHost
-	if err := S.Download(h); err != nil {
+	if err := S.DownloadPrefix(h); err != nil {
 		return s, err
 	}
 	if err := b.sticky(); err != nil {
 		return s, err
 	}
-	s.RR = h[6]
+	s.RR = h[4]
 	if h[0] == 2 {
 		s.Break, s.BreakIteration, s.BreakValue = true, int(h[1]), h[3]
 		s.BreakQuantity = "rᵀz"

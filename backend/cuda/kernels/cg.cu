@@ -1,7 +1,8 @@
 // PCG's recurrence with its scalars on the device (backend/cuda/cgstep.go, the
 // backend.CGStepper of backend.PCG). Layout of S (doubles):
 //   S[0] state: 0 running, 2 breakdown; S[1] iteration of the breakdown, S[2] its
-//   quantity (0 rᵀz, 1 pᵀAp), S[3] its value; S[4] rz, S[5] α, S[6] rᵀr, S[7] β.
+//   quantity (0 rᵀz, 1 pᵀAp), S[3] its value; S[4] rᵀr; S[5] rz, S[6] α, S[7] β.
+// The host reads S[0..4] once per iteration.
 // After a breakdown every kernel but cg_start leaves vectors and scalars alone. The
 // partial sums come from dot_partial or cg_update on the fixed DOT_BLOCKS grid and are
 // summed by final_sum, so every scalar has the bits of the backend's Dot. The vector
@@ -25,7 +26,7 @@ extern "C" __global__ void __launch_bounds__(THREADS) cg_start(int m, const doub
     const double rz = final_sum(m, partial);
     if (threadIdx.x != 0) return;
     S[0] = 0;
-    S[4] = rz;
+    S[5] = rz;
     if (cg_bad(rz)) cg_break(S, it, 0, rz);
 }
 
@@ -39,7 +40,7 @@ extern "C" __global__ void __launch_bounds__(THREADS) cg_alpha(int m, const doub
         cg_break(S, it, 1, pq);
         return;
     }
-    S[5] = S[4] / pq;
+    S[6] = S[5] / pq;
 }
 
 // cg_update: x = α·p + x, r = −α·q + r and partial[block] = this block's share of rᵀr,
@@ -51,7 +52,7 @@ extern "C" __global__ void __launch_bounds__(THREADS) cg_update(i64 n, const dou
 {
     __shared__ double s[THREADS];
     if (S[0] != 0) return; // uniform
-    const double a = S[5], na = -S[5];
+    const double a = S[6], na = -S[6];
     const i64 stride = (i64)gridDim.x * blockDim.x;
     double acc = 0.0;
     for (i64 i = (i64)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
@@ -70,7 +71,7 @@ extern "C" __global__ void __launch_bounds__(THREADS) cg_rr(int m, const double*
 {
     const double rr = final_sum(m, partial);
     if (threadIdx.x != 0 || S[0] != 0) return;
-    S[6] = rr;
+    S[4] = rr;
 }
 
 // cg_beta: rzNew = Σ partial, β = rzNew/rz, rz = rzNew (one block).
@@ -83,8 +84,8 @@ extern "C" __global__ void __launch_bounds__(THREADS) cg_beta(int m, const doubl
         cg_break(S, it, 0, rz);
         return;
     }
-    S[7] = rz / S[4];
-    S[4] = rz;
+    S[7] = rz / S[5];
+    S[5] = rz;
 }
 
 // cg_xpby: p = one·z + β·p.

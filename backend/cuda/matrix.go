@@ -21,6 +21,9 @@ type Matrix struct {
 	// tperm maps each block of t to the block of this matrix it transposes (set by
 	// UploadPattern), so that RefreshTranspose follows new values with a gather.
 	tperm *Buffer[int64]
+	// smooth is the product list of SmoothProlongator when this matrix is its output
+	// (smooth.go), freed with it.
+	smooth *smoothPlan
 	// shared is set on a matrix whose values belong to a Galerkin plan: Free leaves
 	// them to the plan.
 	shared bool
@@ -54,6 +57,9 @@ func (m *Matrix) Free() {
 	}
 	if m.tperm != nil {
 		m.tperm.Free()
+	}
+	if m.smooth != nil {
+		m.smooth.free()
 	}
 }
 

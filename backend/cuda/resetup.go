@@ -91,7 +91,9 @@ func (b *Backend) InvertBlockDiag(a backend.Matrix, d backend.BlockDiag) error {
 // SmoothProlongator queues y = x − ω·D⁻¹·a·x on y's pattern, which must contain the
 // patterns of a·x and of x (as amg's smoothing plan builds it). a has n×n blocks of
 // b×b, x and y n×m blocks of b×k, d the n inverted diagonal blocks of a. One thread
-// per block of y sums over row i of a in storage order.
+// per block of y sums over its matching blocks of row i of a in storage order, from a
+// product list that y keeps for these operands (smooth.go), built on the device on the
+// first call; patterns with 2³¹ or more blocks fall back to searching row i.
 func (b *Backend) SmoothProlongator(a backend.Matrix, d backend.BlockDiag, omega float64, x, y backend.Matrix) {
 	am, xm, ym := b.mat(a), b.mat(x), b.mat(y)
 	bd, ok := d.(*BlockDiag)
@@ -108,26 +110,45 @@ func (b *Backend) SmoothProlongator(a backend.Matrix, d backend.BlockDiag, omega
 		b.fail(fmt.Errorf("cuda: SmoothProlongator: blocks %d×%d, at most %d×%d", am.r, xm.c, resetupMax, resetupMax))
 		return
 	}
-	nY := int64(ym.col.Len())
-	if nY == 0 {
+	if ym.col.Len() == 0 {
 		return
 	}
-	nn, bs, k := int32(n), int32(am.r), int32(xm.c)
+	if int64(am.col.Len()) >= math.MaxInt32 || int64(xm.col.Len()) >= math.MaxInt32 {
+		b.smoothSearch(am, bd, omega, xm, ym)
+		return
+	}
+	pl, err := b.smoothPlanFor(am, xm, ym)
+	if err != nil {
+		b.fail(err)
+		return
+	}
+	b.smoothPlanned(pl, am, bd, omega, xm, ym)
+}
+
+// smoothSearch is SmoothProlongator without a plan: rs_smooth, each thread searching
+// row i of a.
+func (b *Backend) smoothSearch(am *Matrix, bd *BlockDiag, omega float64, xm, ym *Matrix) {
+	nY := int64(ym.col.Len())
+	nn, bs, k := int32(am.blockRows), int32(am.r), int32(xm.c)
 	arp, acol, aval := am.rowPtr.Ptr(), am.col.Ptr(), am.val.Ptr()
 	xrp, xcol, xval := xm.rowPtr.Ptr(), xm.col.Ptr(), xm.val.Ptr()
 	yrp, ycol, yval := ym.rowPtr.Ptr(), ym.col.Ptr(), ym.val.Ptr()
 	dp := bd.val.Ptr()
-	name := "resetup_smooth_generic"
-	switch {
-	case am.r == 3 && xm.c == 6:
-		name = "resetup_smooth_3x6"
-	case am.r == 6 && xm.c == 6:
-		name = "resetup_smooth_6x6"
-	}
-	b.run(name, blocksFor(nY), func() {
+	b.run("resetup_smooth_"+smoothTag(am.r, xm.c), blocksFor(nY), func() {
 		b.args.I32(nn).I32(bs).I32(k).I64(nY).Ptr(arp).Ptr(acol).Ptr(aval).Ptr(xrp).Ptr(xcol).Ptr(xval).
 			Ptr(dp).F64(omega).Ptr(yrp).Ptr(ycol).Ptr(yval)
 	})
+}
+
+// smoothTag names the specialised smoothing kernels' shape.
+func smoothTag(b, k int) string {
+	switch {
+	case b == 3 && k == 6:
+		return "3x6"
+	case b == 6 && k == 6:
+		return "6x6"
+	}
+	return "generic"
 }
 
 // RefreshTranspose recomputes the stored transpose of m (from UploadPattern

@@ -8,7 +8,7 @@
 // resetup_invert_diag: dinv[i] = inverse of the diagonal block of block row i (bs×bs,
 // bs ≤ RS_MAX), one thread per block row, by Gauss-Jordan elimination with partial
 // pivoting. A missing or singular block leaves NaN in its slot and lowers *bad to the
-// smallest such row (the host initialises it to nb), so the host names the lowest one
+// smallest such row (the host keeps it above every row between calls), so the host names the lowest one
 // whatever the scheduling.
 extern "C" __global__ void __launch_bounds__(THREADS) resetup_invert_diag(
     int nb, int bs, const i64* __restrict__ rowptr, const int* __restrict__ col,
@@ -187,6 +187,130 @@ __device__ __forceinline__ void rs_smooth(int n, int b_, int k_, i64 nY, const i
 RS_SMOOTH(resetup_smooth_3x6, 3, 6)
 RS_SMOOTH(resetup_smooth_6x6, 6, 6)
 RS_SMOOTH(resetup_smooth_generic, 0, 0)
+
+// ---- Smoothing with a precomputed product list (the default; backend/cuda/smooth.go).
+// rs_smooth above has every thread walk all of row i of A and test each block against
+// its own column: the threads of a warp (different Y blocks) match different A
+// blocks, so the warp runs the product for nearly every A block of the row. The plan
+// lists, per Y block, the (A block, X block) pairs that match, in A's storage order,
+// so a thread runs only its own products, in the same order (the same bits).
+
+// rs_plan_count: per Y block s: its row, the position of its column in X's row (−1
+// when absent) and the number of matching A blocks.
+extern "C" __global__ void __launch_bounds__(THREADS) rs_plan_count(int n, i64 nY, const i64* __restrict__ arp,
+                                                                    const int* __restrict__ acol,
+                                                                    const i64* __restrict__ xrp,
+                                                                    const int* __restrict__ xcol,
+                                                                    const i64* __restrict__ yrp,
+                                                                    const int* __restrict__ ycol, int* __restrict__ row,
+                                                                    i64* __restrict__ xpos, int* __restrict__ cnt)
+{
+    const i64 s = (i64)blockIdx.x * blockDim.x + threadIdx.x;
+    if (s >= nY) return;
+    const int i = rs_row(yrp, n, s);
+    const int c = ycol[s];
+    int k = 0;
+    for (i64 a = arp[i]; a < arp[i + 1]; a++) {
+        const int j = acol[a];
+        if (rs_find(xcol, xrp[j], xrp[j + 1], c) >= 0) k++;
+    }
+    row[s] = i;
+    xpos[s] = rs_find(xcol, xrp[i], xrp[i + 1], c);
+    cnt[s] = k;
+}
+
+// rs_plan_fill writes the pairs of Y block s from ptr[s] (the exclusive sums of the
+// counts).
+extern "C" __global__ void __launch_bounds__(THREADS) rs_plan_fill(i64 nY, const i64* __restrict__ arp,
+                                                                   const int* __restrict__ acol,
+                                                                   const i64* __restrict__ xrp,
+                                                                   const int* __restrict__ xcol,
+                                                                   const int* __restrict__ ycol,
+                                                                   const int* __restrict__ row,
+                                                                   const i64* __restrict__ ptr, int2* __restrict__ pairs)
+{
+    const i64 s = (i64)blockIdx.x * blockDim.x + threadIdx.x;
+    if (s >= nY) return;
+    const int i = row[s];
+    const int c = ycol[s];
+    i64 o = ptr[s];
+    for (i64 a = arp[i]; a < arp[i + 1]; a++) {
+        const int j = acol[a];
+        const i64 t = rs_find(xcol, xrp[j], xrp[j + 1], c);
+        if (t >= 0) pairs[o++] = make_int2((int)a, (int)t);
+    }
+}
+
+// rs_smooth_plan: block s of Y = X − ω·D⁻¹·(A·X) from its product list; B = 0 takes
+// the sizes at run time.
+template <int B, int K>
+__device__ __forceinline__ void rs_smooth_plan(int b_, int k_, i64 nY, const i64* __restrict__ ptr,
+                                               const int2* __restrict__ pairs, const int* __restrict__ row,
+                                               const i64* __restrict__ xpos, const double* __restrict__ aval,
+                                               const double* __restrict__ xval, const double* __restrict__ dinv,
+                                               double omega, double* __restrict__ yval)
+{
+    const i64 s = (i64)blockIdx.x * blockDim.x + threadIdx.x;
+    if (s >= nY) return;
+    const int b = B > 0 ? B : b_;
+    const int k = B > 0 ? K : k_;
+    const int bk = b * k, bb = b * b;
+    double acc[RS_MAX * RS_MAX];
+#pragma unroll
+    for (int e = 0; e < (B > 0 ? B * K : RS_MAX * RS_MAX); e++) acc[e] = 0;
+    const i64 p1 = ptr[s + 1];
+    for (i64 p = ptr[s]; p < p1; p++) {
+        const int2 e2 = pairs[p];
+        const double* A = aval + (i64)e2.x * bb;
+        const double* X = xval + (i64)e2.y * bk;
+#pragma unroll
+        for (int r = 0; r < (B > 0 ? B : RS_MAX); r++) {
+            if (B == 0 && r >= b) break;
+#pragma unroll
+            for (int q = 0; q < (B > 0 ? B : RS_MAX); q++) {
+                if (B == 0 && q >= b) break;
+                const double av = A[r * b + q];
+#pragma unroll
+                for (int e = 0; e < (B > 0 ? K : RS_MAX); e++) {
+                    if (B == 0 && e >= k) break;
+                    acc[r * k + e] += av * X[q * k + e];
+                }
+            }
+        }
+    }
+    const double* D = dinv + (i64)row[s] * bb;
+    const i64 ts = xpos[s];
+    double* Y = yval + s * bk;
+#pragma unroll
+    for (int r = 0; r < (B > 0 ? B : RS_MAX); r++) {
+        if (B == 0 && r >= b) break;
+#pragma unroll
+        for (int e = 0; e < (B > 0 ? K : RS_MAX); e++) {
+            if (B == 0 && e >= k) break;
+            double t = 0;
+#pragma unroll
+            for (int q = 0; q < (B > 0 ? B : RS_MAX); q++) {
+                if (B == 0 && q >= b) break;
+                t += D[r * b + q] * acc[q * k + e];
+            }
+            const double x0 = ts >= 0 ? xval[ts * bk + r * k + e] : 0.0;
+            Y[r * k + e] = x0 - omega * t;
+        }
+    }
+}
+
+#define RS_SMOOTH_PLAN(NAME, B, K)                                                                       \
+    extern "C" __global__ void __launch_bounds__(THREADS) NAME(                                          \
+        int b, int k, i64 nY, const i64* __restrict__ ptr, const int2* __restrict__ pairs,               \
+        const int* __restrict__ row, const i64* __restrict__ xpos, const double* __restrict__ aval,      \
+        const double* __restrict__ xval, const double* __restrict__ dinv, double omega,                  \
+        double* __restrict__ yval)                                                                       \
+    {                                                                                                    \
+        rs_smooth_plan<B, K>(b, k, nY, ptr, pairs, row, xpos, aval, xval, dinv, omega, yval);            \
+    }
+RS_SMOOTH_PLAN(resetup_smooth_plan_3x6, 3, 6)
+RS_SMOOTH_PLAN(resetup_smooth_plan_6x6, 6, 6)
+RS_SMOOTH_PLAN(resetup_smooth_plan_generic, 0, 0)
 
 // resetup_transpose_values: dst block q (C×R) = transpose of src block perm[q] (R×C),
 // one thread per value of dst. perm is fixed by the patterns (built at upload), so the

@@ -1,0 +1,159 @@
+package cuda
+
+import (
+	"fmt"
+	"unsafe"
+
+	"blockamg/internal/cudadrv"
+)
+
+// smoothPlan is the product list of Y = X − ω·D⁻¹·A·X for one (A, X, Y): per block s
+// of Y, the (A block, X block) pairs of A·X that land in it, in A's storage order
+// (pairs[ptr[s]:ptr[s+1]], int32 indices), its block row and the position of its
+// column in X's row (−1 when X has none). Built on the device from the patterns
+// (kernels/resetup.cu's rs_plan_count and rs_plan_fill, kernels/scan.cu), kept by Y
+// and freed with it.
+type smoothPlan struct {
+	a, x  *Matrix
+	ptr   *Buffer[int64]
+	pairs *Buffer[int32] // two per product
+	row   *Buffer[int32]
+	xpos  *Buffer[int64]
+}
+
+func (p *smoothPlan) free() {
+	for _, u := range []*Buffer[int64]{p.ptr, p.xpos} {
+		if u != nil {
+			u.Free()
+		}
+	}
+	for _, u := range []*Buffer[int32]{p.pairs, p.row} {
+		if u != nil {
+			u.Free()
+		}
+	}
+}
+
+// Bytes returns the plan's device memory.
+func (p *smoothPlan) Bytes() int64 {
+	return p.ptr.Bytes() + p.xpos.Bytes() + p.pairs.Bytes() + p.row.Bytes()
+}
+
+// smoothPlanFor returns y's plan for a and x, building it (and freeing one for other
+// operands) when needed. Building waits for the device once, to size the list.
+func (b *Backend) smoothPlanFor(am, xm, ym *Matrix) (*smoothPlan, error) {
+	if p := ym.smooth; p != nil && p.a == am && p.x == xm {
+		return p, nil
+	}
+	if ym.smooth != nil {
+		ym.smooth.free()
+		ym.smooth = nil
+	}
+	nY := int64(ym.col.Len())
+	p := &smoothPlan{a: am, x: xm}
+	var cnt *Buffer[int32]
+	var sums *Buffer[int64]
+	fail := func(err error) (*smoothPlan, error) {
+		p.free()
+		for _, u := range []interface{ Free() }{cnt, sums} {
+			if u != nil {
+				u.Free()
+			}
+		}
+		return nil, fmt.Errorf("cuda: smoothing plan: %w", err)
+	}
+	var err error
+	if p.row, err = Alloc[int32](b, int(nY)); err != nil {
+		return fail(err)
+	}
+	if p.xpos, err = Alloc[int64](b, int(nY)); err != nil {
+		return fail(err)
+	}
+	if cnt, err = Alloc[int32](b, int(nY)); err != nil {
+		return fail(err)
+	}
+	nn := int32(am.blockRows)
+	arp, acol, xrp, xcol, yrp, ycol := am.rowPtr.Ptr(), am.col.Ptr(), xm.rowPtr.Ptr(), xm.col.Ptr(), ym.rowPtr.Ptr(), ym.col.Ptr()
+	rowp, xposp, cntp := p.row.Ptr(), p.xpos.Ptr(), cnt.Ptr()
+	b.run("rs_plan_count", blocksFor(nY), func() {
+		b.args.I32(nn).I64(nY).Ptr(arp).Ptr(acol).Ptr(xrp).Ptr(xcol).Ptr(yrp).Ptr(ycol).Ptr(rowp).Ptr(xposp).Ptr(cntp)
+	})
+	if p.ptr, sums, err = b.scanCounts(cnt); err != nil {
+		return fail(err)
+	}
+	total := []int64{0}
+	if err := p.ptr.downloadAt(int(nY), total); err != nil {
+		return fail(err)
+	}
+	cnt.Free()
+	sums.Free()
+	cnt, sums = nil, nil
+	if err := b.sticky(); err != nil {
+		return fail(err)
+	}
+	if p.pairs, err = Alloc[int32](b, int(2*max(total[0], 1))); err != nil {
+		return fail(err)
+	}
+	ptrp, pairsp := p.ptr.Ptr(), p.pairs.Ptr()
+	b.run("rs_plan_fill", blocksFor(nY), func() {
+		b.args.I64(nY).Ptr(arp).Ptr(acol).Ptr(xrp).Ptr(xcol).Ptr(ycol).Ptr(rowp).Ptr(ptrp).Ptr(pairsp)
+	})
+	ym.smooth = p
+	return p, nil
+}
+
+// smoothPlanned launches resetup_smooth_plan for y from its plan.
+func (b *Backend) smoothPlanned(p *smoothPlan, am *Matrix, bd *BlockDiag, omega float64, xm, ym *Matrix) {
+	nY := int64(ym.col.Len())
+	bs, k := int32(am.r), int32(xm.c)
+	ptrp, pairsp, rowp, xposp := p.ptr.Ptr(), p.pairs.Ptr(), p.row.Ptr(), p.xpos.Ptr()
+	aval, xval, yval, dp := am.val.Ptr(), xm.val.Ptr(), ym.val.Ptr(), bd.val.Ptr()
+	b.run("resetup_smooth_plan_"+smoothTag(am.r, xm.c), blocksFor(nY), func() {
+		b.args.I32(bs).I32(k).I64(nY).Ptr(ptrp).Ptr(pairsp).Ptr(rowp).Ptr(xposp).Ptr(aval).Ptr(xval).Ptr(dp).F64(omega).Ptr(yval)
+	})
+}
+
+// scanItems mirrors SCAN_ITEMS·THREADS of kernels/scan.cu: elements per block.
+const scanItems = 4 * threads
+
+// scanCounts queues the exclusive prefix sums of cnt into a new buffer of Len()+1
+// offsets; it also returns the block-sums scratch buffer, which the caller frees once
+// the sums are used.
+func (b *Backend) scanCounts(cnt *Buffer[int32]) (*Buffer[int64], *Buffer[int64], error) {
+	n := int64(cnt.Len())
+	out, err := Alloc[int64](b, int(n+1))
+	if err != nil {
+		return nil, nil, err
+	}
+	nb := max((n+scanItems-1)/scanItems, 1)
+	sums, err := Alloc[int64](b, int(nb))
+	if err != nil {
+		out.Free()
+		return nil, nil, err
+	}
+	cp, op, sp, m := cnt.Ptr(), out.Ptr(), sums.Ptr(), int32(nb)
+	b.run("scan_blocks", uint32(nb), func() { b.args.I64(n).Ptr(cp).Ptr(op).Ptr(sp) })
+	b.run("scan_sums", 1, func() { b.args.I32(m).Ptr(sp) })
+	b.run("scan_add", stridedBlocks(n), func() { b.args.I64(n).Ptr(sp).Ptr(op) })
+	return out, sums, nil
+}
+
+// downloadAt copies len(dst) values from index i on into dst (waiting for the device).
+func (u *Buffer[T]) downloadAt(i int, dst []T) error {
+	u.live()
+	if i < 0 || i+len(dst) > u.n {
+		panic("cuda: downloadAt: out of range")
+	}
+	if len(dst) == 0 {
+		return nil
+	}
+	bytes := int64(len(dst)) * elemSize[T]()
+	src := u.ptr + cudadrv.DevPtr(int64(i)*elemSize[T]())
+	err := u.b.call(func() error {
+		return cudadrv.MemcpyDtoH(unsafe.Pointer(&dst[0]), src, uint64(bytes))
+	})
+	if err == nil {
+		u.b.counters.AddD2H(u.b.phase, bytes)
+	}
+	return err
+}

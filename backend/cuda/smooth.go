@@ -102,13 +102,22 @@ func (b *Backend) smoothPlanFor(am, xm, ym *Matrix) (*smoothPlan, error) {
 	return p, nil
 }
 
-// smoothPlanned launches resetup_smooth_plan for y from its plan.
+// smoothPlanned launches resetup_smooth_plan for y from its plan (kernels/resetup.cu:
+// a lane per row of a Y block for 3×6 and 6×6, a thread per Y block otherwise).
 func (b *Backend) smoothPlanned(p *smoothPlan, am *Matrix, bd *BlockDiag, omega float64, xm, ym *Matrix) {
 	nY := int64(ym.col.Len())
 	bs, k := int32(am.r), int32(xm.c)
 	ptrp, pairsp, rowp, xposp := p.ptr.Ptr(), p.pairs.Ptr(), p.row.Ptr(), p.xpos.Ptr()
 	aval, xval, yval, dp := am.val.Ptr(), xm.val.Ptr(), ym.val.Ptr(), bd.val.Ptr()
-	b.run("resetup_smooth_plan_"+smoothTag(am.r, xm.c), blocksFor(nY), func() {
+	tag := smoothTag(am.r, xm.c)
+	lanes := int64(1) // lanes per Y block: the fixed-shape kernels give each row a lane
+	switch tag {
+	case "3x6":
+		lanes = 4
+	case "6x6":
+		lanes = 8
+	}
+	b.run("resetup_smooth_plan_"+tag, blocksFor(nY*lanes), func() {
 		b.args.I32(bs).I32(k).I64(nY).Ptr(ptrp).Ptr(pairsp).Ptr(rowp).Ptr(xposp).Ptr(aval).Ptr(xval).Ptr(dp).F64(omega).Ptr(yval)
 	})
 }

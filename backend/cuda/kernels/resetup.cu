@@ -308,9 +308,73 @@ __device__ __forceinline__ void rs_smooth_plan(int b_, int k_, i64 nY, const i64
     {                                                                                                    \
         rs_smooth_plan<B, K>(b, k, nY, ptr, pairs, row, xpos, aval, xval, dinv, omega, yval);            \
     }
-RS_SMOOTH_PLAN(resetup_smooth_plan_3x6, 3, 6)
-RS_SMOOTH_PLAN(resetup_smooth_plan_6x6, 6, 6)
 RS_SMOOTH_PLAN(resetup_smooth_plan_generic, 0, 0)
+
+// rs_smooth_rows is rs_smooth_plan for fixed shapes with L ≥ B lanes per Y block: lane
+// r < B owns row r of the block (K accumulators instead of B·K, so more threads stay
+// resident), reading row r of each A block and the whole X block (the same addresses
+// as its group's other lanes). D⁻¹ mixes the rows through shuffles within the group.
+// Each value is the same sum in the same order as rs_smooth's, so the bits are equal.
+template <int B, int K, int L>
+__device__ __forceinline__ void rs_smooth_rows(i64 nY, const i64* __restrict__ ptr, const int2* __restrict__ pairs,
+                                               const int* __restrict__ row, const i64* __restrict__ xpos,
+                                               const double* __restrict__ aval, const double* __restrict__ xval,
+                                               const double* __restrict__ dinv, double omega,
+                                               double* __restrict__ yval)
+{
+    static_assert(B <= L && 32 % L == 0, "lanes per Y block");
+    const i64 s = ((i64)blockIdx.x * blockDim.x + threadIdx.x) / L;
+    const int r = threadIdx.x & (L - 1);
+    const bool active = s < nY; // the same for the whole group; every lane still shuffles
+    const bool own = active && r < B;
+    double acc[K];
+#pragma unroll
+    for (int e = 0; e < K; e++) acc[e] = 0;
+    if (own) {
+        const i64 p1 = ptr[s + 1];
+        for (i64 p = ptr[s]; p < p1; p++) {
+            const int2 e2 = pairs[p];
+            const double* A = aval + (i64)e2.x * B * B + r * B;
+            const double* X = xval + (i64)e2.y * B * K;
+#pragma unroll
+            for (int q = 0; q < B; q++) {
+                const double av = A[q];
+#pragma unroll
+                for (int e = 0; e < K; e++) acc[e] += av * X[q * K + e];
+            }
+        }
+    }
+    const double* D = dinv + (own ? (i64)row[s] * B * B + r * B : 0);
+    double t[K];
+#pragma unroll
+    for (int e = 0; e < K; e++) t[e] = 0;
+#pragma unroll
+    for (int q = 0; q < B; q++) {
+        const double dq = own ? D[q] : 0.0;
+#pragma unroll
+        for (int e = 0; e < K; e++) t[e] += dq * __shfl_sync(0xffffffffu, acc[e], q, L);
+    }
+    if (!own) return;
+    const i64 ts = xpos[s];
+    double* Y = yval + s * B * K + r * K;
+#pragma unroll
+    for (int e = 0; e < K; e++) {
+        const double x0 = ts >= 0 ? xval[ts * B * K + r * K + e] : 0.0;
+        Y[e] = x0 - omega * t[e];
+    }
+}
+
+#define RS_SMOOTH_ROWS(NAME, B, K, L)                                                                    \
+    extern "C" __global__ void __launch_bounds__(THREADS) NAME(                                          \
+        int b, int k, i64 nY, const i64* __restrict__ ptr, const int2* __restrict__ pairs,               \
+        const int* __restrict__ row, const i64* __restrict__ xpos, const double* __restrict__ aval,      \
+        const double* __restrict__ xval, const double* __restrict__ dinv, double omega,                  \
+        double* __restrict__ yval)                                                                       \
+    {                                                                                                    \
+        rs_smooth_rows<B, K, L>(nY, ptr, pairs, row, xpos, aval, xval, dinv, omega, yval);               \
+    }
+RS_SMOOTH_ROWS(resetup_smooth_plan_3x6, 3, 6, 4)
+RS_SMOOTH_ROWS(resetup_smooth_plan_6x6, 6, 6, 8)
 
 // resetup_transpose_values: dst block q (C×R) = transpose of src block perm[q] (R×C),
 // one thread per value of dst. perm is fixed by the patterns (built at upload), so the

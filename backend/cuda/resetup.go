@@ -69,7 +69,11 @@ func (b *Backend) InvertBlockDiag(a backend.Matrix, d backend.BlockDiag) error {
 	nb := int32(m.blockRows)
 	rp, col, val, dp, fp := m.rowPtr.Ptr(), m.col.Ptr(), m.val.Ptr(), bd.val.Ptr(), flag.Ptr()
 	bs := int32(m.r)
-	b.run("resetup_invert_diag", blocksFor(int64(nb)), func() {
+	name := "resetup_invert_diag"
+	if m.r == 3 || m.r == 6 {
+		name = fmt.Sprintf("resetup_invert_diag_%d", m.r)
+	}
+	b.run(name, blocksFor(int64(nb)), func() {
 		b.args.I32(nb).I32(bs).Ptr(rp).Ptr(col).Ptr(val).Ptr(dp).Ptr(fp)
 	})
 	got := []int32{0}

@@ -10,14 +10,21 @@
 // pivoting. A missing or singular block leaves NaN in its slot and lowers *bad to the
 // smallest such row (the host keeps it above every row between calls), so the host names the lowest one
 // whatever the scheduling.
-extern "C" __global__ void __launch_bounds__(THREADS) resetup_invert_diag(
-    int nb, int bs, const i64* __restrict__ rowptr, const int* __restrict__ col,
-    const double* __restrict__ val, double* __restrict__ dinv, int* __restrict__ bad)
+// BS_ > 0 fixes the block size at compile time: every loop unrolls and the row swap
+// selects rows by comparison, so the two blocks stay in registers (BS_ = 0 takes bs
+// at run time and keeps them in local memory). The same operations in the same order
+// either way.
+template <int BS_>
+__device__ __forceinline__ void rs_invert(int nb, int bs_, const i64* __restrict__ rowptr,
+                                          const int* __restrict__ col, const double* __restrict__ val,
+                                          double* __restrict__ dinv, int* __restrict__ bad)
 {
     const i64 i = (i64)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= nb) return;
+    const int bs = BS_ ? BS_ : bs_;
+    constexpr int M = BS_ ? BS_ : RS_MAX;
     const int bb = bs * bs;
-    double a[RS_MAX * RS_MAX], v[RS_MAX * RS_MAX];
+    double a[M * M], v[M * M];
     i64 d = -1;
     for (i64 k = rowptr[i]; k < rowptr[i + 1]; k++) {
         if (col[k] == (int)i) {
@@ -27,21 +34,35 @@ extern "C" __global__ void __launch_bounds__(THREADS) resetup_invert_diag(
     }
     double* out = dinv + i * bb;
     bool ok = d >= 0;
-    if (ok) {
-        for (int e = 0; e < bb; e++) a[e] = val[d * bb + e];
+#pragma unroll
+    for (int e = 0; e < M * M; e++) a[e] = (ok && e < bb) ? val[d * bb + e] : 0.0;
+#pragma unroll
+    for (int r = 0; r < M; r++)
+#pragma unroll
+        for (int c = 0; c < M; c++) v[r * M + c] = r == c ? 1.0 : 0.0;
+    // a and v are stored with row stride M (= bs when BS_ > 0).
+    if (!BS_ && ok) {
+        // Re-lay the run-time block from stride bs to stride M.
+        for (int r = bs - 1; r >= 0; r--)
+            for (int c = bs - 1; c >= 0; c--) a[r * M + c] = a[r * bs + c];
     }
-    for (int r = 0; r < bs; r++)
-        for (int c = 0; c < bs; c++) v[r * bs + c] = r == c ? 1.0 : 0.0;
     // Scale for the singularity test: the largest entry of the block.
     double amax = 0;
-    if (ok)
-        for (int e = 0; e < bb; e++) amax = fmax(amax, fabs(a[e]));
+#pragma unroll
+    for (int r = 0; r < M; r++)
+#pragma unroll
+        for (int c = 0; c < M; c++)
+            if (ok && r < bs && c < bs) amax = fmax(amax, fabs(a[r * M + c]));
     ok = ok && amax > 0 && isfinite(amax);
-    for (int k = 0; ok && k < bs; k++) {
+#pragma unroll
+    for (int k = 0; k < M; k++) {
+        if (!ok || k >= bs) continue;
         int p = k;
-        double pv = fabs(a[k * bs + k]);
-        for (int r = k + 1; r < bs; r++) {
-            const double t = fabs(a[r * bs + k]);
+        double pv = fabs(a[k * M + k]);
+#pragma unroll
+        for (int r = k + 1; r < M; r++) {
+            if (r >= bs) continue;
+            const double t = fabs(a[r * M + k]);
             if (t > pv) {
                 pv = t;
                 p = r;
@@ -49,30 +70,38 @@ extern "C" __global__ void __launch_bounds__(THREADS) resetup_invert_diag(
         }
         if (!(pv > 1e-14 * amax)) {
             ok = false;
-            break;
+            continue;
         }
-        if (p != k) {
-            for (int c = 0; c < bs; c++) {
-                double t = a[k * bs + c];
-                a[k * bs + c] = a[p * bs + c];
-                a[p * bs + c] = t;
-                t = v[k * bs + c];
-                v[k * bs + c] = v[p * bs + c];
-                v[p * bs + c] = t;
+#pragma unroll
+        for (int r = k + 1; r < M; r++) {
+            if (r != p) continue;
+#pragma unroll
+            for (int c = 0; c < M; c++) {
+                double t = a[k * M + c];
+                a[k * M + c] = a[r * M + c];
+                a[r * M + c] = t;
+                t = v[k * M + c];
+                v[k * M + c] = v[r * M + c];
+                v[r * M + c] = t;
             }
         }
-        const double inv = 1.0 / a[k * bs + k];
-        for (int c = 0; c < bs; c++) {
-            a[k * bs + c] *= inv;
-            v[k * bs + c] *= inv;
+        const double inv = 1.0 / a[k * M + k];
+#pragma unroll
+        for (int c = 0; c < M; c++) {
+            if (c >= bs) continue;
+            a[k * M + c] *= inv;
+            v[k * M + c] *= inv;
         }
-        for (int r = 0; r < bs; r++) {
-            if (r == k) continue;
-            const double f = a[r * bs + k];
+#pragma unroll
+        for (int r = 0; r < M; r++) {
+            if (r == k || r >= bs) continue;
+            const double f = a[r * M + k];
             if (f == 0) continue;
-            for (int c = 0; c < bs; c++) {
-                a[r * bs + c] -= f * a[k * bs + c];
-                v[r * bs + c] -= f * v[k * bs + c];
+#pragma unroll
+            for (int c = 0; c < M; c++) {
+                if (c >= bs) continue;
+                a[r * M + c] -= f * a[k * M + c];
+                v[r * M + c] -= f * v[k * M + c];
             }
         }
     }
@@ -81,8 +110,23 @@ extern "C" __global__ void __launch_bounds__(THREADS) resetup_invert_diag(
         atomicMin(bad, (int)i);
         return;
     }
-    for (int e = 0; e < bb; e++) out[e] = v[e];
+#pragma unroll
+    for (int r = 0; r < M; r++)
+#pragma unroll
+        for (int c = 0; c < M; c++)
+            if (r < bs && c < bs) out[r * bs + c] = v[r * M + c];
 }
+
+#define RS_INVERT(NAME, BS)                                                                              \
+    extern "C" __global__ void __launch_bounds__(THREADS) NAME(                                          \
+        int nb, int bs, const i64* __restrict__ rowptr, const int* __restrict__ col,                     \
+        const double* __restrict__ val, double* __restrict__ dinv, int* __restrict__ bad)                \
+    {                                                                                                    \
+        rs_invert<BS>(nb, bs, rowptr, col, val, dinv, bad);                                              \
+    }
+RS_INVERT(resetup_invert_diag_3, 3)
+RS_INVERT(resetup_invert_diag_6, 6)
+RS_INVERT(resetup_invert_diag, 0)
 
 // rs_find returns the position of column c in the sorted columns col[lo..hi), or -1.
 __device__ __forceinline__ i64 rs_find(const int* __restrict__ col, i64 lo, i64 hi, int c)

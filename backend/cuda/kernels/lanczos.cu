@@ -194,3 +194,128 @@ __device__ __forceinline__ void lz_residual_t(int nb, int bb, const double* __re
 LZ_RESIDUAL(lz_residual_3, 3)
 LZ_RESIDUAL(lz_residual_6, 6)
 LZ_RESIDUAL(lz_residual, 0)
+
+// ---- The whole estimate in one thread block, for small levels ----
+// lz_small runs every step of the recurrence above (lz_init, lz_alpha, lz_beta and the
+// vector updates, with the same scalar array S and the same stopping and breakdown
+// rules) for an operator of n = nb·B unknowns in one launch of one thread block, with
+// __syncthreads between the phases: on a level of a few thousand unknowns each of the
+// six launches of a step costs more than its work. The product is one thread per
+// scalar row (the block row's blocks in storage order) and the inner products are
+// fixed trees, so the result does not depend on the scheduling.
+
+// lz_block_dot returns x·y over n entries in every thread (fixed tree).
+__device__ __forceinline__ double lz_block_dot(int n, const double* __restrict__ x, const double* __restrict__ y,
+                                               double* s)
+{
+    double acc = 0.0;
+    for (int i = threadIdx.x; i < n; i += THREADS) acc += x[i] * y[i];
+    s[threadIdx.x] = acc;
+    block_sum(s);
+    const double v = s[0];
+    __syncthreads();
+    return v;
+}
+
+// lz_block_diag: z = D⁻¹·r (one thread per scalar row).
+__device__ __forceinline__ void lz_block_diag(int n, int B, const double* __restrict__ d, const double* __restrict__ r,
+                                              double* __restrict__ z)
+{
+    for (int i = threadIdx.x; i < n; i += THREADS) {
+        const int br = i / B, rr = i - br * B;
+        const double* row = d + ((i64)br * B + rr) * B;
+        double t = 0.0;
+        for (int c = 0; c < B; c++) t += row[c] * r[br * B + c];
+        z[i] = t;
+    }
+    __syncthreads();
+}
+
+extern "C" __global__ void __launch_bounds__(THREADS) lz_small(int nb, int B, const i64* __restrict__ rowptr,
+                                                               const int* __restrict__ col,
+                                                               const double* __restrict__ val,
+                                                               const double* __restrict__ d,
+                                                               const double* __restrict__ start, double* r, double* z,
+                                                               double* p, double* q, double* S, int steps, int a0,
+                                                               int b0, int pq0)
+{
+    __shared__ double s[THREADS];
+    const int n = nb * B;
+    for (int i = threadIdx.x; i < n; i += THREADS) r[i] = start[i];
+    __syncthreads();
+    lz_block_diag(n, B, d, r, z);
+    double rz = lz_block_dot(n, r, z, s);
+    if (threadIdx.x == 0) {
+        S[0] = 0;
+        S[7] = 0;
+        S[8] = 0;
+        S[4] = rz;
+        S[5] = rz;
+        if (!(rz > 0) || !lz_finite(rz)) {
+            S[0] = 2;
+            S[1] = 0;
+            S[2] = 0;
+            S[3] = rz;
+        }
+    }
+    for (int i = threadIdx.x; i < n; i += THREADS) p[i] = z[i];
+    __syncthreads();
+    if (!(rz > 0) || !lz_finite(rz)) return; // every thread sees the same rz
+    const double rz0 = rz;
+    for (int it = 1; it <= steps; it++) {
+        for (int i = threadIdx.x; i < n; i += THREADS) {
+            const int br = i / B, rr = i - br * B;
+            double t = 0.0;
+            for (i64 k = rowptr[br]; k < rowptr[br + 1]; k++) {
+                const double* blk = val + (k * B + rr) * B;
+                const double* xx = p + (i64)col[k] * B;
+                for (int c = 0; c < B; c++) t += blk[c] * xx[c];
+            }
+            q[i] = t;
+        }
+        __syncthreads();
+        const double pq = lz_block_dot(n, p, q, s);
+        if (threadIdx.x == 0) S[pq0 + it - 1] = pq;
+        if (!(pq > 0) || !lz_finite(pq)) {
+            if (threadIdx.x == 0) {
+                S[0] = 2;
+                S[1] = it;
+                S[2] = 1;
+                S[3] = pq;
+            }
+            return;
+        }
+        const double alpha = rz / pq;
+        if (threadIdx.x == 0) {
+            S[a0 + it - 1] = alpha;
+            S[7] = it;
+        }
+        if (it == steps) return;
+        for (int i = threadIdx.x; i < n; i += THREADS) r[i] = r[i] - alpha * q[i];
+        __syncthreads();
+        lz_block_diag(n, B, d, r, z);
+        const double rzNew = lz_block_dot(n, r, z, s);
+        if (rzNew <= 1e-24 * rz0) {
+            if (threadIdx.x == 0) S[0] = 1;
+            return;
+        }
+        if (!lz_finite(rzNew)) {
+            if (threadIdx.x == 0) {
+                S[0] = 2;
+                S[1] = it;
+                S[2] = 0;
+                S[3] = rzNew;
+            }
+            return;
+        }
+        const double beta = rzNew / rz;
+        if (threadIdx.x == 0) {
+            S[b0 + it - 1] = beta;
+            S[5] = rzNew;
+            S[8] = it;
+        }
+        rz = rzNew;
+        for (int i = threadIdx.x; i < n; i += THREADS) p[i] = z[i] + beta * p[i];
+        __syncthreads();
+    }
+}

@@ -17,10 +17,6 @@ const (
 // step kernels take; larger blocks run the ten-launch step.
 const lzMaxBlock = 8
 
-// lzSmallMax is the largest operator (in unknowns) whose estimate runs in one thread
-// block (lz_small): below it a step's six launches cost more than its work.
-const lzSmallMax = 4096
-
 // CGLanczos implements backend.Lanczoser with kernels/lanczos.cu: the inner products
 // land in a device scalar array, tiny kernels compute α and β there, and the vector
 // updates read them from it, so the run queues without waiting; the array (3·steps+10
@@ -66,22 +62,12 @@ func (b *Backend) CGLanczos(a backend.Matrix, dinv backend.BlockDiag, start back
 		nn, kk := int64(n), int32(k)
 		b.run(name, stridedBlocks(nn), func() { b.args.I64(nn).Ptr(sp).I32(kk).Ptr(xp).Ptr(yp) })
 	}
-	bd := dinv.(*BlockDiag)
-	if m := b.mat(a); n <= lzSmallMax && m.r == m.c && m.blockRows == bd.blocks && m.r == bd.n {
-		// The whole estimate in one launch (kernels/lanczos.cu, lz_small).
-		nb, bs, rp, cp, vp, dp := int32(m.blockRows), int32(m.r), m.rowPtr.Ptr(), m.col.Ptr(), m.val.Ptr(), bd.val.Ptr()
-		st, rv, zv, pv, qv := b.vec(start).buf.Ptr(), b.vec(r).buf.Ptr(), b.vec(z).buf.Ptr(), b.vec(p).buf.Ptr(), b.vec(q).buf.Ptr()
-		b.run("lz_small", 1, func() {
-			b.args.I32(nb).I32(bs).Ptr(rp).Ptr(cp).Ptr(vp).Ptr(dp).Ptr(st).Ptr(rv).Ptr(zv).Ptr(pv).Ptr(qv).Ptr(sp).
-				I32(int32(steps)).I32(int32(a0)).I32(int32(b0)).I32(int32(pq0))
-		})
-		return b.lanczosResult(S, steps, a0, b0)
-	}
 	b.Copy(r, start)
 	b.BlockDiagApply(dinv, r, z)
 	dot(r, z)
 	scalar("lz_init", func() { b.args.Ptr(sp) })
 	b.Copy(p, z)
+	bd := dinv.(*BlockDiag)
 	fused := bd.n <= lzMaxBlock
 	resName := "lz_residual"
 	if bd.n == 3 || bd.n == 6 {
@@ -119,13 +105,6 @@ func (b *Backend) CGLanczos(a backend.Matrix, dinv backend.BlockDiag, start back
 		scalar("lz_beta", func() { b.args.Ptr(sp).I32(i32).I32(int32(b0)) })
 		vecop("lz_xpby", b0+it-1, z, p)
 	}
-	return b.lanczosResult(S, steps, a0, b0)
-}
-
-// lanczosResult downloads the scalar array (waiting for the queued steps) and reads
-// the coefficients, the stop and any breakdown from it.
-func (b *Backend) lanczosResult(S *Buffer[float64], steps, a0, b0 int) (backend.LanczosResult, error) {
-	var res backend.LanczosResult
 	host := make([]float64, lzHead+3*steps)
 	if err := b.Err(); err != nil {
 		return res, err

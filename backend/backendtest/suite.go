@@ -478,7 +478,7 @@ func TestCGLanczos(t *testing.T, be backend.Backend) {
 	for _, tc := range []struct {
 		grid, steps int
 		scalar      bool
-	}{{7, 10, false}, {5, 3, false}, {2, 40, false}, {4, 8, true}} {
+	}{{7, 10, false}, {5, 3, false}, {2, 40, false}, {4, 8, true}, {12, 10, false}, {12, 6, true}} {
 		m := SPDProblem(uint64(50+tc.grid), tc.grid, 0.05)
 		if tc.scalar {
 			var err error

@@ -82,6 +82,8 @@ type Backend struct {
 	scalar     cudadrv.DevPtr  // one reduction result
 	hostScalar *float64        // its host copy
 	marks      []cudadrv.Event // Mark's events, created on first use
+	copyStream cudadrv.Stream  // StartUpload's stream and event, created on first use
+	copyDone   cudadrv.Event
 	evStart    cudadrv.Event
 	evEnd      cudadrv.Event
 }
@@ -247,6 +249,15 @@ func (b *Backend) teardown() {
 	}
 	for _, e := range b.marks {
 		cudadrv.EventDestroy(e)
+	}
+	if b.copyDone != 0 {
+		cudadrv.EventDestroy(b.copyDone)
+		b.copyDone = 0
+	}
+	if b.copyStream != 0 {
+		cudadrv.StreamSynchronize(b.copyStream)
+		cudadrv.StreamDestroy(b.copyStream)
+		b.copyStream = 0
 	}
 	b.marks = nil
 	for _, e := range []*cudadrv.Event{&b.evStart, &b.evEnd} {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"unsafe"
 
+	"blockamg/backend"
 	"blockamg/internal/cudadrv"
 )
 
@@ -45,4 +46,43 @@ func (b *Backend) HostFree(s []float64) {
 	delete(b.pinned, &s[0])
 	p := unsafe.Pointer(&s[0])
 	b.call(func() error { return cudadrv.MemFreeHost(p) })
+}
+
+// StartUpload queues the copy of src into dst on a copy stream of its own, so that it
+// runs while the device works on what is already queued, and returns wait, which
+// makes the work queued after it wait for the copy (without blocking the host): call
+// wait before queueing anything that reads dst, and leave src unchanged until the
+// backend has waited for the device after wait (a result, a download, Err). src
+// must be a slice from HostAlloc (page-locked memory, which the copy engine reads by
+// DMA); any other slice is uploaded at once, and wait does nothing. The bytes are
+// counted under the current phase.
+func (b *Backend) StartUpload(dst backend.Vector, src []float64) (wait func()) {
+	d := b.vec(dst)
+	if len(src) != d.Len() {
+		panic("cuda: StartUpload: length mismatch")
+	}
+	if len(src) == 0 || !b.pinned[&src[0]] || b.sticky() != nil {
+		b.Upload(dst, src)
+		return func() {}
+	}
+	dp, sp, bytes := d.buf.Ptr(), unsafe.Pointer(&src[0]), uint64(len(src))*8
+	b.enqueue(func() error {
+		if b.copyStream == 0 {
+			var err error
+			if b.copyStream, err = cudadrv.StreamCreate(cudadrv.StreamNonBlocking); err != nil {
+				return err
+			}
+			if b.copyDone, err = cudadrv.EventCreate(0); err != nil {
+				return err
+			}
+		}
+		if err := cudadrv.MemcpyHtoDAsync(dp, sp, bytes, b.copyStream); err != nil {
+			return err
+		}
+		return cudadrv.EventRecord(b.copyDone, b.copyStream)
+	})
+	b.counters.AddH2D(b.phase, int64(bytes))
+	return func() {
+		b.enqueue(func() error { return cudadrv.StreamWaitEvent(b.stream, b.copyDone) })
+	}
 }

@@ -17,8 +17,9 @@ type engine interface {
 	solve(b, x []float64, opt krylov.Options) (krylov.Result, error)
 	// step gives the problem the values of recurring step k (a Newton or time step on
 	// the same pattern) and redoes the numeric set-up for them, filling sr's assembly
-	// and set-up figures.
-	step(k int, p *problem, threads int, sr *stepResult) error
+	// and set-up figures. b is the right-hand side the step's solve will get: an
+	// engine may start moving it while it sets up (the caller leaves it unchanged).
+	step(k int, p *problem, b []float64, threads int, sr *stepResult) error
 	// report adds the engine's own figures (device, transfers) to the report.
 	report(r *solveReport)
 	// hostVector returns a zero host vector of n entries in the memory the engine
@@ -36,7 +37,7 @@ func (e cpuEngine) solve(b, x []float64, opt krylov.Options) (krylov.Result, err
 	clear(x)
 	return krylov.CG(e.h.Operator(), e.h, b, x, opt)
 }
-func (e cpuEngine) step(k int, p *problem, threads int, sr *stepResult) error {
+func (e cpuEngine) step(k int, p *problem, _ []float64, threads int, sr *stepResult) error {
 	// The new material is the caller's input: computed before the clock starts.
 	var mod []float64
 	if p.asm != nil {
@@ -94,6 +95,12 @@ type backendEngine struct {
 	// live there, so their transfers run at the link's speed.
 	hostAlloc func(n int) ([]float64, error)
 	hostFree  func([]float64)
+	// startUpload, when set, queues an upload that overlaps the device's work (the
+	// CUDA backend's StartUpload); wait makes later work wait for it. step starts the
+	// right-hand side's upload with it, and solve waits for it before PCG.
+	startUpload func(dst backend.Vector, src []float64) (wait func())
+	rhsWait     func()    // the pending upload of rhsSrc into b
+	rhsSrc      []float64 // what rhsWait uploads
 	host      [][]float64 // what hostAlloc gave, for close
 	mod       []float64   // the element moduli of a step, in host memory from hostVector
 }
@@ -126,8 +133,13 @@ func newBackendEngine(be backend.Resetter, h *amg.Hierarchy, devMem func() int64
 }
 
 func (e *backendEngine) solve(b, x []float64, opt krylov.Options) (krylov.Result, error) {
-	e.be.SetPhase("rhs upload")
-	e.be.Upload(e.b, b)
+	if e.rhsWait != nil && len(b) > 0 && len(e.rhsSrc) == len(b) && &e.rhsSrc[0] == &b[0] {
+		e.rhsWait() // started by step, overlapping its assembly and re-setup
+	} else {
+		e.be.SetPhase("rhs upload")
+		e.be.Upload(e.b, b)
+	}
+	e.rhsWait, e.rhsSrc = nil, nil
 	e.be.SetPhase("solve")
 	t := time.Now()
 	res, err := backend.PCG(e.be, e.cyc.Operator(), e.cyc, e.b, e.x, opt)
@@ -140,7 +152,7 @@ func (e *backendEngine) solve(b, x []float64, opt krylov.Options) (krylov.Result
 	return res, e.be.Err()
 }
 
-func (e *backendEngine) step(k int, p *problem, threads int, sr *stepResult) error {
+func (e *backendEngine) step(k int, p *problem, rhs []float64, threads int, sr *stepResult) error {
 	be := e.be
 	fine := e.cyc.FineOperator()
 	// The new material is the caller's input: computed before the clock starts.
@@ -177,6 +189,11 @@ func (e *backendEngine) step(k int, p *problem, threads int, sr *stepResult) err
 		return err
 	}
 	sr.AssemblySeconds = time.Since(t).Seconds()
+	if e.startUpload != nil && len(rhs) == e.b.Len() {
+		// After the assembly, whose moduli would otherwise share the link with it.
+		be.SetPhase("rhs upload")
+		e.rhsWait, e.rhsSrc = e.startUpload(e.b, rhs), rhs
+	}
 	be.SetPhase(fmt.Sprintf("step %d re-setup (device)", k))
 	ut, err := e.cyc.Update()
 	if err != nil {

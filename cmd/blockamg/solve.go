@@ -454,7 +454,7 @@ func solveRun(c *solveConfig, open func(h *amg.Hierarchy, p *problem) (engine, e
 	for step := 1; step <= c.steps; step++ {
 		done = pr.start("step %d: new values, Update, solve", step)
 		sr := stepResult{Step: step}
-		if err := eng.step(step, p, c.threads, &sr); err != nil {
+		if err := eng.step(step, p, rhs, c.threads, &sr); err != nil {
 			return fmt.Errorf("step %d: %w", step, err)
 		}
 		t = time.Now()

@@ -67,6 +67,7 @@ func solveGPU(c *solveConfig, stdout, stderr io.Writer) error {
 			return nil, err
 		}
 		e.hostAlloc, e.hostFree = be.HostAlloc, be.HostFree
+		e.startUpload = be.StartUpload
 		elements := 0
 		if p.asm != nil {
 			elements = p.box.Elements()

@@ -73,6 +73,8 @@ var drv struct {
 	cuMemcpyHtoD              func(dst uint64, src unsafe.Pointer, bytes uint64) int32
 	cuMemcpyDtoH              func(dst unsafe.Pointer, src uint64, bytes uint64) int32
 	cuMemcpyDtoD              func(dst, src uint64, bytes uint64) int32
+	cuMemcpyHtoDAsync         func(dst uint64, src unsafe.Pointer, bytes uint64, s uintptr) int32
+	cuStreamWaitEvent         func(s, e uintptr, flags uint32) int32
 	cuMemsetD8                func(dst uint64, v uint8, n uint64) int32
 	cuMemAllocHost            func(pp *unsafe.Pointer, bytes uint64) int32
 	cuMemFreeHost             func(p unsafe.Pointer) int32
@@ -134,6 +136,8 @@ func load() error {
 		{&drv.cuMemcpyHtoD, []string{"cuMemcpyHtoD_v2"}},
 		{&drv.cuMemcpyDtoH, []string{"cuMemcpyDtoH_v2"}},
 		{&drv.cuMemcpyDtoD, []string{"cuMemcpyDtoD_v2"}},
+		{&drv.cuMemcpyHtoDAsync, []string{"cuMemcpyHtoDAsync_v2"}},
+		{&drv.cuStreamWaitEvent, []string{"cuStreamWaitEvent"}},
 		{&drv.cuMemsetD8, []string{"cuMemsetD8_v2"}},
 		{&drv.cuMemAllocHost, []string{"cuMemAllocHost_v2"}},
 		{&drv.cuMemFreeHost, []string{"cuMemFreeHost"}},
@@ -309,6 +313,21 @@ func MemFree(p DevPtr) error {
 func MemcpyHtoD(dst DevPtr, src unsafe.Pointer, bytes uint64) error {
 	loaded()
 	return check("cuMemcpyHtoD_v2", drv.cuMemcpyHtoD(uint64(dst), src, bytes))
+}
+
+// MemcpyHtoDAsync queues a copy of bytes from host memory at src to device memory at
+// dst on stream s. src must be page-locked (MemAllocHost) for the copy to run
+// asynchronously, and must stay untouched until the copy is done.
+func MemcpyHtoDAsync(dst DevPtr, src unsafe.Pointer, bytes uint64, s Stream) error {
+	loaded()
+	return check("cuMemcpyHtoDAsync_v2", drv.cuMemcpyHtoDAsync(uint64(dst), src, bytes, uintptr(s)))
+}
+
+// StreamWaitEvent makes later work on stream s wait until event e (recorded on any
+// stream) has completed, without blocking the host.
+func StreamWaitEvent(s Stream, e Event) error {
+	loaded()
+	return check("cuStreamWaitEvent", drv.cuStreamWaitEvent(uintptr(s), uintptr(e), 0))
 }
 
 // MemcpyDtoH copies bytes from device memory at src to host memory at dst; it waits

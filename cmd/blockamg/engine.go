@@ -99,10 +99,10 @@ type backendEngine struct {
 	// CUDA backend's StartUpload); wait makes later work wait for it. step starts the
 	// right-hand side's upload with it, and solve waits for it before PCG.
 	startUpload func(dst backend.Vector, src []float64) (wait func())
-	rhsWait     func()    // the pending upload of rhsSrc into b
-	rhsSrc      []float64 // what rhsWait uploads
-	host      [][]float64 // what hostAlloc gave, for close
-	mod       []float64   // the element moduli of a step, in host memory from hostVector
+	rhsWait     func()      // the pending upload of rhsSrc into b
+	rhsSrc      []float64   // what rhsWait uploads
+	host        [][]float64 // what hostAlloc gave, for close
+	mod         []float64   // the element moduli of a step, in host memory from hostVector
 }
 
 // newBackendEngine uploads h to be for a device-resident set-up. devMem, when not nil,

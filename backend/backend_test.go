@@ -168,3 +168,41 @@ func TestPCGStepperBitwise(t *testing.T) {
 		}
 	}
 }
+
+// TestPCGWorkReuse: solves through one PCGWork (its vectors kept between them, dirty
+// from the last solve) give the bits of fresh PCG calls, for two sizes in turn.
+func TestPCGWorkReuse(t *testing.T) {
+	var w backend.PCGWork
+	defer w.Free()
+	opt := krylov.Options{RelTol: 1e-10, MaxIter: 500}
+	for _, grid := range []int{7, 5, 7} {
+		a := backendtest.SPDProblem(42, grid, 0.05)
+		rhs := make([]float64, a.Rows())
+		for i := range rhs {
+			rhs[i] = math.Sin(float64(i))
+		}
+		be, am, m, b, x := pcgSetup(t, a, a, rhs)
+		res, err := backend.PCG(be, am, backend.Jacobi{Be: be, D: m}, b, x, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := make([]float64, len(rhs))
+		be.Download(want, x)
+		for rep := 0; rep < 2; rep++ {
+			res2, err := w.Solve(be, am, backend.Jacobi{Be: be, D: m}, b, x, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := make([]float64, len(rhs))
+			be.Download(got, x)
+			if res2.Iterations != res.Iterations || res2.Residual != res.Residual {
+				t.Fatalf("grid %d, solve %d: %+v, fresh PCG %+v", grid, rep, res2, res)
+			}
+			for i := range got {
+				if math.Float64bits(got[i]) != math.Float64bits(want[i]) {
+					t.Fatalf("grid %d, solve %d: x[%d] = %v, fresh PCG %v", grid, rep, i, got[i], want[i])
+				}
+			}
+		}
+	}
+}

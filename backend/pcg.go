@@ -43,6 +43,33 @@ type Preconditioner interface {
 // backend solves alike. Only scalars (the inner products) come back from the backend;
 // on a CGStepper only ‖r‖ and a breakdown flag, once per iteration.
 func PCG(be Backend, A Matrix, M Preconditioner, b, x Vector, opt krylov.Options) (krylov.Result, error) {
+	var w PCGWork
+	defer w.Free()
+	return w.Solve(be, A, M, b, x, opt)
+}
+
+// PCGWork holds PCG's four work vectors between solves, so that a sequence of
+// solves of one size (the recurring steps of a simulation) allocates them once: on a
+// GPU an allocation or a release can cost more than an iteration's vector work. The
+// zero value is ready to use; Free releases the vectors.
+type PCGWork struct {
+	be         Backend
+	r, z, p, q Vector
+}
+
+// Free releases the work vectors (a no-op when there are none).
+func (w *PCGWork) Free() {
+	for _, v := range []Vector{w.r, w.z, w.p, w.q} {
+		if v != nil {
+			v.Free()
+		}
+	}
+	*w = PCGWork{}
+}
+
+// Solve is PCG with w's work vectors, (re)allocated when the backend or the size
+// changes.
+func (w *PCGWork) Solve(be Backend, A Matrix, M Preconditioner, b, x Vector, opt krylov.Options) (krylov.Result, error) {
 	n := b.Len()
 	if x.Len() != n {
 		panic("backend: PCG: len(x) != len(b)")
@@ -51,35 +78,18 @@ func PCG(be Backend, A Matrix, M Preconditioner, b, x Vector, opt krylov.Options
 	if err := opt.Validate(); err != nil {
 		return res, err
 	}
-	var vecs []Vector
-	defer func() {
-		for _, v := range vecs {
-			v.Free()
+	if w.be != be || w.r == nil || w.r.Len() != n {
+		w.Free()
+		w.be = be
+		for _, v := range []*Vector{&w.r, &w.z, &w.p, &w.q} {
+			var err error
+			if *v, err = be.NewVector(n); err != nil {
+				w.Free()
+				return res, err
+			}
 		}
-	}()
-	newVec := func() (Vector, error) {
-		v, err := be.NewVector(n)
-		if err == nil {
-			vecs = append(vecs, v)
-		}
-		return v, err
 	}
-	r, err := newVec()
-	if err != nil {
-		return res, err
-	}
-	z, err := newVec()
-	if err != nil {
-		return res, err
-	}
-	p, err := newVec()
-	if err != nil {
-		return res, err
-	}
-	q, err := newVec()
-	if err != nil {
-		return res, err
-	}
+	r, z, p, q := w.r, w.z, w.p, w.q
 	be.Zero(x)
 	be.Copy(r, b)
 	rnorm := be.Norm(r)

@@ -99,10 +99,11 @@ type backendEngine struct {
 	// CUDA backend's StartUpload); wait makes later work wait for it. step starts the
 	// right-hand side's upload with it, and solve waits for it before PCG.
 	startUpload func(dst backend.Vector, src []float64) (wait func())
-	rhsWait     func()      // the pending upload of rhsSrc into b
-	rhsSrc      []float64   // what rhsWait uploads
-	host        [][]float64 // what hostAlloc gave, for close
-	mod         []float64   // the element moduli of a step, in host memory from hostVector
+	rhsWait     func()          // the pending upload of rhsSrc into b
+	rhsSrc      []float64       // what rhsWait uploads
+	work        backend.PCGWork // PCG's vectors, kept between the solves
+	host        [][]float64     // what hostAlloc gave, for close
+	mod         []float64       // the element moduli of a step, in host memory from hostVector
 }
 
 // newBackendEngine uploads h to be for a device-resident set-up. devMem, when not nil,
@@ -142,7 +143,7 @@ func (e *backendEngine) solve(b, x []float64, opt krylov.Options) (krylov.Result
 	e.rhsWait, e.rhsSrc = nil, nil
 	e.be.SetPhase("solve")
 	t := time.Now()
-	res, err := backend.PCG(e.be, e.cyc.Operator(), e.cyc, e.b, e.x, opt)
+	res, err := e.work.Solve(e.be, e.cyc.Operator(), e.cyc, e.b, e.x, opt)
 	e.pcg = append(e.pcg, time.Since(t).Seconds())
 	if err != nil {
 		return res, err
@@ -274,6 +275,7 @@ func (e *backendEngine) hostVector(n int) []float64 {
 }
 
 func (e *backendEngine) close() {
+	e.work.Free()
 	for _, v := range []backend.Vector{e.b, e.x} {
 		if v != nil {
 			v.Free()

@@ -84,15 +84,20 @@ func TestStartUpload(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer w.Free()
+	u, err := b.NewVector(n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer u.Free()
 	b.Upload(w, ones)
 	prev := b.SetPhase("start upload test")
 	defer b.SetPhase(prev)
 	for _, src := range [][]float64{pinned, plain} {
 		before := b.Counters().Phase("start upload test")
 		b.Zero(v)
-		for range 20 { // work on the main stream while the copy runs
-			b.Axpby(1, w, 1, w)
-			b.Axpby(0.5, w, 0.5, w)
+		for range 20 { // work on the main stream while the copy runs (w unchanged)
+			b.Axpby(1, w, 0, u)
+			b.Axpby(0.5, u, 0, u)
 		}
 		wait := b.StartUpload(v, src)
 		wait()

@@ -7,9 +7,12 @@ import (
 	"blockamg/internal/cudadrv"
 )
 
-// asmRows is ASM_ROWS of kernels/assembly.cu: block rows per thread block of
-// asm_numeric.
-const asmRows = 9
+// asmRows and asmGroups are ASM_ROWS and ASM_GROUPS of kernels/assembly.cu: a
+// thread block of asm_numeric takes asmGroups groups of asmRows block rows.
+const (
+	asmRows   = 9
+	asmGroups = 4
+)
 
 // Assembly fills device BSR matrices with the values of a fem.Assembly's stiffness
 // matrix, from per-element moduli in device memory: the numeric phase of fem's
@@ -45,7 +48,7 @@ func (b *Backend) NewAssembly(fa *fem.Assembly) (*Assembly, error) {
 	g := fa.GatherTables()
 	m := fa.Matrix
 	nodes := g.Nn * g.Nn * g.Nn
-	if m.BlockRows != nodes || m.BlockCols != nodes || m.R != 3 || m.C != 3 || int64(nodes) >= 1<<31-asmRows {
+	if m.BlockRows != nodes || m.BlockCols != nodes || m.R != 3 || m.C != 3 || int64(nodes) >= 1<<31-asmRows*asmGroups {
 		return nil, fmt.Errorf("cuda: assembly: matrix of %d×%d blocks of %d×%d for %d nodes", m.BlockRows, m.BlockCols, m.R, m.C, nodes)
 	}
 	da := &Assembly{b: b, fa: fa, nn: g.Nn, ne: g.Ne, nodes: nodes, elements: g.Ne * g.Ne * g.Ne, nnzb: m.NNZBlocks()}
@@ -156,7 +159,7 @@ func (da *Assembly) numeric(A *Matrix, modulus *Buffer[float64], bad cudadrv.Dev
 	nn, ne, nodes, elements := int32(da.nn), int32(da.ne), int32(da.nodes), int32(da.elements)
 	rp, mp, tf, ti, vp := A.rowPtr.Ptr(), modulus.Ptr(), da.tabF.Ptr(), da.tabI.Ptr(), A.val.Ptr()
 	f := da.fnNumeric
-	blocks := uint32((da.nodes + asmRows - 1) / asmRows)
+	blocks := uint32((da.nodes + asmRows*asmGroups - 1) / (asmRows * asmGroups))
 	b.enqueue(func() error {
 		b.args.I32(nn).I32(ne).I32(nodes).Ptr(rp).Ptr(mp).Ptr(tf).Ptr(ti).Ptr(bad).I32(elements).Ptr(vp)
 		return b.launch("asm_numeric", f, blocks)

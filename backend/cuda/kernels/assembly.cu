@@ -8,7 +8,8 @@
 // (__dmul_rn, __dadd_rn: NVRTC would otherwise contract them into fused multiply-adds),
 // so the values are bitwise those of the CPU. No atomics: every value has one writer.
 //
-// A thread block takes ASM_ROWS consecutive rows (27·ASM_ROWS threads of THREADS). Its
+// A thread block takes ASM_GROUPS groups of ASM_ROWS consecutive rows in turn
+// (27·ASM_ROWS threads of THREADS), loading the tables once for all of them. A group's
 // rows' blocks are contiguous in the matrix; the threads stage them in shared memory
 // and then write the whole range with consecutive threads on consecutive doubles, so
 // the stores coalesce (a thread's own 9 values are 72 bytes apart from its neighbour's).
@@ -18,6 +19,7 @@
 // element at position p that sits at stencil position s, or −1.
 
 #define ASM_ROWS 9
+#define ASM_GROUPS 4
 #define ASM_NREF (8 * 8 * 9)
 #define ASM_NF (ASM_NREF + 8 * 3)
 #define ASM_NI (8 + 8 * 27)
@@ -41,63 +43,68 @@ extern "C" __global__ void __launch_bounds__(THREADS) asm_numeric(int nn, int ne
     __shared__ double sv[ASM_ROWS * 27 * 9];
     for (int t = threadIdx.x; t < ASM_NF; t += THREADS) sf[t] = tabF[t];
     for (int t = threadIdx.x; t < ASM_NI; t += THREADS) si[t] = tabI[t];
-    const int n0 = blockIdx.x * ASM_ROWS; // nodes < 2^31 (fem.MaxNe)
-    const int n1 = min(n0 + ASM_ROWS, nodes);
-    const i64 base = rowPtr[n0];
-    const int span = (int)(rowPtr[n1] - base); // blocks of the thread block's rows
     __syncthreads();
+    // ASM_GROUPS groups of ASM_ROWS rows in turn: the tables are loaded once for all.
+    for (int grp = 0; grp < ASM_GROUPS; grp++) {
+        const int n0 = (blockIdx.x * ASM_GROUPS + grp) * ASM_ROWS; // < 2^31 (NewAssembly's bound)
+        if (n0 >= nodes) break;
+        const int n1 = min(n0 + ASM_ROWS, nodes);
+        const i64 base = rowPtr[n0];
+        const int span = (int)(rowPtr[n1] - base); // blocks of the group's rows
 
-    const int r = threadIdx.x / 27, s = threadIdx.x % 27;
-    const int n = n0 + r;
-    if (r < ASM_ROWS && n < n1) {
-        const int i = n % nn, j = (n / nn) % nn, k = n / nn / nn;
-        const int dx = s % 3 - 1, dy = (s / 3) % 3 - 1, dz = s / 9 - 1;
-        // Stencil offsets of this row that stay in the grid: [lo, hi] per axis.
-        const int lx = i > 0 ? -1 : 0, hx = i < nn - 1 ? 1 : 0;
-        const int ly = j > 0 ? -1 : 0, hy = j < nn - 1 ? 1 : 0;
-        const int lz = k > 0 ? -1 : 0, hz = k < nn - 1 ? 1 : 0;
-        if (dx >= lx && dx <= hx && dy >= ly && dy <= hy && dz >= lz && dz <= hz) {
-            // Rank of s among the row's stored stencil positions (z, y, x order).
-            const int rank = ((dz - lz) * (hy - ly + 1) + (dy - ly)) * (hx - lx + 1) + (dx - lx);
-            const int o = (int)(rowPtr[n] - base) + rank;
-            double acc[9];
-#pragma unroll
-            for (int e = 0; e < 9; e++) acc[e] = 0.0;
-            for (int p = 0; p < 8; p++) {
-                const int ei = i - 1 + (p & 1), ej = j - 1 + ((p >> 1) & 1), ek = k - 1 + (p >> 2);
-                if (ei < 0 || ei >= ne || ej < 0 || ej >= ne || ek < 0 || ek >= ne) continue;
-                const double m = modulus[(i64)ei + (i64)ne * ((i64)ej + (i64)ne * (i64)ek)];
-                const int la = si[p];
-                if (k == 0) {
-                    // Clamped node: 0.1 × each element's own diagonal, in block 13 only.
-                    if (s == 13) {
-                        const double* d = sf + ASM_NREF + 3 * la;
-#pragma unroll
-                        for (int c = 0; c < 3; c++) acc[4 * c] = __dadd_rn(acc[4 * c], __dmul_rn(m, d[c]));
+        const int r = threadIdx.x / 27, s = threadIdx.x % 27;
+        const int n = n0 + r;
+        if (r < ASM_ROWS && n < n1) {
+            const int i = n % nn, j = (n / nn) % nn, k = n / nn / nn;
+            const int dx = s % 3 - 1, dy = (s / 3) % 3 - 1, dz = s / 9 - 1;
+            // Stencil offsets of this row that stay in the grid: [lo, hi] per axis.
+            const int lx = i > 0 ? -1 : 0, hx = i < nn - 1 ? 1 : 0;
+            const int ly = j > 0 ? -1 : 0, hy = j < nn - 1 ? 1 : 0;
+            const int lz = k > 0 ? -1 : 0, hz = k < nn - 1 ? 1 : 0;
+            if (dx >= lx && dx <= hx && dy >= ly && dy <= hy && dz >= lz && dz <= hz) {
+                // Rank of s among the row's stored stencil positions (z, y, x order).
+                const int rank = ((dz - lz) * (hy - ly + 1) + (dy - ly)) * (hx - lx + 1) + (dx - lx);
+                const int o = (int)(rowPtr[n] - base) + rank;
+                double acc[9];
+    #pragma unroll
+                for (int e = 0; e < 9; e++) acc[e] = 0.0;
+                for (int p = 0; p < 8; p++) {
+                    const int ei = i - 1 + (p & 1), ej = j - 1 + ((p >> 1) & 1), ek = k - 1 + (p >> 2);
+                    if (ei < 0 || ei >= ne || ej < 0 || ej >= ne || ek < 0 || ek >= ne) continue;
+                    const double m = modulus[(i64)ei + (i64)ne * ((i64)ej + (i64)ne * (i64)ek)];
+                    const int la = si[p];
+                    if (k == 0) {
+                        // Clamped node: 0.1 × each element's own diagonal, in block 13 only.
+                        if (s == 13) {
+                            const double* d = sf + ASM_NREF + 3 * la;
+    #pragma unroll
+                            for (int c = 0; c < 3; c++) acc[4 * c] = __dadd_rn(acc[4 * c], __dmul_rn(m, d[c]));
+                        }
+                        continue;
                     }
-                    continue;
+                    const int lb = si[8 + 27 * p + s];
+                    // fem.FirstNode: a row just above the clamp skips the clamped (bottom)
+                    // nodes of the bottom-layer elements; lb < 0: the element misses s.
+                    const int first = (k == 1 && ek == 0) ? 4 : 0;
+                    if (lb < first) continue;
+                    const double* kb = sf + 72 * la + 9 * lb;
+    #pragma unroll
+                    for (int e = 0; e < 9; e++) acc[e] = __dadd_rn(acc[e], __dmul_rn(m, kb[e]));
                 }
-                const int lb = si[8 + 27 * p + s];
-                // fem.FirstNode: a row just above the clamp skips the clamped (bottom)
-                // nodes of the bottom-layer elements; lb < 0: the element misses s.
-                const int first = (k == 1 && ek == 0) ? 4 : 0;
-                if (lb < first) continue;
-                const double* kb = sf + 72 * la + 9 * lb;
-#pragma unroll
-                for (int e = 0; e < 9; e++) acc[e] = __dadd_rn(acc[e], __dmul_rn(m, kb[e]));
-            }
-            // A matrix without the assembly's pattern (the Go side checks only its
-            // sizes) must not make this write leave the staging array.
-            if (o >= 0 && o < span && o < ASM_ROWS * 27) {
-#pragma unroll
-                for (int e = 0; e < 9; e++) sv[9 * o + e] = acc[e];
+                // A matrix without the assembly's pattern (the Go side checks only its
+                // sizes) must not make this write leave the staging array.
+                if (o >= 0 && o < span && o < ASM_ROWS * 27) {
+    #pragma unroll
+                    for (int e = 0; e < 9; e++) sv[9 * o + e] = acc[e];
+                }
             }
         }
+        __syncthreads();
+        const int count = 9 * min(span, ASM_ROWS * 27);
+        double* out = val + 9 * base;
+        for (int t = threadIdx.x; t < count; t += THREADS) out[t] = sv[t];
+        __syncthreads(); // sv is the next group's
     }
-    __syncthreads();
-    const int count = 9 * min(span, ASM_ROWS * 27);
-    double* out = val + 9 * base;
-    for (int t = threadIdx.x; t < count; t += THREADS) out[t] = sv[t];
 }
 
 // asm_check_modulus: *bad becomes the least element whose modulus is not finite and

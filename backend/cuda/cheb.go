@@ -34,7 +34,7 @@ func (b *Backend) ChebStep(a backend.Matrix, dinv backend.BlockDiag, bv, xv back
 		return
 	}
 	v := m.variant
-	if (m.r == 3 || m.r == 6) && strings.HasPrefix(v.tag, "r") {
+	if (m.r == 3 || m.r == 6) && (strings.HasPrefix(v.tag, "r") || v == ctaVariant) {
 		name := fmt.Sprintf("cheb_step_%dx%d_%s", m.r, m.r, v.tag)
 		nbr := int32(m.blockRows)
 		rp, col, val, xp, bp, dp, dd, op := m.rowPtr.Ptr(), m.col.Ptr(), m.val.Ptr(), x.buf.Ptr(), bb.buf.Ptr(), bd.val.Ptr(), d.buf.Ptr(), xo.buf.Ptr()
@@ -97,7 +97,7 @@ func (b *Backend) Residual(a backend.Matrix, bv, xv, rv backend.Vector) {
 		return
 	}
 	v := m.variant
-	if m.r == m.c && (m.r == 3 || m.r == 6) && strings.HasPrefix(v.tag, "r") {
+	if m.r == m.c && (m.r == 3 || m.r == 6) && (strings.HasPrefix(v.tag, "r") || v == ctaVariant) {
 		name := fmt.Sprintf("res_step_%dx%d_%s", m.r, m.r, v.tag)
 		nbr := int32(m.blockRows)
 		rp, col, val, xp, bp, out := m.rowPtr.Ptr(), m.col.Ptr(), m.val.Ptr(), x.buf.Ptr(), bb.buf.Ptr(), r.buf.Ptr()

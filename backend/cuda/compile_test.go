@@ -72,6 +72,9 @@ func TestChooseVariant(t *testing.T) {
 		{3, 6, 4_776_588, 1_030_301, "r16_u1", true},  // smoothed prolongator, 4.6 blocks/row
 		{6, 3, 4_776_588, 39_304, "r32_u2_b4", true},  // its transpose, 122 blocks/row
 		{6, 6, 1_000_000, 39_304, "r32_u2", true},     // coarse operator, 25 blocks/row
+		{6, 6, 493_039, 4_913, "r32_u2_b4", true},     // ne=100 level 2, 100 blocks/row
+		{6, 6, 13_824, 216, "cta", true},              // ne=100 level 3, 64 blocks/row
+		{6, 6, 1_728, 216, "r16_u2", true},            // 216 rows of 8 blocks: half a warp each
 		{3, 3, 0, 0, "r16_u1", true},                  // empty
 		{5, 2, 100, 10, "generic", false},             // no specialised kernel
 	} {

@@ -42,11 +42,15 @@ func rl(lanes, u int, suffix string) spmvVariant {
 	return spmvVariant{fmt.Sprintf("r%d_u%d%s", lanes, u, suffix), lanes}
 }
 
-// shapeVariants mirrors SPMV_SHAPE in kernels/bsr.cu.
+// ctaVariant is the thread-block-per-row product (SPMV_CTA, CHEB_CTA in
+// kernels/bsr.cu), for operators of few and long block rows.
+var ctaVariant = spmvVariant{"cta", threads}
+
+// shapeVariants mirrors SPMV_SHAPE and SPMV_CTA in kernels/bsr.cu.
 var shapeVariants = []spmvVariant{
 	g(16, 8, ""),
 	rl(16, 1, ""), rl(16, 2, ""), rl(32, 1, ""), rl(32, 2, ""), rl(32, 4, ""),
-	rl(16, 2, "_b4"), rl(32, 2, "_b4"), rl(32, 4, "_b4"),
+	rl(16, 2, "_b4"), rl(32, 2, "_b4"), rl(32, 4, "_b4"), ctaVariant,
 }
 
 // spmvVariants maps each specialised shape to its kernels.

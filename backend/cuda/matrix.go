@@ -70,9 +70,20 @@ func (m *Matrix) Free() {
 //     operators, prolongators), else 32 lanes (6×6 coarse operators, restrictions);
 //   - one step of P = lanes/R blocks in flight when the row fits in it, else two;
 //   - the 64-register build (_b4) for rows of at least 8P blocks, where more loads in
-//     flight per lane beat occupancy.
+//     flight per lane beat occupancy;
+//   - a thread block per row (cta) for at most ctaMaxRows rows of at least
+//     ctaMinBlocks blocks: a coarse level, which one warp per row would leave on a
+//     few multiprocessors, each walking its rows in many dependent steps.
 //
 // Shapes without specialised kernels use the generic kernel.
+// The cta rule's bounds: with fewer rows than twice the H200's 132 multiprocessors
+// times eight, and rows long enough that a warp per row needs several steps, a thread
+// block per row finishes in about one memory round trip.
+const (
+	ctaMaxRows   = 2048
+	ctaMinBlocks = 16
+)
+
 func chooseVariant(r, c int, nnzBlocks int64, blockRows int) spmvVariant {
 	if _, ok := spmvVariants[spmvShape{r, c}]; !ok {
 		return spmvVariant{}
@@ -80,6 +91,9 @@ func chooseVariant(r, c int, nnzBlocks int64, blockRows int) spmvVariant {
 	nb := 0.0
 	if blockRows > 0 {
 		nb = float64(nnzBlocks) / float64(blockRows)
+	}
+	if nb >= ctaMinBlocks && blockRows <= ctaMaxRows {
+		return ctaVariant
 	}
 	lanes := 16
 	if nb*float64(r) >= 128 {

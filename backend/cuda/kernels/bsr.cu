@@ -206,6 +206,62 @@ __device__ __forceinline__ void spmv_group(int nbrows, const i64* __restrict__ r
     store_row<R>(active, g, lane, mine, y, alpha, beta);
 }
 
+// cta_total is the rowlane product with a whole thread block (THREADS lanes) on one
+// block row, for operators of few and long rows (a coarse level: a few hundred rows of
+// dozens of 6×6 blocks), where one warp per row leaves most of the device idle and
+// walks its row in many dependent steps. Lane l handles row l % R of the blocks l / R,
+// l / R + P, ... (P = THREADS / R); the partial sums meet in shared memory and lanes
+// 0..R-1 add them in lane order, so the bits are fixed by the pattern. Returns the
+// total of row lane in lanes 0..R-1 (0 elsewhere); every thread must call it.
+template <int R, int C>
+__device__ __forceinline__ double cta_total(int nbrows, const i64* __restrict__ rowptr, const int* __restrict__ col,
+                                            const double* __restrict__ val, const double* __restrict__ x, i64& g_out)
+{
+    constexpr int BS = R * C;
+    constexpr int P = THREADS / R;
+    __shared__ double part[THREADS];
+    const i64 g = blockIdx.x;
+    const int lane = threadIdx.x;
+    const int r = lane % R, q = lane / R;
+    double s = 0.0;
+    if (q < P && g < nbrows) {
+        const i64 kb = rowptr[g];
+        const int nb = (int)(rowptr[g + 1] - kb);
+        const double* __restrict__ vp = val + kb * BS + r * C;
+        for (int k = q; k < nb; k += P) {
+            const double* __restrict__ xx = x + (i64)__ldg(col + kb + k) * C;
+#pragma unroll
+            for (int j = 0; j < C; j++) s += __ldg(vp + (i64)k * BS + j) * __ldg(xx + j);
+        }
+    }
+    part[lane] = s;
+    __syncthreads();
+    double t = 0.0;
+    if (lane < R)
+        for (int qq = 0; qq < P; qq++) t += part[qq * R + lane];
+    g_out = g;
+    return t;
+}
+
+template <int R, int C>
+__device__ __forceinline__ void spmv_cta(int nbrows, const i64* __restrict__ rowptr, const int* __restrict__ col,
+                                         const double* __restrict__ val, const double* __restrict__ x,
+                                         double* __restrict__ y, double alpha, double beta)
+{
+    i64 g;
+    const double t = cta_total<R, C>(nbrows, rowptr, col, val, x, g);
+    store_row<R>(g < nbrows, g, threadIdx.x, t, y, alpha, beta);
+}
+
+#define SPMV_CTA(R, C)                                                                                \
+    extern "C" __global__ void __launch_bounds__(THREADS) bsr_spmv_##R##x##C##_cta(                   \
+        int nbrows, const i64* __restrict__ rowptr, const int* __restrict__ col,                      \
+        const double* __restrict__ val, const double* __restrict__ x, double* __restrict__ y,         \
+        double alpha, double beta)                                                                    \
+    {                                                                                                 \
+        spmv_cta<R, C>(nbrows, rowptr, col, val, x, y, alpha, beta);                                  \
+    }
+
 // LB is the kernel's launch-bounds attribute. The plain __launch_bounds__(THREADS) lets
 // ptxas pick its register budget (it settles on 32 registers: full occupancy); LB4 (TAG
 // suffix _b4) asks for 4 resident blocks per multiprocessor, i.e. up to 64 registers
@@ -248,6 +304,10 @@ SPMV_SHAPE(3, 3)
 SPMV_SHAPE(3, 6)
 SPMV_SHAPE(6, 3)
 SPMV_SHAPE(6, 6)
+SPMV_CTA(3, 3)
+SPMV_CTA(3, 6)
+SPMV_CTA(6, 3)
+SPMV_CTA(6, 6)
 
 // res_rowlane: r = b − A·x on the rowlane product (the cycle's residual in one pass).
 template <int R, int W, int U>
@@ -299,6 +359,60 @@ extern "C" __global__ void __launch_bounds__(THREADS) blockdiag_apply2(
     {                                                                                                 \
         res_rowlane<R, W, U>(nbrows, rowptr, col, val, x, b, r);                                      \
     }
+// The fused Chebyshev step and residual on cta_total (one thread block per row).
+template <int R>
+__device__ __forceinline__ void cheb_cta(int nbrows, const i64* __restrict__ rowptr, const int* __restrict__ col,
+                                         const double* __restrict__ val, const double* __restrict__ x,
+                                         const double* __restrict__ b, const double* __restrict__ dinv,
+                                         double* __restrict__ d, double* __restrict__ xout, double c1, double c2)
+{
+    __shared__ double res[R];
+    i64 g;
+    const double t = cta_total<R, R>(nbrows, rowptr, col, val, x, g);
+    const int lane = threadIdx.x;
+    const bool active = g < nbrows && lane < R;
+    if (active) res[lane] = __ldg(b + g * R + lane) - t;
+    __syncthreads();
+    if (!active) return;
+    double u = 0.0;
+#pragma unroll
+    for (int j = 0; j < R; j++) u += __ldg(dinv + (g * R + lane) * R + j) * res[j];
+    const i64 o = g * R + lane;
+    double out = c2 * u;
+    if (c1 != 0.0) out += c1 * d[o];
+    d[o] = out;
+    xout[o] = __ldg(x + o) + out;
+}
+
+template <int R>
+__device__ __forceinline__ void res_cta(int nbrows, const i64* __restrict__ rowptr, const int* __restrict__ col,
+                                        const double* __restrict__ val, const double* __restrict__ x,
+                                        const double* __restrict__ b, double* __restrict__ r)
+{
+    i64 g;
+    const double t = cta_total<R, R>(nbrows, rowptr, col, val, x, g);
+    if (g < nbrows && threadIdx.x < R) r[g * R + threadIdx.x] = __ldg(b + g * R + threadIdx.x) - t;
+}
+
+#define CHEB_CTA(R)                                                                                   \
+    extern "C" __global__ void __launch_bounds__(THREADS) cheb_step_##R##x##R##_cta(                  \
+        int nbrows, const i64* __restrict__ rowptr, const int* __restrict__ col,                      \
+        const double* __restrict__ val, const double* __restrict__ x, const double* __restrict__ b,   \
+        const double* __restrict__ dinv, double* __restrict__ d, double* __restrict__ xout, double c1,  \
+        double c2)                                                                                    \
+    {                                                                                                 \
+        cheb_cta<R>(nbrows, rowptr, col, val, x, b, dinv, d, xout, c1, c2);                           \
+    }                                                                                                 \
+    extern "C" __global__ void __launch_bounds__(THREADS) res_step_##R##x##R##_cta(                   \
+        int nbrows, const i64* __restrict__ rowptr, const int* __restrict__ col,                      \
+        const double* __restrict__ val, const double* __restrict__ x, const double* __restrict__ b,   \
+        double* __restrict__ r)                                                                       \
+    {                                                                                                 \
+        res_cta<R>(nbrows, rowptr, col, val, x, b, r);                                                \
+    }
+CHEB_CTA(3)
+CHEB_CTA(6)
+
 #define CHEB_SHAPE(R)                                                                                 \
     CHEB_R(R, 16, 1, LB0, )                                                                           \
     CHEB_R(R, 16, 2, LB0, )                                                                           \

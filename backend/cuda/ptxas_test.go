@@ -1,0 +1,35 @@
+package cuda
+
+import (
+	"os"
+	"strings"
+	"testing"
+
+	"blockamg/internal/cudadrv"
+)
+
+// TestPtxasReport prints ptxas's resource report (registers, stack frame, spills) for
+// the kernels whose names contain BLOCKAMG_PTXAS, compiled for sm_90 by the NVRTC this
+// machine has (BLOCKAMG_NVRTC names one): occupancy questions answered without a GPU.
+// A report, not a check; it skips without the variable or without NVRTC.
+func TestPtxasReport(t *testing.T) {
+	filter := os.Getenv("BLOCKAMG_PTXAS")
+	if filter == "" {
+		t.Skip("set BLOCKAMG_PTXAS=<kernel name part> for ptxas's resource report")
+	}
+	if _, err := cudadrv.LoadNVRTC(); err != nil {
+		t.Skip(err)
+	}
+	_, log, err := cudadrv.CompileCUBIN(Source(), "blockamg.cu", append(compileOptions("sm_90", false), "--ptxas-options=-v"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(log, "\n")
+	for i, l := range lines {
+		if strings.Contains(l, "Compiling entry function") && strings.Contains(l, filter) {
+			for j := i; j < min(i+4, len(lines)); j++ {
+				t.Log(strings.TrimSpace(lines[j]))
+			}
+		}
+	}
+}

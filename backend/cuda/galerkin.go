@@ -504,32 +504,12 @@ func (b *Backend) GalerkinSymbolic(A, P *bsr.Matrix) (*GalerkinPlan, error) {
 	if err != nil {
 		return nil, err
 	}
+	st, err := s.stats(A, P)
+	if err != nil {
+		return nil, err
+	}
 	m := P.BlockCols
-	nnzW, nnzAc := int64(len(s.wcol)), int64(len(s.accol))
-	if nnzW*int64(P.R*P.C) >= 1<<50 || nnzAc >= 1<<40 {
-		return nil, fmt.Errorf("cuda: Galerkin: product too large")
-	}
-	pl := &GalerkinPlan{b: b, Ac: &bsr.Matrix{BlockRows: m, BlockCols: m, R: P.C, C: P.C, RowPtr: s.acrp, ColIdx: s.accol}}
-	pl.Stats = GalerkinStats{
-		N: A.BlockRows, M: m, R: P.R, C: P.C,
-		NnzA: A.NNZBlocks(), NnzP: P.NNZBlocks(), NnzW: nnzW, NnzAc: nnzAc,
-		ProdAP: int64(len(s.wlist)), ProdPW: int64(len(s.aclist)), ProdAPFused: s.prodFused,
-		MaxRowA: maxRow(A.RowPtr), MaxRowP: maxRow(P.RowPtr), MaxRowPT: maxRow(s.ptrp),
-		MaxRowW: maxRow(s.wrp), MaxRowAc: maxRow(s.acrp),
-		ScheduleW:  int64(len(s.wlist))*4 + nnzW*(8+4+4) + int64(len(s.wrp))*8,
-		ScheduleAc: int64(len(s.aclist))*4 + nnzAc*(8+4) + int64(len(s.ptrp))*8 + int64(len(s.ptidx))*12,
-	}
-	pl.Stats.ScheduleWAbs = int64(len(s.wlist))*8 + (nnzW+1)*8
-	pl.Stats.ScheduleAcAbs = int64(len(s.aclist))*8 + (nnzAc+1)*8
-	if A.NNZBlocks() >= 1<<31 || P.NNZBlocks() >= 1<<31 || nnzW >= 1<<31 {
-		return nil, fmt.Errorf("%w: more than 2³¹ blocks in A, P or W", ErrGalerkinSchedule)
-	}
-	s.absolute(A, P)
-	if s.rowSlots(A, P) {
-		pl.Stats.RowSlots = true
-		pl.Stats.SlotWordsW, pl.Stats.SlotWordsAc = int64(len(s.wslw)), int64(len(s.aslw))
-		pl.Stats.RewalkW16, pl.Stats.RewalkAc16 = s.rewalkW16, s.rewalkAc16
-	}
+	pl := &GalerkinPlan{b: b, Ac: &bsr.Matrix{BlockRows: m, BlockCols: m, R: P.C, C: P.C, RowPtr: s.acrp, ColIdx: s.accol}, Stats: st}
 	if err := pl.upload(s); err != nil {
 		pl.Free()
 		return nil, err
@@ -807,4 +787,46 @@ func (pl *GalerkinPlan) DownloadAc() (*bsr.Matrix, error) {
 		return nil, err
 	}
 	return &m, nil
+}
+
+// GalerkinStatsOf returns the pattern statistics of Ac = PᵀAP that the device
+// traffic model takes (PredictGalerkin), computed on the host from the symbolic phase
+// alone: the model can be evaluated without a device.
+func GalerkinStatsOf(A, P *bsr.Matrix) (GalerkinStats, error) {
+	s, err := galerkinSchedule(A, P)
+	if err != nil {
+		return GalerkinStats{}, err
+	}
+	return s.stats(A, P)
+}
+
+// stats fills GalerkinStats from the schedules (and builds the absolute lists and
+// slot words, which the statistics count).
+func (s *hostSchedule) stats(A, P *bsr.Matrix) (GalerkinStats, error) {
+	m := P.BlockCols
+	nnzW, nnzAc := int64(len(s.wcol)), int64(len(s.accol))
+	if nnzW*int64(P.R*P.C) >= 1<<50 || nnzAc >= 1<<40 {
+		return GalerkinStats{}, fmt.Errorf("cuda: Galerkin: product too large")
+	}
+	st := GalerkinStats{
+		N: A.BlockRows, M: m, R: P.R, C: P.C,
+		NnzA: A.NNZBlocks(), NnzP: P.NNZBlocks(), NnzW: nnzW, NnzAc: nnzAc,
+		ProdAP: int64(len(s.wlist)), ProdPW: int64(len(s.aclist)), ProdAPFused: s.prodFused,
+		MaxRowA: maxRow(A.RowPtr), MaxRowP: maxRow(P.RowPtr), MaxRowPT: maxRow(s.ptrp),
+		MaxRowW: maxRow(s.wrp), MaxRowAc: maxRow(s.acrp),
+		ScheduleW:  int64(len(s.wlist))*4 + nnzW*(8+4+4) + int64(len(s.wrp))*8,
+		ScheduleAc: int64(len(s.aclist))*4 + nnzAc*(8+4) + int64(len(s.ptrp))*8 + int64(len(s.ptidx))*12,
+	}
+	st.ScheduleWAbs = int64(len(s.wlist))*8 + (nnzW+1)*8
+	st.ScheduleAcAbs = int64(len(s.aclist))*8 + (nnzAc+1)*8
+	if A.NNZBlocks() >= 1<<31 || P.NNZBlocks() >= 1<<31 || nnzW >= 1<<31 {
+		return GalerkinStats{}, fmt.Errorf("%w: more than 2³¹ blocks in A, P or W", ErrGalerkinSchedule)
+	}
+	s.absolute(A, P)
+	if s.rowSlots(A, P) {
+		st.RowSlots = true
+		st.SlotWordsW, st.SlotWordsAc = int64(len(s.wslw)), int64(len(s.aslw))
+		st.RewalkW16, st.RewalkAc16 = s.rewalkW16, s.rewalkAc16
+	}
+	return st, nil
 }

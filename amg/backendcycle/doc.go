@@ -5,7 +5,11 @@
 // backend's primitives, the same code runs on the CPU backend and, with every vector
 // and operator resident on the GPU, on the CUDA backend: AMGCL's separation of solver
 // and backend. Backends that offer the optional fused kernels (backend.ChebStepper,
-// backend.Lanczoser) get them; the others run the same steps unfused.
+// backend.Lanczoser) get them; the others run the same steps unfused. With a
+// ChebStepper a Chebyshev step writes its new iterate to a second vector, so the
+// smoother alternates between a level's x and its scratch t, arranged to end in x.
+// On a backend.Marker, Update times its phases with device marks instead of waiting
+// for the device after each.
 //
 // # Two ways to put a hierarchy on a backend
 //

@@ -4,10 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
 	"blockamg/backend/backendtest"
+	"blockamg/bsr"
 )
 
 // TestInvertBlockDiagSingular: a zero diagonal block is InvertBlockDiag's error naming
@@ -62,6 +64,70 @@ func TestInvertBlockDiagSingular(t *testing.T) {
 		if math.Abs(got[i]-inv[i]) > 1e-12*math.Max(1, math.Abs(inv[i])) {
 			t.Fatalf("inverse entry %d: %v, host %v", i, got[i], inv[i])
 		}
+	}
+	if err := be.Err(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestInvertBlockDiagSizes: the inverses of 3×3 and 6×6 blocks (specialised kernels)
+// and of 1×1, 2×2 and 4×4 blocks (the run-time-size kernel) against bsr.InvertDiag, on
+// random diagonally dominant blocks with one off-diagonal block per row.
+func TestInvertBlockDiagSizes(t *testing.T) {
+	be := device(t)
+	rng := rand.New(rand.NewPCG(3, 4))
+	const n = 300
+	for _, bs := range []int{1, 2, 3, 4, 6} {
+		var bi, bj []int32
+		var vals []float64
+		for i := 0; i < n; i++ {
+			for _, j := range []int{i, (i + 7) % n} {
+				bi, bj = append(bi, int32(i)), append(bj, int32(j))
+				for r := 0; r < bs; r++ {
+					for c := 0; c < bs; c++ {
+						v := rng.NormFloat64()
+						if i == j && r == c {
+							v += 4 * float64(bs)
+						}
+						vals = append(vals, v)
+					}
+				}
+			}
+		}
+		a, err := bsr.FromBlockTriplets(n, n, bs, bs, bi, bj, vals)
+		if err != nil {
+			t.Fatal(err)
+		}
+		inv, err := a.InvertDiag()
+		if err != nil {
+			t.Fatal(err)
+		}
+		nan := make([]float64, len(inv))
+		for i := range nan {
+			nan[i] = math.NaN()
+		}
+		d, err := be.UploadBlockDiag(n, bs, nan)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dm, err := be.UploadMatrixBSR(a, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := be.InvertBlockDiag(dm, d); err != nil {
+			t.Fatalf("%d×%d blocks: %v", bs, bs, err)
+		}
+		got := make([]float64, len(inv))
+		if err := d.(*BlockDiag).val.Download(got); err != nil {
+			t.Fatal(err)
+		}
+		for i := range got {
+			if !(math.Abs(got[i]-inv[i]) <= 1e-12*math.Max(1, math.Abs(inv[i]))) {
+				t.Fatalf("%d×%d blocks: inverse entry %d = %v, host %v", bs, bs, i, got[i], inv[i])
+			}
+		}
+		dm.Free()
+		d.Free()
 	}
 	if err := be.Err(); err != nil {
 		t.Fatal(err)

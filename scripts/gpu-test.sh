@@ -101,9 +101,10 @@ pipeline() {
 	local flags="--threshold -0.01 --coarse-eq-limit 200 --cheb-esteig 0,0.2,0,1.05"
 	want() { case " ${ONLY:-resident kernels memcheck gpu cpu} " in *" $1 "*) return 0 ;; esac; return 1; }
 	want resident && step resident 120 devbin/backendcycle.test -test.v -test.count=1
-	want kernels && step kernels 200 devbin/cuda.test -test.v -test.run 'Assembly|Filter|Cusparse|ExpandCSR32|CompareCSR32|Conformance|SpMVMatchesCPU|GalerkinEx56|GalerkinRandom'
+	want kernels && step kernels 200 devbin/cuda.test -test.v -test.run 'Assembly|Filter|Cusparse|ExpandCSR32|CompareCSR32|Conformance|SpMVMatchesCPU|GalerkinEx56|GalerkinRandom|InvertBlockDiag|SmoothPlan|Scan|StartUpload|PCGMatchesCPU'
 	want kernels && step cusparse 60 devbin/cudadrv.test -test.v -test.run 'Cusparse'
 	want memcheck && step memcheck 200 compute-sanitizer --tool memcheck --error-exitcode 3 devbin/backendcycle.test -test.run 'Resident' -test.count=1
+	want memcheck && step memcheck-solve 120 compute-sanitizer --tool memcheck --error-exitcode 3 devbin/blockamg solve --gpu --ne 6 --steps 2
 	want gpu && step gpu$ne 240 devbin/blockamg solve --gpu --ne "$ne" --steps "$steps" $flags ${EXTRA:-}
 	want cpu && step cpu$ne 240 devbin/blockamg solve --ne "$ne" --steps 1 $flags ${EXTRA:-}
 	want big && step gpu160 300 devbin/blockamg solve --gpu --ne 160 --steps 1 $flags ${EXTRA:-}

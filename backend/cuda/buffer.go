@@ -100,17 +100,21 @@ func (u *Buffer[T]) Download(dst []T) error {
 }
 
 // DownloadPrefix copies the first len(dst) ≤ Len() values into dst, like Download.
-func (u *Buffer[T]) DownloadPrefix(dst []T) error {
+func (u *Buffer[T]) DownloadPrefix(dst []T) error { return u.downloadAt(0, dst) }
+
+// downloadAt copies len(dst) values from index i on into dst (waiting for the device).
+func (u *Buffer[T]) downloadAt(i int, dst []T) error {
 	u.live()
-	if len(dst) > u.n {
-		panic("cuda: DownloadPrefix: longer than the buffer")
+	if i < 0 || i+len(dst) > u.n {
+		panic("cuda: download past the end of the buffer")
 	}
 	if len(dst) == 0 {
 		return nil
 	}
 	bytes := int64(len(dst)) * elemSize[T]()
+	src := u.ptr + cudadrv.DevPtr(int64(i)*elemSize[T]())
 	err := u.b.call(func() error {
-		return cudadrv.MemcpyDtoH(unsafe.Pointer(&dst[0]), u.ptr, uint64(bytes))
+		return cudadrv.MemcpyDtoH(unsafe.Pointer(&dst[0]), src, uint64(bytes))
 	})
 	if err == nil {
 		u.b.counters.AddD2H(u.b.phase, bytes)

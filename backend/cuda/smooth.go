@@ -1,11 +1,6 @@
 package cuda
 
-import (
-	"fmt"
-	"unsafe"
-
-	"blockamg/internal/cudadrv"
-)
+import "fmt"
 
 // smoothPlan is the product list of Y = X − ω·D⁻¹·A·X for one (A, X, Y): per block s
 // of Y, the (A block, X block) pairs of A·X that land in it, in A's storage order
@@ -32,11 +27,6 @@ func (p *smoothPlan) free() {
 			u.Free()
 		}
 	}
-}
-
-// Bytes returns the plan's device memory.
-func (p *smoothPlan) Bytes() int64 {
-	return p.ptr.Bytes() + p.xpos.Bytes() + p.pairs.Bytes() + p.row.Bytes()
 }
 
 // smoothPlanFor returns y's plan for a and x, building it (and freeing one for other
@@ -145,24 +135,4 @@ func (b *Backend) scanCounts(cnt *Buffer[int32]) (*Buffer[int64], *Buffer[int64]
 	b.run("scan_sums", 1, func() { b.args.I32(m).Ptr(sp) })
 	b.run("scan_add", stridedBlocks(n), func() { b.args.I64(n).Ptr(sp).Ptr(op) })
 	return out, sums, nil
-}
-
-// downloadAt copies len(dst) values from index i on into dst (waiting for the device).
-func (u *Buffer[T]) downloadAt(i int, dst []T) error {
-	u.live()
-	if i < 0 || i+len(dst) > u.n {
-		panic("cuda: downloadAt: out of range")
-	}
-	if len(dst) == 0 {
-		return nil
-	}
-	bytes := int64(len(dst)) * elemSize[T]()
-	src := u.ptr + cudadrv.DevPtr(int64(i)*elemSize[T]())
-	err := u.b.call(func() error {
-		return cudadrv.MemcpyDtoH(unsafe.Pointer(&dst[0]), src, uint64(bytes))
-	})
-	if err == nil {
-		u.b.counters.AddD2H(u.b.phase, bytes)
-	}
-	return err
 }

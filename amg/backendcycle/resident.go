@@ -34,8 +34,10 @@ type residentLevel struct {
 	omega  float64
 }
 
-// UpdateTimes is the wall time of a device re-setup's phases, each measured up to the
-// device's completion (the backend is synchronised at every boundary).
+// UpdateTimes is the time of a device re-setup's phases, each measured up to the
+// device's completion: on a backend.Marker the spans between device time stamps
+// queued at the phase boundaries (no wait between phases), otherwise the wall clock
+// with the backend synchronised at every boundary. Total is always the wall clock.
 type UpdateTimes struct {
 	Levels []LevelTimes // all but the coarsest
 	// Coarse: downloading the coarsest operator and its dense Cholesky on the host.

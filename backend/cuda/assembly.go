@@ -225,12 +225,14 @@ func (da *Assembly) NumericHost(A *Matrix, modulus []float64) error {
 	da.numeric(A, da.mod, fp)
 	bad := []int32{0}
 	if err := da.modFlag.Download(bad); err != nil {
+		b.fail(err) // a device fault may show here first
 		return fmt.Errorf("cuda: assembly: %w", err)
 	}
 	if int(bad[0]) == da.elements {
-		return nil
+		return b.sticky()
 	}
 	if err := da.modFlag.Upload(sentinel); err != nil {
+		b.fail(err) // the flag would stay low for later calls
 		return fmt.Errorf("cuda: assembly: %w", err)
 	}
 	if err := da.fa.CheckModulus(modulus); err != nil {

@@ -84,6 +84,7 @@ type Backend struct {
 	marks      []cudadrv.Event // Mark's events, created on first use
 	copyStream cudadrv.Stream  // StartUpload's stream and event, created on first use
 	copyDone   cudadrv.Event
+	copyReady  cudadrv.Event // recorded on the main stream before each copy
 	evStart    cudadrv.Event
 	evEnd      cudadrv.Event
 }
@@ -148,6 +149,7 @@ func spinRecv[T any](c <-chan T) (T, bool) {
 			default:
 			}
 		}
+		runtime.Gosched() // with one P, let the other side run
 	}
 	v, ok := <-c
 	return v, ok
@@ -250,14 +252,16 @@ func (b *Backend) teardown() {
 	for _, e := range b.marks {
 		cudadrv.EventDestroy(e)
 	}
-	if b.copyDone != 0 {
-		cudadrv.EventDestroy(b.copyDone)
-		b.copyDone = 0
-	}
 	if b.copyStream != 0 {
 		cudadrv.StreamSynchronize(b.copyStream)
 		cudadrv.StreamDestroy(b.copyStream)
 		b.copyStream = 0
+	}
+	for _, e := range []*cudadrv.Event{&b.copyDone, &b.copyReady} {
+		if *e != 0 {
+			cudadrv.EventDestroy(*e)
+			*e = 0
+		}
 	}
 	b.marks = nil
 	for _, e := range []*cudadrv.Event{&b.evStart, &b.evEnd} {

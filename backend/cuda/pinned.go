@@ -48,8 +48,9 @@ func (b *Backend) HostFree(s []float64) {
 	b.call(func() error { return cudadrv.MemFreeHost(p) })
 }
 
-// StartUpload queues the copy of src into dst on a copy stream of its own, so that it
-// runs while the device works on what is already queued, and returns wait, which
+// StartUpload queues the copy of src into dst on a copy stream of its own, after the
+// work already queued (which may still use dst), so that it runs while the device
+// works on what is queued after it, and returns wait, which
 // makes the work queued after it wait for the copy (without blocking the host): call
 // wait before queueing anything that reads dst, and leave src unchanged until the
 // backend has waited for the device after wait (a result, a download, Err). src
@@ -75,6 +76,15 @@ func (b *Backend) StartUpload(dst backend.Vector, src []float64) (wait func()) {
 			if b.copyDone, err = cudadrv.EventCreate(0); err != nil {
 				return err
 			}
+			if b.copyReady, err = cudadrv.EventCreate(0); err != nil {
+				return err
+			}
+		}
+		if err := cudadrv.EventRecord(b.copyReady, b.stream); err != nil {
+			return err
+		}
+		if err := cudadrv.StreamWaitEvent(b.copyStream, b.copyReady); err != nil {
+			return err
 		}
 		if err := cudadrv.MemcpyHtoDAsync(dp, sp, bytes, b.copyStream); err != nil {
 			return err

@@ -78,6 +78,7 @@ func (b *Backend) InvertBlockDiag(a backend.Matrix, d backend.BlockDiag) error {
 	})
 	got := []int32{0}
 	if err := flag.Download(got); err != nil {
+		b.fail(err) // a device fault may show here first
 		return err
 	}
 	if err := b.sticky(); err != nil {
@@ -85,6 +86,7 @@ func (b *Backend) InvertBlockDiag(a backend.Matrix, d backend.BlockDiag) error {
 	}
 	if got[0] != math.MaxInt32 {
 		if err := flag.Upload(sentinel); err != nil {
+			b.fail(err) // the flag would stay low for later calls
 			return err
 		}
 		return fmt.Errorf("cuda: block row %d: %w", got[0], ErrSingularBlock)
@@ -94,10 +96,11 @@ func (b *Backend) InvertBlockDiag(a backend.Matrix, d backend.BlockDiag) error {
 
 // SmoothProlongator queues y = x − ω·D⁻¹·a·x on y's pattern, which must contain the
 // patterns of a·x and of x (as amg's smoothing plan builds it). a has n×n blocks of
-// b×b, x and y n×m blocks of b×k, d the n inverted diagonal blocks of a. One thread
-// per block of y sums over its matching blocks of row i of a in storage order, from a
-// product list that y keeps for these operands (smooth.go), built on the device on the
-// first call; patterns with 2³¹ or more blocks fall back to searching row i.
+// b×b, x and y n×m blocks of b×k, d the n inverted diagonal blocks of a. Each block of
+// y (a lane per row of it for 3×6 and 6×6, else one thread) sums over its matching
+// blocks of row i of a in storage order, from a product list that y keeps for these
+// operands (smooth.go), built on the device on the first call; when a or x has
+// 2³¹ − 1 or more blocks the kernel searches row i instead.
 func (b *Backend) SmoothProlongator(a backend.Matrix, d backend.BlockDiag, omega float64, x, y backend.Matrix) {
 	am, xm, ym := b.mat(a), b.mat(x), b.mat(y)
 	bd, ok := d.(*BlockDiag)

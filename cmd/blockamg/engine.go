@@ -134,9 +134,15 @@ func newBackendEngine(be backend.Resetter, h *amg.Hierarchy, devMem func() int64
 }
 
 func (e *backendEngine) solve(b, x []float64, opt krylov.Options) (krylov.Result, error) {
-	if e.rhsWait != nil && len(b) > 0 && len(e.rhsSrc) == len(b) && &e.rhsSrc[0] == &b[0] {
+	switch {
+	case e.rhsWait != nil && len(b) > 0 && len(e.rhsSrc) == len(b) && &e.rhsSrc[0] == &b[0]:
 		e.rhsWait() // started by step, overlapping its assembly and re-setup
-	} else {
+	case e.rhsWait != nil:
+		// Another vector: the started copy must land first, then this one over it.
+		e.rhsWait()
+		e.be.SetPhase("rhs upload")
+		e.be.Upload(e.b, b)
+	default:
 		e.be.SetPhase("rhs upload")
 		e.be.Upload(e.b, b)
 	}

@@ -36,8 +36,8 @@ type Assembly struct {
 	fnNumeric, fnCheck      cudadrv.Function
 	fnModulus               cudadrv.Function
 	mod                     *Buffer[float64] // NumericHost's upload buffer, on first use
-	flag                    *Buffer[int32]   // CheckPattern's result, on first use
-	modFlag                 *Buffer[int32]   // NumericHost's first bad element; holds elements between calls
+	flag                    *lowFlag         // CheckPattern's result, on first use
+	modFlag                 *lowFlag         // NumericHost's first bad element
 	defaultModulus          []float64        // fem's default material, on first use
 	freed                   bool
 }
@@ -199,15 +199,9 @@ func (da *Assembly) NumericHost(A *Matrix, modulus []float64) error {
 			return fmt.Errorf("cuda: assembly: %w", err)
 		}
 	}
-	sentinel := []int32{int32(da.elements)}
 	if da.modFlag == nil {
 		var err error
-		if da.modFlag, err = Alloc[int32](b, 1); err != nil {
-			return fmt.Errorf("cuda: assembly: %w", err)
-		}
-		if err := da.modFlag.Upload(sentinel); err != nil {
-			da.modFlag.Free()
-			da.modFlag = nil
+		if da.modFlag, err = newLowFlag(b, int32(da.elements)); err != nil {
 			return fmt.Errorf("cuda: assembly: %w", err)
 		}
 	}
@@ -217,33 +211,28 @@ func (da *Assembly) NumericHost(A *Matrix, modulus []float64) error {
 	if err := b.sticky(); err != nil {
 		return err
 	}
-	n, mp, fp, f := int32(da.elements), da.mod.Ptr(), da.modFlag.Ptr(), da.fnModulus
+	n, mp, fp, f := int32(da.elements), da.mod.Ptr(), da.modFlag.buf.Ptr(), da.fnModulus
 	b.enqueue(func() error {
 		b.args.I32(n).Ptr(mp).Ptr(fp)
 		return b.launch("asm_check_modulus", f, stridedBlocks(int64(n)))
 	})
 	da.numeric(A, da.mod, fp)
-	bad := []int32{0}
-	if err := da.modFlag.Download(bad); err != nil {
-		b.fail(err) // a device fault may show here first
+	e, bad, err := da.modFlag.read()
+	if err != nil {
 		return fmt.Errorf("cuda: assembly: %w", err)
 	}
-	if int(bad[0]) == da.elements {
-		return b.sticky()
-	}
-	if err := da.modFlag.Upload(sentinel); err != nil {
-		b.fail(err) // the flag would stay low for later calls
-		return fmt.Errorf("cuda: assembly: %w", err)
+	if !bad {
+		return nil
 	}
 	if err := da.fa.CheckModulus(modulus); err != nil {
 		return err
 	}
-	return fmt.Errorf("cuda: assembly: element %d: modulus %v rejected on the device", bad[0], modulus[bad[0]])
+	return fmt.Errorf("cuda: assembly: element %d: modulus %v rejected on the device", e, modulus[e])
 }
 
 // CheckPattern compares A's block pattern on the device with the assembly's (row
 // pointers and columns, through the arithmetic stencil: nothing matrix-sized is
-// uploaded or downloaded, 8 bytes cross the bus). It returns an error naming the
+// uploaded or downloaded, a 4-byte flag comes back). It returns an error naming the
 // first row that differs.
 func (da *Assembly) CheckPattern(A *Matrix) error {
 	da.live()
@@ -253,28 +242,22 @@ func (da *Assembly) CheckPattern(A *Matrix) error {
 	b := da.b
 	if da.flag == nil {
 		var err error
-		if da.flag, err = Alloc[int32](b, 1); err != nil {
+		if da.flag, err = newLowFlag(b, int32(da.nodes)); err != nil {
 			return fmt.Errorf("cuda: assembly: %w", err)
 		}
 	}
-	bad := []int32{int32(da.nodes)}
-	if err := da.flag.Upload(bad); err != nil {
-		return err
-	}
 	nn, nodes, nnz := int32(da.nn), int32(da.nodes), da.nnzb
-	rp, cp, fp, f := A.rowPtr.Ptr(), A.col.Ptr(), da.flag.Ptr(), da.fnCheck
+	rp, cp, fp, f := A.rowPtr.Ptr(), A.col.Ptr(), da.flag.buf.Ptr(), da.fnCheck
 	b.enqueue(func() error {
 		b.args.I32(nn).I32(nodes).I64(nnz).Ptr(rp).Ptr(cp).Ptr(fp)
 		return b.launch("asm_check_pattern", f, blocksFor(int64(nodes)))
 	})
-	if err := da.flag.Download(bad); err != nil {
+	row, bad, err := da.flag.read()
+	if err != nil {
 		return err
 	}
-	if err := b.sticky(); err != nil {
-		return err
-	}
-	if int(bad[0]) != da.nodes {
-		return fmt.Errorf("cuda: assembly: device matrix block row %d does not hold the 27-point stencil of the assembly", bad[0])
+	if bad {
+		return fmt.Errorf("cuda: assembly: device matrix block row %d does not hold the 27-point stencil of the assembly", row)
 	}
 	return nil
 }
@@ -288,9 +271,12 @@ func (da *Assembly) Bytes() int64 {
 			n += u.Bytes()
 		}
 	}
-	for _, u := range []*Buffer[int32]{da.tabI, da.flag, da.modFlag} {
-		if u != nil {
-			n += u.Bytes()
+	if da.tabI != nil {
+		n += da.tabI.Bytes()
+	}
+	for _, f := range []*lowFlag{da.flag, da.modFlag} {
+		if f != nil {
+			n += f.buf.Bytes()
 		}
 	}
 	return n
@@ -311,9 +297,10 @@ func (da *Assembly) Free() {
 			u.Free()
 		}
 	}
-	for _, u := range []*Buffer[int32]{da.tabI, da.flag, da.modFlag} {
-		if u != nil {
-			u.Free()
-		}
+	if da.tabI != nil {
+		da.tabI.Free()
+	}
+	for _, f := range []*lowFlag{da.flag, da.modFlag} {
+		f.free()
 	}
 }

@@ -34,7 +34,7 @@ func (b *Backend) ChebStep(a backend.Matrix, dinv backend.BlockDiag, bv, xv back
 		return
 	}
 	v := m.variant
-	if (m.r == 3 || m.r == 6) && (strings.HasPrefix(v.tag, "r") || v == ctaVariant) {
+	if hasChebKernels(m) {
 		name := fmt.Sprintf("cheb_step_%dx%d_%s", m.r, m.r, v.tag)
 		nbr := int32(m.blockRows)
 		rp, col, val, xp, bp, dp, dd, op := m.rowPtr.Ptr(), m.col.Ptr(), m.val.Ptr(), x.buf.Ptr(), bb.buf.Ptr(), bd.val.Ptr(), d.buf.Ptr(), xo.buf.Ptr()
@@ -64,6 +64,13 @@ func (b *Backend) ChebStep(a backend.Matrix, dinv backend.BlockDiag, bv, xv back
 	b.Axpby(c2, t, c1, dv)
 	b.Copy(xov, xv)
 	b.Axpby(1, dv, 1, xov)
+}
+
+// hasChebKernels reports whether kernels/bsr.cu has the fused cheb_step and res_step
+// kernels for m's shape and SpMV variant (square 3×3 or 6×6 blocks, a rowlane or cta
+// variant).
+func hasChebKernels(m *Matrix) bool {
+	return (m.r == 3 || m.r == 6) && (strings.HasPrefix(m.variant.tag, "r") || m.variant == ctaVariant)
 }
 
 // scratch returns the backend's scratch vector number k of n entries.
@@ -97,7 +104,7 @@ func (b *Backend) Residual(a backend.Matrix, bv, xv, rv backend.Vector) {
 		return
 	}
 	v := m.variant
-	if m.r == m.c && (m.r == 3 || m.r == 6) && (strings.HasPrefix(v.tag, "r") || v == ctaVariant) {
+	if m.r == m.c && hasChebKernels(m) {
 		name := fmt.Sprintf("res_step_%dx%d_%s", m.r, m.r, v.tag)
 		nbr := int32(m.blockRows)
 		rp, col, val, xp, bp, out := m.rowPtr.Ptr(), m.col.Ptr(), m.val.Ptr(), x.buf.Ptr(), bb.buf.Ptr(), r.buf.Ptr()

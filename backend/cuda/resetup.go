@@ -51,23 +51,14 @@ func (b *Backend) InvertBlockDiag(a backend.Matrix, d backend.BlockDiag) error {
 	if m.blockRows == 0 {
 		return nil
 	}
-	// The flag holds math.MaxInt32 between calls (the kernel only lowers it), so one
-	// download after the kernel is the call's only wait.
-	sentinel := []int32{math.MaxInt32}
 	if b.flag == nil {
 		var err error
-		if b.flag, err = Alloc[int32](b, 1); err != nil {
-			return err
-		}
-		if err := b.flag.Upload(sentinel); err != nil {
-			b.flag.Free()
-			b.flag = nil
+		if b.flag, err = newLowFlag(b, math.MaxInt32); err != nil {
 			return err
 		}
 	}
-	flag := b.flag
 	nb := int32(m.blockRows)
-	rp, col, val, dp, fp := m.rowPtr.Ptr(), m.col.Ptr(), m.val.Ptr(), bd.val.Ptr(), flag.Ptr()
+	rp, col, val, dp, fp := m.rowPtr.Ptr(), m.col.Ptr(), m.val.Ptr(), bd.val.Ptr(), b.flag.buf.Ptr()
 	bs := int32(m.r)
 	name := "resetup_invert_diag"
 	if m.r == 3 || m.r == 6 {
@@ -76,20 +67,12 @@ func (b *Backend) InvertBlockDiag(a backend.Matrix, d backend.BlockDiag) error {
 	b.run(name, blocksFor(int64(nb)), func() {
 		b.args.I32(nb).I32(bs).Ptr(rp).Ptr(col).Ptr(val).Ptr(dp).Ptr(fp)
 	})
-	got := []int32{0}
-	if err := flag.Download(got); err != nil {
-		b.fail(err) // a device fault may show here first
+	row, bad, err := b.flag.read() // the call's one wait
+	if err != nil {
 		return err
 	}
-	if err := b.sticky(); err != nil {
-		return err
-	}
-	if got[0] != math.MaxInt32 {
-		if err := flag.Upload(sentinel); err != nil {
-			b.fail(err) // the flag would stay low for later calls
-			return err
-		}
-		return fmt.Errorf("cuda: block row %d: %w", got[0], ErrSingularBlock)
+	if bad {
+		return fmt.Errorf("cuda: block row %d: %w", row, ErrSingularBlock)
 	}
 	return nil
 }

@@ -113,6 +113,17 @@ __device__ __forceinline__ void spmv_rowlane(int nbrows, const i64* __restrict__
     store_row<R>(active, g, lane, t, y, alpha, beta);
 }
 
+// cheb_store is the Chebyshev step's epilogue for entry o, u = (D⁻¹(b − A·x))_o:
+// d = c1·d + c2·u (d not read when c1 is 0) and xout = x + d.
+__device__ __forceinline__ void cheb_store(i64 o, double u, const double* __restrict__ x, double* __restrict__ d,
+                                           double* __restrict__ xout, double c1, double c2)
+{
+    double out = c2 * u;
+    if (c1 != 0.0) out += c1 * d[o];
+    d[o] = out;
+    xout[o] = __ldg(x + o) + out;
+}
+
 // cheb_rowlane is one Chebyshev step of the smoother fused into the product:
 // d = c1·d + c2·D⁻¹(b − A·x) and xout = x + d for square R×R blocks, D⁻¹ stored as
 // consecutive R×R blocks. Lanes 0..R-1 of a row's group hold the residual's R entries
@@ -138,13 +149,7 @@ __device__ __forceinline__ void cheb_rowlane(int nbrows, const i64* __restrict__
         const double rj = __shfl_sync(0xffffffffu, res, j, W);
         if (active && lane < R) u += __ldg(dinv + (g * R + r) * R + j) * rj;
     }
-    if (active && lane < R) {
-        const i64 o = g * R + r;
-        double out = c2 * u;
-        if (c1 != 0.0) out += c1 * d[o];
-        d[o] = out;
-        xout[o] = __ldg(x + o) + out;
-    }
+    if (active && lane < R) cheb_store(g * R + r, u, x, d, xout, c1, c2);
 }
 
 template <int R, int C, int G, int U>
@@ -377,11 +382,7 @@ __device__ __forceinline__ void cheb_cta(int nbrows, const i64* __restrict__ row
     double u = 0.0;
 #pragma unroll
     for (int j = 0; j < R; j++) u += __ldg(dinv + (g * R + lane) * R + j) * res[j];
-    const i64 o = g * R + lane;
-    double out = c2 * u;
-    if (c1 != 0.0) out += c1 * d[o];
-    d[o] = out;
-    xout[o] = __ldg(x + o) + out;
+    cheb_store(g * R + lane, u, x, d, xout, c1, c2);
 }
 
 template <int R>

@@ -28,13 +28,13 @@ extern "C" __global__ void lz_init(double* S)
     }
 }
 
-// lz_alpha: alpha = rz / pᵀAp (pᵀAp in S[6]) for step it (1-based), stored at
-// S[a0 + it - 1]; pᵀAp stored at S[pq0 + it - 1].
-extern "C" __global__ void lz_alpha(double* S, int it, int a0, int pq0)
+// lz_set_alpha, while running: pᵀAp = pq at S[6] and S[pq0 + it − 1], a breakdown
+// when it is not positive and finite, else alpha = rz / pq at S[a0 + it − 1] (step it,
+// 1-based).
+__device__ __forceinline__ void lz_set_alpha(double* S, int it, int a0, int pq0, double pq)
 {
-    if (threadIdx.x != 0 || blockIdx.x != 0) return;
     if (S[0] != 0) return;
-    const double pq = S[6];
+    S[6] = pq;
     S[pq0 + it - 1] = pq;
     if (!(pq > 0) || !lz_finite(pq)) {
         S[0] = 2;
@@ -47,13 +47,13 @@ extern "C" __global__ void lz_alpha(double* S, int it, int a0, int pq0)
     S[7] = it;
 }
 
-// lz_beta: with rzNew in S[6], stop when rzNew ≤ 1e-24·rz0 (exhausted space),
-// breakdown when not finite, else beta = rzNew/rz at S[b0 + it - 1] and rz = rzNew.
-extern "C" __global__ void lz_beta(double* S, int it, int b0)
+// lz_set_beta, while running, with rzNew = rᵀz: stop when rzNew ≤ 1e-24·rz0 (exhausted
+// space), breakdown when not finite, else beta = rzNew/rz at S[b0 + it − 1] and
+// rz = rzNew.
+__device__ __forceinline__ void lz_set_beta(double* S, int it, int b0, double rzNew)
 {
-    if (threadIdx.x != 0 || blockIdx.x != 0) return;
     if (S[0] != 0) return;
-    const double rzNew = S[6];
+    S[6] = rzNew;
     if (rzNew <= 1e-24 * S[4]) {
         S[0] = 1;
         return;
@@ -68,6 +68,20 @@ extern "C" __global__ void lz_beta(double* S, int it, int b0)
     S[b0 + it - 1] = rzNew / S[5];
     S[5] = rzNew;
     S[8] = it;
+}
+
+// lz_alpha: lz_set_alpha with pᵀAp from S[6] (dot_final's output).
+extern "C" __global__ void lz_alpha(double* S, int it, int a0, int pq0)
+{
+    if (threadIdx.x != 0 || blockIdx.x != 0) return;
+    lz_set_alpha(S, it, a0, pq0, S[6]);
+}
+
+// lz_beta: lz_set_beta with rᵀz from S[6].
+extern "C" __global__ void lz_beta(double* S, int it, int b0)
+{
+    if (threadIdx.x != 0 || blockIdx.x != 0) return;
+    lz_set_beta(S, it, b0, S[6]);
 }
 
 // lz_axpy: y = y − S[k]·x while running.
@@ -94,48 +108,22 @@ extern "C" __global__ void __launch_bounds__(THREADS) lz_xpby(i64 n, const doubl
 // Partial sums come from a fixed grid (DOT_BLOCKS blocks, the Go side's dotBlocks) and
 // fixed trees, so the results do not depend on the device's scheduling.
 
-// lz_alpha_sum: lz_alpha with pᵀAp the sum of the m partials of dot_partial (one block).
+// lz_alpha_sum: lz_set_alpha with pᵀAp the sum of the m partials of dot_partial (one
+// block).
 extern "C" __global__ void __launch_bounds__(THREADS) lz_alpha_sum(int m, const double* __restrict__ partial,
                                                                    double* S, int it, int a0, int pq0)
 {
     const double pq = final_sum(m, partial);
-    if (threadIdx.x != 0) return;
-    if (S[0] != 0) return;
-    S[6] = pq;
-    S[pq0 + it - 1] = pq;
-    if (!(pq > 0) || !lz_finite(pq)) {
-        S[0] = 2;
-        S[1] = it;
-        S[2] = 1;
-        S[3] = pq;
-        return;
-    }
-    S[a0 + it - 1] = S[5] / pq;
-    S[7] = it;
+    if (threadIdx.x == 0) lz_set_alpha(S, it, a0, pq0, pq);
 }
 
-// lz_beta_sum: lz_beta with rᵀz the sum of the m partials of lz_residual (one block).
+// lz_beta_sum: lz_set_beta with rᵀz the sum of the m partials of lz_residual (one
+// block).
 extern "C" __global__ void __launch_bounds__(THREADS) lz_beta_sum(int m, const double* __restrict__ partial,
                                                                   double* S, int it, int b0)
 {
     const double rzNew = final_sum(m, partial);
-    if (threadIdx.x != 0) return;
-    if (S[0] != 0) return;
-    S[6] = rzNew;
-    if (rzNew <= 1e-24 * S[4]) {
-        S[0] = 1;
-        return;
-    }
-    if (!lz_finite(rzNew)) {
-        S[0] = 2;
-        S[1] = it;
-        S[2] = 0;
-        S[3] = rzNew;
-        return;
-    }
-    S[b0 + it - 1] = rzNew / S[5];
-    S[5] = rzNew;
-    S[8] = it;
+    if (threadIdx.x == 0) lz_set_beta(S, it, b0, rzNew);
 }
 
 // lz_residual: while running, r = r − S[k]·q, z = D⁻¹r (nb blocks of B×B in d) and

@@ -153,6 +153,51 @@ __device__ __forceinline__ int rs_row(const i64* __restrict__ rowptr, int n, i64
     return lo;
 }
 
+// rs_acc adds A·X to acc (A b×b, X and acc b×k, row-major); B = 0 takes b and k at
+// run time. The order of the additions is the smoothing kernels' common order.
+template <int B, int K>
+__device__ __forceinline__ void rs_acc(int b, int k, const double* __restrict__ A, const double* __restrict__ X,
+                                       double* acc)
+{
+#pragma unroll
+    for (int r = 0; r < (B > 0 ? B : RS_MAX); r++) {
+        if (B == 0 && r >= b) break;
+#pragma unroll
+        for (int q = 0; q < (B > 0 ? B : RS_MAX); q++) {
+            if (B == 0 && q >= b) break;
+            const double av = A[r * b + q];
+#pragma unroll
+            for (int e = 0; e < (B > 0 ? K : RS_MAX); e++) {
+                if (B == 0 && e >= k) break;
+                acc[r * k + e] += av * X[q * k + e];
+            }
+        }
+    }
+}
+
+// rs_store writes Y = X0 − ω·D·acc (X0 null: zero), D b×b.
+template <int B, int K>
+__device__ __forceinline__ void rs_store(int b, int k, const double* __restrict__ D, const double* __restrict__ X0,
+                                         double omega, const double* acc, double* __restrict__ Y)
+{
+#pragma unroll
+    for (int r = 0; r < (B > 0 ? B : RS_MAX); r++) {
+        if (B == 0 && r >= b) break;
+#pragma unroll
+        for (int e = 0; e < (B > 0 ? K : RS_MAX); e++) {
+            if (B == 0 && e >= k) break;
+            double t = 0;
+#pragma unroll
+            for (int q = 0; q < (B > 0 ? B : RS_MAX); q++) {
+                if (B == 0 && q >= b) break;
+                t += D[r * b + q] * acc[q * k + e];
+            }
+            const double x0 = X0 != nullptr ? X0[r * k + e] : 0.0;
+            Y[r * k + e] = x0 - omega * t;
+        }
+    }
+}
+
 // rs_smooth computes block s of Y = X − ω·D⁻¹·(A·X): B×B blocks of A and D⁻¹, B×K
 // blocks of X and Y, on Y's pattern (which contains those of A·X and X). The thread
 // finds its block row by bisection, walks row i of A in storage order and, for each
@@ -183,40 +228,10 @@ __device__ __forceinline__ void rs_smooth(int n, int b_, int k_, i64 nY, const i
         if (t < 0) continue;
         const double* A = aval + a * bb;
         const double* X = xval + t * bk;
-#pragma unroll
-        for (int r = 0; r < (B > 0 ? B : RS_MAX); r++) {
-            if (B == 0 && r >= b) break;
-#pragma unroll
-            for (int q = 0; q < (B > 0 ? B : RS_MAX); q++) {
-                if (B == 0 && q >= b) break;
-                const double av = A[r * b + q];
-#pragma unroll
-                for (int e = 0; e < (B > 0 ? K : RS_MAX); e++) {
-                    if (B == 0 && e >= k) break;
-                    acc[r * k + e] += av * X[q * k + e];
-                }
-            }
-        }
+        rs_acc<B, K>(b, k, A, X, acc);
     }
-    const double* D = dinv + (i64)i * bb;
     const i64 ts = rs_find(xcol, xrp[i], xrp[i + 1], c);
-    double* Y = yval + s * bk;
-#pragma unroll
-    for (int r = 0; r < (B > 0 ? B : RS_MAX); r++) {
-        if (B == 0 && r >= b) break;
-#pragma unroll
-        for (int e = 0; e < (B > 0 ? K : RS_MAX); e++) {
-            if (B == 0 && e >= k) break;
-            double t = 0;
-#pragma unroll
-            for (int q = 0; q < (B > 0 ? B : RS_MAX); q++) {
-                if (B == 0 && q >= b) break;
-                t += D[r * b + q] * acc[q * k + e];
-            }
-            const double x0 = ts >= 0 ? xval[ts * bk + r * k + e] : 0.0;
-            Y[r * k + e] = x0 - omega * t;
-        }
-    }
+    rs_store<B, K>(b, k, dinv + (i64)i * bb, ts >= 0 ? xval + ts * bk : nullptr, omega, acc, yval + s * bk);
 }
 
 #define RS_SMOOTH(NAME, B, K)                                                                          \
@@ -307,40 +322,10 @@ __device__ __forceinline__ void rs_smooth_plan(int b_, int k_, i64 nY, const i64
         const int2 e2 = pairs[p];
         const double* A = aval + (i64)e2.x * bb;
         const double* X = xval + (i64)e2.y * bk;
-#pragma unroll
-        for (int r = 0; r < (B > 0 ? B : RS_MAX); r++) {
-            if (B == 0 && r >= b) break;
-#pragma unroll
-            for (int q = 0; q < (B > 0 ? B : RS_MAX); q++) {
-                if (B == 0 && q >= b) break;
-                const double av = A[r * b + q];
-#pragma unroll
-                for (int e = 0; e < (B > 0 ? K : RS_MAX); e++) {
-                    if (B == 0 && e >= k) break;
-                    acc[r * k + e] += av * X[q * k + e];
-                }
-            }
-        }
+        rs_acc<B, K>(b, k, A, X, acc);
     }
-    const double* D = dinv + (i64)row[s] * bb;
     const i64 ts = xpos[s];
-    double* Y = yval + s * bk;
-#pragma unroll
-    for (int r = 0; r < (B > 0 ? B : RS_MAX); r++) {
-        if (B == 0 && r >= b) break;
-#pragma unroll
-        for (int e = 0; e < (B > 0 ? K : RS_MAX); e++) {
-            if (B == 0 && e >= k) break;
-            double t = 0;
-#pragma unroll
-            for (int q = 0; q < (B > 0 ? B : RS_MAX); q++) {
-                if (B == 0 && q >= b) break;
-                t += D[r * b + q] * acc[q * k + e];
-            }
-            const double x0 = ts >= 0 ? xval[ts * bk + r * k + e] : 0.0;
-            Y[r * k + e] = x0 - omega * t;
-        }
-    }
+    rs_store<B, K>(b, k, dinv + (i64)row[s] * bb, ts >= 0 ? xval + ts * bk : nullptr, omega, acc, yval + s * bk);
 }
 
 #define RS_SMOOTH_PLAN(NAME, B, K)                                                                       \

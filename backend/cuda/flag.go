@@ -1,0 +1,53 @@
+package cuda
+
+// lowFlag is one device int32 that kernels lower with atomicMin to report the least
+// failing index (a singular block row, a bad element, a row off the pattern). It holds
+// its sentinel between checks, set at allocation and after a failure, so a check
+// costs one 4-byte download and no upload.
+type lowFlag struct {
+	buf      *Buffer[int32]
+	sentinel int32
+}
+
+// newLowFlag allocates a flag holding sentinel.
+func newLowFlag(b *Backend, sentinel int32) (*lowFlag, error) {
+	buf, err := Alloc[int32](b, 1)
+	if err != nil {
+		return nil, err
+	}
+	if err := buf.Upload([]int32{sentinel}); err != nil {
+		buf.Free()
+		return nil, err
+	}
+	return &lowFlag{buf: buf, sentinel: sentinel}, nil
+}
+
+// read waits for the queued work and returns the flag's value and whether a kernel
+// lowered it, resetting it then. Failures, which may be a device fault's first sign,
+// become the backend's sticky error.
+func (f *lowFlag) read() (int32, bool, error) {
+	b := f.buf.b
+	got := []int32{0}
+	if err := f.buf.Download(got); err != nil {
+		b.fail(err)
+		return 0, false, err
+	}
+	if err := b.sticky(); err != nil {
+		return 0, false, err
+	}
+	if got[0] == f.sentinel {
+		return got[0], false, nil
+	}
+	if err := f.buf.Upload([]int32{f.sentinel}); err != nil {
+		b.fail(err) // the flag would stay low for later checks
+		return got[0], true, err
+	}
+	return got[0], true, nil
+}
+
+// free releases the flag; a nil flag is a no-op.
+func (f *lowFlag) free() {
+	if f != nil {
+		f.buf.Free()
+	}
+}

@@ -59,11 +59,19 @@ const (
 	// GalerkinTCRows32 is GalerkinTCRows16 with 32 output blocks in registers: fewer
 	// windows, fewer resident warps.
 	GalerkinTCRows32 GalerkinVariant = "tc-rows32"
+	// GalerkinSmemRows is the shared-memory-tiled product with a sorted, search-free
+	// schedule: one warp per window of an output row (32 blocks of 3×6, 16 of 6×6:
+	// 4.5 KiB of shared memory a warp), the window's blocks accumulated in shared
+	// memory on the CUDA cores, the operands streamed in storage order as in
+	// tc-rows, each product's output position read from the same slot bytes, the
+	// lanes of a step spread over the (P block, column) pairs of one P row (one W
+	// row for Pᵀ·W). Offered where tc-rows is (Available).
+	GalerkinSmemRows GalerkinVariant = "smem-rows"
 )
 
 // GalerkinVariants lists the device variants in a fixed order.
 var GalerkinVariants = []GalerkinVariant{GalerkinTwoPassND, GalerkinInspector, GalerkinInspectorBlock, GalerkinInspectorRows, GalerkinFused,
-	GalerkinTCBlock, GalerkinTCRows16, GalerkinTCRows32}
+	GalerkinTCBlock, GalerkinTCRows16, GalerkinTCRows32, GalerkinSmemRows}
 
 // Deterministic reports whether the variant gives the same bits on every run.
 func (v GalerkinVariant) Deterministic() bool { return v != GalerkinTwoPassND }
@@ -101,6 +109,11 @@ type GalerkinStats struct {
 	// RewalkW16, RewalkAc16: Σ over rows of the row's products times its windows of
 	// 16 output blocks beyond the first (the extra products tc-rows16 walks).
 	RewalkW16, RewalkAc16 int64
+	// SmemWinW, SmemWinAc: the smem-rows windows (warps) of the two stages;
+	// SmemRewalkW, SmemRewalkAc: the A blocks (Pᵀ entries) walked again by the
+	// windows beyond the first of their row.
+	SmemWinW, SmemWinAc       int64
+	SmemRewalkW, SmemRewalkAc int64
 }
 
 // GalerkinPlan holds the symbolic phase of Ac = PᵀAP on the device: Ac's pattern, W's
@@ -122,6 +135,7 @@ type GalerkinPlan struct {
 	wlist, aclist                   *Buffer[int32] // packed uint32 offsets
 	wabs, acabs                     *Buffer[int32] // (A, P) and (P, W) global block index pairs
 	wsw0, wslw, asw0, aslw          *Buffer[int64] // tc-rows slot words and each row's first word
+	wwin, acwin                     *Buffer[int32] // smem-rows windows: (row, first slot) pairs
 	wval, acval                     *Buffer[float64]
 	freed                           bool
 }
@@ -150,6 +164,10 @@ type hostSchedule struct {
 	// with Pᵀ row I's entries, W row blocks and Ac row I positions.
 	wsw0, wslw, asw0, aslw []int64
 	rewalkW16, rewalkAc16  int64
+	// smem-rows windows, (row, first slot) pairs, and the A blocks (Pᵀ entries) their
+	// windows beyond the first walk again.
+	wwin, acwin               []int32
+	smemRewalkW, smemRewalkAc int64
 }
 
 // galerkinSchedule computes, on the host, the patterns of W = A·P and Ac = PᵀW, Pᵀ,
@@ -471,7 +489,35 @@ func (s *hostSchedule) rowSlots(A, P *bsr.Matrix) bool {
 			}
 		}
 	})
+	s.wwin, s.smemRewalkW = smemWindows(s.wrp, smemSlots(P.R*P.C), A.RowPtr)
+	s.acwin, s.smemRewalkAc = smemWindows(s.acrp, smemSlots(P.C*P.C), s.ptrp)
 	return true
+}
+
+// smemDoubles mirrors GAL_SMR_DOUBLES in kernels/galerkin.cu: the doubles of shared
+// memory one smem-rows warp accumulates in.
+const smemDoubles = 576
+
+// smemSlots is the output blocks of b values one smem-rows window holds.
+func smemSlots(b int) int { return smemDoubles / b }
+
+// smemWindows splits every output row (row pointers orp) into windows of ns blocks
+// and returns them as (row, first slot) pairs, with the operand entries (row pointers
+// wrp of the walked row: A's for W, Pᵀ's for Ac) that the windows beyond a row's first
+// walk again. An empty row has no window (its output is empty).
+func smemWindows(orp []int64, ns int, wrp []int64) ([]int32, int64) {
+	var win []int32
+	rewalk := int64(0)
+	for i := 0; i+1 < len(orp); i++ {
+		n := int(orp[i+1] - orp[i])
+		for s0 := 0; s0 < n; s0 += ns {
+			win = append(win, int32(i), int32(s0))
+			if s0 > 0 {
+				rewalk += wrp[i+1] - wrp[i]
+			}
+		}
+	}
+	return win, rewalk
 }
 
 func maxRow(rp []int64) int {
@@ -542,7 +588,7 @@ func (pl *GalerkinPlan) upload(s *hostSchedule) error {
 	}{
 		{&pl.wrow, s.wrow}, {&pl.wcol, s.wcol}, {&pl.acrow, s.acrow}, {&pl.accol, s.accol},
 		{&pl.ptrow, s.ptrow}, {&pl.wlist, asInt32(s.wlist)}, {&pl.aclist, asInt32(s.aclist)},
-		{&pl.wabs, s.wabs}, {&pl.acabs, s.acabs},
+		{&pl.wabs, s.wabs}, {&pl.acabs, s.acabs}, {&pl.wwin, s.wwin}, {&pl.acwin, s.acwin},
 	} {
 		if err := upload(b, st.dst, st.src); err != nil {
 			return err
@@ -581,7 +627,7 @@ func (pl *GalerkinPlan) Free() {
 			u.Free()
 		}
 	}
-	for _, u := range []*Buffer[int32]{pl.wrow, pl.wcol, pl.acrow, pl.accol, pl.ptrow, pl.wlist, pl.aclist, pl.wabs, pl.acabs} {
+	for _, u := range []*Buffer[int32]{pl.wrow, pl.wcol, pl.acrow, pl.accol, pl.ptrow, pl.wlist, pl.aclist, pl.wabs, pl.acabs, pl.wwin, pl.acwin} {
 		if u != nil {
 			u.Free()
 		}
@@ -596,7 +642,7 @@ func (pl *GalerkinPlan) Free() {
 // Bytes returns the device memory the plan holds: schedules, W's and Ac's values.
 func (pl *GalerkinPlan) Bytes() int64 {
 	t := int64(0)
-	for _, u := range []*Buffer[int32]{pl.wrow, pl.wcol, pl.acrow, pl.accol, pl.ptrow, pl.wlist, pl.aclist, pl.wabs, pl.acabs} {
+	for _, u := range []*Buffer[int32]{pl.wrow, pl.wcol, pl.acrow, pl.accol, pl.ptrow, pl.wlist, pl.aclist, pl.wabs, pl.acabs, pl.wwin, pl.acwin} {
 		t += u.Bytes()
 	}
 	for _, u := range []*Buffer[int64]{pl.wrp, pl.wptr, pl.acrp, pl.acptr, pl.ptrp, pl.ptidx, pl.wsw0, pl.wslw, pl.asw0, pl.aslw} {
@@ -643,13 +689,18 @@ func (pl *GalerkinPlan) Numeric(v GalerkinVariant, A, P *Matrix) error {
 	return pl.NumericStage(v, StageAll, A, P)
 }
 
-// Available reports whether the plan offers variant v (the tc-rows variants need
-// rows of at most 256 blocks in W and Ac).
+// Available reports whether the plan offers variant v (the tc-rows and smem-rows
+// variants need rows of at most 256 blocks in W and Ac).
 func (pl *GalerkinPlan) Available(v GalerkinVariant) bool {
-	if v == GalerkinTCRows16 || v == GalerkinTCRows32 {
+	if v.needsSlots() {
 		return pl.Stats.RowSlots
 	}
 	return slices.Contains(GalerkinVariants, v)
+}
+
+// needsSlots reports whether v reads the slot bytes (rows of at most 256 blocks).
+func (v GalerkinVariant) needsSlots() bool {
+	return v == GalerkinTCRows16 || v == GalerkinTCRows32 || v == GalerkinSmemRows
 }
 
 // NumericStage is Numeric restricted to one stage (StageAP, StagePW: every variant
@@ -750,6 +801,20 @@ func (pl *GalerkinPlan) NumericStage(v GalerkinVariant, stage Stage, A, P *Matri
 				b.args.I32(rr).I32(cc).I32(m).Ptr(ptrp).Ptr(ptidx).Ptr(ptrow).Ptr(wrp).Ptr(wval).Ptr(pval).Ptr(acrp).Ptr(asw0).Ptr(aslw).Ptr(acval)
 			})
 		}
+	case GalerkinSmemRows:
+		wsw0, wslw, asw0, aslw := pl.wsw0.Ptr(), pl.wslw.Ptr(), pl.asw0.Ptr(), pl.aslw.Ptr()
+		nww, nwa := st.SmemWinW, st.SmemWinAc
+		wwin, acwin := pl.wwin.Ptr(), pl.acwin.Ptr()
+		if doAP {
+			run("gal_w_smr_"+tag, blocksFor(nww*32), func() {
+				b.args.I32(rr).I32(cc).I64(nww).Ptr(wwin).Ptr(arp).Ptr(acol).Ptr(aval).Ptr(prp).Ptr(pval).Ptr(wrp).Ptr(wsw0).Ptr(wslw).Ptr(wval)
+			})
+		}
+		if doPW {
+			run("gal_ac_smr_"+tag, blocksFor(nwa*32), func() {
+				b.args.I32(rr).I32(cc).I64(nwa).Ptr(acwin).Ptr(ptrp).Ptr(ptidx).Ptr(ptrow).Ptr(wrp).Ptr(wval).Ptr(pval).Ptr(acrp).Ptr(asw0).Ptr(aslw).Ptr(acval)
+			})
+		}
 	case GalerkinFused:
 		run("gal_fused_"+tag, blocksFor(nAc), func() {
 			b.args.I32(rr).I32(cc).I64(nAc).Ptr(acrow).Ptr(acptr).Ptr(aclist).Ptr(ptrp).Ptr(ptidx).Ptr(ptrow).Ptr(wrp).Ptr(wptr).Ptr(wlist).
@@ -827,6 +892,8 @@ func (s *hostSchedule) stats(A, P *bsr.Matrix) (GalerkinStats, error) {
 		st.RowSlots = true
 		st.SlotWordsW, st.SlotWordsAc = int64(len(s.wslw)), int64(len(s.aslw))
 		st.RewalkW16, st.RewalkAc16 = s.rewalkW16, s.rewalkAc16
+		st.SmemWinW, st.SmemWinAc = int64(len(s.wwin)/2), int64(len(s.acwin)/2)
+		st.SmemRewalkW, st.SmemRewalkAc = s.smemRewalkW, s.smemRewalkAc
 	}
 	return st, nil
 }

@@ -3,6 +3,7 @@ package cuda
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	"blockamg/internal/cudadrv"
 )
@@ -125,6 +126,10 @@ const scalarLineFactor = 0.63
 //	  its own fragment and a slot word, shared by its ProdAP/NnzA (ProdPW/NnzP)
 //	  products; rows16 loads the fragment and word again per window of 16 output
 //	  blocks beyond the first (Rewalk; a product outside the window loads nothing).
+//	smem-rows: per product a lane's R loads of one column of the B operand, each
+//	  touching ℓ(8C) lines, R·ℓ(8C); per A block (Pᵀ entry) its R² (RC) broadcast
+//	  loads and a slot word, one line each, shared by its products, once per window
+//	  (SmemRewalk).
 //
 // Stores (one ℓ(8RC) per W block, ℓ(8C²) per Ac block) are added by PredictGalerkin.
 func (s GalerkinStats) linesPerProduct(v GalerkinVariant) (ap, pw float64) {
@@ -143,6 +148,13 @@ func (s GalerkinStats) linesPerProduct(v GalerkinVariant) (ap, pw float64) {
 			fe += float64(s.RewalkAc16) / math.Max(1, float64(s.ProdPW))
 		}
 		return k*lP + fa*(k*lA+1)/math.Max(1, perA), k*lP + fe*(k*lP+1)/math.Max(1, perE)
+	case GalerkinSmemRows:
+		perA := float64(s.ProdAP) / math.Max(1, float64(s.NnzA))
+		perE := float64(s.ProdPW) / math.Max(1, float64(s.NnzP))
+		fa := 1 + float64(s.SmemRewalkW)/math.Max(1, float64(s.NnzA))
+		fe := 1 + float64(s.SmemRewalkAc)/math.Max(1, float64(s.NnzP))
+		col := float64(R) * lines(8*C)
+		return col + fa*float64(R*R+1)/math.Max(1, perA), col + fe*float64(R*C+1)/math.Max(1, perE)
 	}
 	return scalarLineFactor * float64(R*R+R*C), scalarLineFactor * float64(2*R*C)
 }
@@ -174,6 +186,8 @@ func (s GalerkinStats) linesPerProduct(v GalerkinVariant) (ap, pw float64) {
 //	  Pᵀ·W: |W| + |P| + |Ac| + 8·(slot words of Ac) + 12·NnzP (Pᵀ's P index and fine
 //	        row) + 16·(M+1) + |W|·(u − 1)·μ_W with the coarse rows of 16 (8)
 //	        resident warps per SM in flight.
+//	smem-rows: as tc-rows, plus 8 bytes per window (the window list), with the coarse
+//	  rows of 24 resident warps per SM over the windows per coarse row in flight.
 //	fused-recompute
 //	  (|A| + |P| + S_W)·(1 + (ρ − 1)·μ) + S_Ac + |P| + |Ac|,
 //	  ρ = ProdAPFused/ProdAP the recompute factor (each W block is recomputed once per
@@ -188,7 +202,9 @@ func (s GalerkinStats) linesPerProduct(v GalerkinVariant) (ap, pw float64) {
 // product instead. L1 lines: see linesPerProduct. The time is the roofline
 // max(Bytes/Bandwidth, Flops/FMARate or 512·MMAs/TCRate, Lines/L1Rate): it assumes the
 // kernel overlaps memory, arithmetic and load issue and ignores latency, so it is a
-// lower bound whose ranking of variants is what the chooser uses.
+// lower bound whose ranking of variants is what the chooser uses. The row kernels
+// (tc-rows, smem-rows) add a fitted latency path (tcRowsPath, smemRowsPath), the
+// larger of the two being the time.
 func PredictGalerkin(s GalerkinStats, mc GalerkinMachine, v GalerkinVariant, stage Stage) GalerkinPrediction {
 	A, P, W, Ac := s.bytesA(), s.bytesP(), s.bytesWVal(), s.bytesAcVal()
 	acPattern := s.NnzAc*4 + int64(s.M+1)*8
@@ -227,6 +243,12 @@ func PredictGalerkin(s GalerkinStats, mc GalerkinMachine, v GalerkinVariant, sta
 		bytesAP = A + P + W + 8*s.SlotWordsW + 8*int64(s.N+1)
 		rows := float64(max(mc.SMs, 1) * tcRowsWarps(v))
 		bytesPW = W + P + Ac + 8*s.SlotWordsAc + 12*s.NnzP + 16*int64(s.M+1) + s.wRereads(mc, rows)
+	case GalerkinSmemRows:
+		bytesAP = A + P + W + 8*s.SlotWordsW + 8*int64(s.N+1) + 8*s.SmemWinW
+		// Coarse rows in flight: 24 resident warps per SM (three 256-thread blocks,
+		// the kernel's launch bounds) over the windows of a row.
+		rows := float64(max(mc.SMs, 1)*24) / math.Max(1, float64(s.SmemWinAc)/math.Max(1, float64(s.M)))
+		bytesPW = W + P + Ac + 8*s.SlotWordsAc + 12*s.NnzP + 16*int64(s.M+1) + 8*s.SmemWinAc + s.wRereads(mc, rows)
 	case GalerkinFused:
 		rho := 1.0
 		if s.ProdAP > 0 {
@@ -279,6 +301,9 @@ func PredictGalerkin(s GalerkinStats, mc GalerkinMachine, v GalerkinVariant, sta
 	if v == GalerkinTCRows16 || v == GalerkinTCRows32 {
 		pr.Seconds = math.Max(pr.Seconds, s.tcRowsPath(mc, stage))
 	}
+	if v == GalerkinSmemRows {
+		pr.Seconds = math.Max(pr.Seconds, s.smemRowsPath(mc, stage))
+	}
 	return pr
 }
 
@@ -310,13 +335,48 @@ func (s GalerkinStats) tcRowsPath(mc GalerkinMachine, stage Stage) float64 {
 	return ap + pw
 }
 
+// smem-rows step times: the time one warp spends on one step (an A block of W's row,
+// a Pᵀ entry of Ac's row) when the device is full, fitted on the H200 (ex56 ne = 64,
+// fine level, 2026-11-30: A·P 2.12 ms for 7.19·10⁶ steps over 132 SMs × 32 warps;
+// Pᵀ·W 1.48 ms for 2.45·10⁶ steps, each about 2.3 rounds of a W row, over 132 × 24).
+// ncu measured the A·P kernel issuing on 43% of cycles with 30 warps resident: it is
+// bound by the latency of each step's dependent loads, which the byte and flop terms
+// do not see.
+const (
+	smemStepW  = 1.25e-6
+	smemStepAc = 1.9e-6
+)
+
+// smemRowsPath is the smem-rows time as steps over warp slots: a stage takes
+// ⌈windows/(SMs·w)⌉ waves (w the resident warps per SM its launch bounds allow: 32
+// for A·P, 24 for Pᵀ·W) of (steps per window) × the step time; with many waves that
+// is the total steps (the first walk plus the re-walks) over SMs·w warp slots.
+func (s GalerkinStats) smemRowsPath(mc GalerkinMachine, stage Stage) float64 {
+	path := func(windows, steps int64, warps int, step float64) float64 {
+		if windows <= 0 || steps <= 0 {
+			return 0
+		}
+		slots := float64(max(mc.SMs, 1) * warps)
+		return math.Ceil(float64(windows)/slots) * float64(steps) / float64(windows) * step
+	}
+	ap := path(s.SmemWinW, s.NnzA+s.SmemRewalkW, 32, smemStepW)
+	pw := path(s.SmemWinAc, s.NnzP+s.SmemRewalkAc, 24, smemStepAc)
+	switch stage {
+	case StageAP:
+		return ap
+	case StagePW:
+		return pw
+	}
+	return ap + pw
+}
+
 // ChooseGalerkin returns the deterministic variant with the smallest predicted time
 // among those the pattern allows (the nondeterministic baseline is never picked; the
-// tc-rows variants only with s.RowSlots); ties go to the earlier of GalerkinVariants.
+// tc-rows and smem-rows variants only with s.RowSlots); ties go to the earlier of GalerkinVariants.
 func ChooseGalerkin(s GalerkinStats, mc GalerkinMachine) GalerkinVariant {
 	best, bt := GalerkinInspector, math.Inf(1)
 	for _, v := range GalerkinVariants {
-		if !v.Deterministic() || (!s.RowSlots && (v == GalerkinTCRows16 || v == GalerkinTCRows32)) {
+		if !v.Deterministic() || (!s.RowSlots && v.needsSlots()) {
 			continue
 		}
 		if t := PredictGalerkin(s, mc, v, StageAll).Seconds; t < bt {
@@ -406,6 +466,13 @@ func (b *Backend) function(name string) (cudadrv.Function, error) {
 	f, err := cudadrv.ModuleGetFunction(b.mod, name)
 	if err != nil {
 		return 0, fmt.Errorf("cuda: kernel %s: %w", name, err)
+	}
+	if strings.Contains(name, "_smr_") {
+		// The smem-rows kernels keep 36 KiB of shared memory a block: ask for the
+		// largest carveout so that six blocks (48 warps) fit on a multiprocessor.
+		if err := cudadrv.FuncSetAttribute(f, cudadrv.FuncAttrPreferredSharedCarveout, 100); err != nil {
+			return 0, fmt.Errorf("cuda: kernel %s: %w", name, err)
+		}
 	}
 	if b.fns == nil {
 		b.fns = map[string]cudadrv.Function{}

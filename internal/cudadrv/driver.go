@@ -82,6 +82,7 @@ var drv struct {
 	cuModuleLoadData          func(m *uintptr, image unsafe.Pointer) int32
 	cuModuleUnload            func(m uintptr) int32
 	cuModuleGetFunction       func(f *uintptr, m uintptr, name string) int32
+	cuFuncSetAttribute        func(f uintptr, attr int32, v int32) int32
 	cuLaunchKernel            func(f uintptr, gx, gy, gz, bx, by, bz, shmem uint32, s uintptr, params, extra unsafe.Pointer) int32
 	cuStreamCreate            func(s *uintptr, flags uint32) int32
 	cuStreamDestroy           func(s uintptr) int32
@@ -145,6 +146,7 @@ func load() error {
 		{&drv.cuModuleLoadData, []string{"cuModuleLoadData"}},
 		{&drv.cuModuleUnload, []string{"cuModuleUnload"}},
 		{&drv.cuModuleGetFunction, []string{"cuModuleGetFunction"}},
+		{&drv.cuFuncSetAttribute, []string{"cuFuncSetAttribute"}},
 		{&drv.cuLaunchKernel, []string{"cuLaunchKernel"}},
 		{&drv.cuStreamCreate, []string{"cuStreamCreate"}},
 		{&drv.cuStreamDestroy, []string{"cuStreamDestroy_v2"}},
@@ -380,6 +382,16 @@ func ModuleGetFunction(m Module, name string) (Function, error) {
 		return 0, fmt.Errorf("%w (kernel %s)", err, name)
 	}
 	return Function(f), nil
+}
+
+// FuncAttrPreferredSharedCarveout is CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT:
+// the share (percent) of the L1/shared storage a kernel prefers as shared memory.
+const FuncAttrPreferredSharedCarveout int32 = 9
+
+// FuncSetAttribute is cuFuncSetAttribute: sets attribute attr of kernel f to v.
+func FuncSetAttribute(f Function, attr, v int32) error {
+	loaded()
+	return check("cuFuncSetAttribute", drv.cuFuncSetAttribute(uintptr(f), attr, v))
 }
 
 // Dim3 is a grid or block shape.

@@ -1136,6 +1136,269 @@ __device__ __forceinline__ void gal_ac_tcr(int rr, int cc, int m, const i64* __r
     }
 }
 
+// smem-rows: one warp per window of an output row, the window's output blocks summed
+// in the warp's share of shared memory (GAL_SMR_DOUBLES doubles: 32 blocks of 3×6, 16
+// of 6×6), the output position of every product read from the tc-rows slot bytes (no
+// search, no list). The warp walks its row's operands in storage order (A's row and
+// the P rows it meets; Pᵀ's row and the W rows it meets); for each A block (Pᵀ entry)
+// the lanes spread over the (P block, column) pairs of its P row (W row), each lane
+// summing one column of one product block into shared memory. Two lanes of one step
+// never share an output (a P row holds a coarse column once), and a __syncwarp
+// separates the steps, so there are no atomics, and every output entry sums its
+// products in the order of the walk: deterministic. Windows (row, first slot) come
+// from the host; a row longer than a window is walked once per window.
+// The A block (W) or P block (Ac) of a step is held in registers by every lane when it
+// has at most 18 values (3×3, 3×6); larger ones (6×6: 72 registers) are staged in a
+// per-warp shared array and read from there, which keeps the kernels free of spills.
+#define GAL_SMR_DOUBLES 576
+#define GAL_SMR_REG 18
+
+// W = A·P, smem-rows. Lane l takes column l % C of P blocks l / C, l / C + 32 / C, …
+// of each step's P row (32 / C blocks a round, fixed per lane, so no division per
+// product); the first round's slot and P column of the next step are loaded before
+// the current step's sums, so their latency overlaps them.
+template <int R_, int C_>
+__device__ __forceinline__ void gal_w_smr(int rr, int cc, i64 nwin, const int2* __restrict__ win,
+                                          const i64* __restrict__ arp, const int* __restrict__ acol,
+                                          const double* __restrict__ aval, const i64* __restrict__ prp,
+                                          const double* __restrict__ pval, const i64* __restrict__ wrp,
+                                          const i64* __restrict__ wsw0, const unsigned long long* __restrict__ wslw,
+                                          double* __restrict__ wval)
+{
+    __shared__ double smem[(THREADS / 32) * GAL_SMR_DOUBLES];
+    __shared__ double sop[(THREADS / 32) * GAL_MAX * GAL_MAX];
+    constexpr bool REG = R_ != 0 && R_ * R_ <= GAL_SMR_REG;
+    const int R = R_ ? R_ : rr;
+    const int C = C_ ? C_ : cc;
+    const int RR = R * R, RC = R * C;
+    const int NS = GAL_SMR_DOUBLES / RC;
+    const int wid = threadIdx.x >> 5, lane = threadIdx.x & 31;
+    const i64 wg = (i64)blockIdx.x * (THREADS / 32) + wid;
+    if (wg >= nwin) return; // the whole warp: no block-wide barrier follows
+    double* __restrict__ sm = smem + wid * GAL_SMR_DOUBLES;
+    double* op = sop + wid * GAL_MAX * GAL_MAX;
+    const unsigned char* __restrict__ slot = (const unsigned char*)wslw;
+    const int ppr = 32 / C, pl = lane / C, cl = lane - pl * C;
+    const int2 wn = __ldg(win + wg);
+    const int row = wn.x, s0 = wn.y;
+    const i64 wb = __ldg(wrp + row);
+    const int ns = min(NS, (int)(__ldg(wrp + row + 1) - wb) - s0);
+    for (int t = lane; t < ns * RC; t += 32) sm[t] = 0.0;
+    __syncwarp();
+    const i64 a0 = __ldg(arp + row), a1 = __ldg(arp + row + 1);
+    i64 word = __ldg(wsw0 + row);
+    for (i64 ab = a0; ab < a1; ab += 32) {
+        const int cnt = (int)min((i64)32, a1 - ab);
+        gal_prefetch_run(aval + ab * RR, cnt * RR * 8, lane);
+        int pbl = 0, npl = 0;
+        if (lane < cnt) {
+            const int j = __ldg(acol + ab + lane);
+            const i64 pb = __ldg(prp + j);
+            pbl = (int)pb;
+            npl = (int)(__ldg(prp + j + 1) - pb);
+        }
+        int total;
+        const int excl = gal_warp_excl((npl + 7) >> 3, lane, &total);
+        // The next step's first-round operands: slot (relative to the window, or
+        // -1) and the lane's P column.
+        int ns_s = -1;
+        double ns_p[R_ ? R_ : GAL_MAX];
+        auto fetch = [&](int k) {
+            const int pb = __shfl_sync(GAL_FULL, pbl, k);
+            const int np = __shfl_sync(GAL_FULL, npl, k);
+            const i64 wo = word + __shfl_sync(GAL_FULL, excl, k);
+            ns_s = -1;
+            if (pl < ppr && pl < np) {
+                const int sl = (int)__ldg(slot + wo * 8 + pl) - s0;
+                if ((unsigned)sl < (unsigned)ns) {
+                    ns_s = sl;
+                    const double* __restrict__ pp = pval + (i64)(pb + pl) * RC + cl;
+#pragma unroll
+                    for (int m = 0; m < R; m++) ns_p[m] = __ldg(pp + m * C);
+                }
+            }
+        };
+        fetch(0);
+        for (int k = 0; k < cnt; k++) {
+            const int cs = ns_s;
+            double cp[R_ ? R_ : GAL_MAX];
+#pragma unroll
+            for (int m = 0; m < R; m++) cp[m] = ns_p[m];
+            if (k + 1 < cnt) fetch(k + 1);
+            const double* __restrict__ ap = aval + (ab + k) * RR;
+            double av[REG ? R_ * R_ : 1];
+            if constexpr (REG) {
+#pragma unroll
+                for (int q = 0; q < RR; q++) av[q] = __ldg(ap + q);
+            } else {
+                for (int q = lane; q < RR; q += 32) op[q] = __ldg(ap + q);
+                __syncwarp();
+            }
+            auto add = [&](int s, const double* pv) {
+                double* o = sm + s * RC + cl;
+#pragma unroll
+                for (int r = 0; r < R; r++) {
+                    double x = o[r * C];
+#pragma unroll
+                    for (int m = 0; m < R; m++) x = fma(REG ? av[r * R + m] : op[r * R + m], pv[m], x);
+                    o[r * C] = x;
+                }
+            };
+            if (cs >= 0) add(cs, cp);
+            // Later rounds (P rows of more than 32 / C blocks), loaded in place.
+            const int np = __shfl_sync(GAL_FULL, npl, k);
+            if (np > ppr) {
+                const int pb = __shfl_sync(GAL_FULL, pbl, k);
+                const i64 wo = word + __shfl_sync(GAL_FULL, excl, k);
+                for (int p = pl + ppr; p < np; p += ppr) {
+                    const int sl = (int)__ldg(slot + wo * 8 + p) - s0;
+                    if ((unsigned)sl < (unsigned)ns && pl < ppr) {
+                        const double* __restrict__ pp = pval + (i64)(pb + p) * RC + cl;
+                        double pv[R_ ? R_ : GAL_MAX];
+#pragma unroll
+                        for (int m = 0; m < R; m++) pv[m] = __ldg(pp + m * C);
+                        add(sl, pv);
+                    }
+                }
+            }
+            __syncwarp();
+        }
+        word += total;
+    }
+    double* __restrict__ out = wval + (wb + s0) * RC;
+    for (int t = lane; t < ns * RC; t += 32) out[t] = sm[t];
+}
+
+// Ac = Pᵀ·W, smem-rows: each Pᵀ entry's P block (R×C) is held by every lane (staged in
+// shared memory when larger than GAL_SMR_REG); lane l takes column l % C of W blocks
+// l / C, l / C + 32 / C, … of the entry's W row and adds column c of the C×C product
+// Pᵀ·W_q; the next entry's first round is loaded before the current sums.
+template <int R_, int C_>
+__device__ __forceinline__ void gal_ac_smr(int rr, int cc, i64 nwin, const int2* __restrict__ win,
+                                           const i64* __restrict__ ptrp, const i64* __restrict__ ptidx,
+                                           const int* __restrict__ ptrow, const i64* __restrict__ wrp,
+                                           const double* __restrict__ wval, const double* __restrict__ pval,
+                                           const i64* __restrict__ acrp, const i64* __restrict__ asw0,
+                                           const unsigned long long* __restrict__ aslw, double* __restrict__ acval)
+{
+    __shared__ double smem[(THREADS / 32) * GAL_SMR_DOUBLES];
+    __shared__ double sop[(THREADS / 32) * GAL_MAX * GAL_MAX];
+    constexpr bool REG = R_ != 0 && R_ * C_ <= GAL_SMR_REG;
+    const int R = R_ ? R_ : rr;
+    const int C = C_ ? C_ : cc;
+    const int RC = R * C, CC = C * C;
+    const int NS = GAL_SMR_DOUBLES / CC;
+    const int wid = threadIdx.x >> 5, lane = threadIdx.x & 31;
+    const i64 wg = (i64)blockIdx.x * (THREADS / 32) + wid;
+    if (wg >= nwin) return;
+    double* __restrict__ sm = smem + wid * GAL_SMR_DOUBLES;
+    double* op = sop + wid * GAL_MAX * GAL_MAX;
+    const unsigned char* __restrict__ slot = (const unsigned char*)aslw;
+    const int qpr = 32 / C, ql = lane / C, cl = lane - ql * C;
+    const int2 wn = __ldg(win + wg);
+    const int row = wn.x, s0 = wn.y;
+    const i64 b0 = __ldg(acrp + row);
+    const int ns = min(NS, (int)(__ldg(acrp + row + 1) - b0) - s0);
+    for (int t = lane; t < ns * CC; t += 32) sm[t] = 0.0;
+    __syncwarp();
+    const i64 e0 = __ldg(ptrp + row), e1 = __ldg(ptrp + row + 1);
+    i64 word = __ldg(asw0 + row);
+    for (i64 eb = e0; eb < e1; eb += 32) {
+        const int cnt = (int)min((i64)32, e1 - eb);
+        int pl = 0, wbl = 0, nwl = 0;
+        if (lane < cnt) {
+            pl = (int)__ldg(ptidx + eb + lane);
+            const int i = __ldg(ptrow + eb + lane);
+            const i64 x = __ldg(wrp + i);
+            wbl = (int)x;
+            nwl = (int)(__ldg(wrp + i + 1) - x);
+        }
+        int total;
+        const int excl = gal_warp_excl((nwl + 7) >> 3, lane, &total);
+        int ns_s = -1;
+        double ns_w[R_ ? R_ : GAL_MAX];
+        auto fetch = [&](int k) {
+            const int wbk = __shfl_sync(GAL_FULL, wbl, k);
+            const int nwk = __shfl_sync(GAL_FULL, nwl, k);
+            const i64 wo = word + __shfl_sync(GAL_FULL, excl, k);
+            ns_s = -1;
+            if (ql < qpr && ql < nwk) {
+                const int sl = (int)__ldg(slot + wo * 8 + ql) - s0;
+                if ((unsigned)sl < (unsigned)ns) {
+                    ns_s = sl;
+                    const double* __restrict__ wp = wval + (i64)(wbk + ql) * RC + cl;
+#pragma unroll
+                    for (int m = 0; m < R; m++) ns_w[m] = __ldg(wp + m * C);
+                }
+            }
+        };
+        fetch(0);
+        for (int k = 0; k < cnt; k++) {
+            const int cs = ns_s;
+            double cw[R_ ? R_ : GAL_MAX];
+#pragma unroll
+            for (int m = 0; m < R; m++) cw[m] = ns_w[m];
+            if (k + 1 < cnt) fetch(k + 1);
+            const int p = __shfl_sync(GAL_FULL, pl, k);
+            const double* __restrict__ pp = pval + (i64)p * RC;
+            double pb[REG ? R_ * C_ : 1];
+            if constexpr (REG) {
+#pragma unroll
+                for (int q = 0; q < RC; q++) pb[q] = __ldg(pp + q);
+            } else {
+                for (int q = lane; q < RC; q += 32) op[q] = __ldg(pp + q);
+                __syncwarp();
+            }
+            auto add = [&](int s, const double* wv) {
+                double* o = sm + s * CC + cl;
+#pragma unroll
+                for (int r = 0; r < C; r++) {
+                    double x = o[r * C];
+#pragma unroll
+                    for (int m = 0; m < R; m++) x = fma(REG ? pb[m * C + r] : op[m * C + r], wv[m], x);
+                    o[r * C] = x;
+                }
+            };
+            if (cs >= 0) add(cs, cw);
+            const int nwk = __shfl_sync(GAL_FULL, nwl, k);
+            if (nwk > qpr) {
+                const int wbk = __shfl_sync(GAL_FULL, wbl, k);
+                const i64 wo = word + __shfl_sync(GAL_FULL, excl, k);
+                for (int q = ql + qpr; q < nwk; q += qpr) {
+                    const int sl = (int)__ldg(slot + wo * 8 + q) - s0;
+                    if ((unsigned)sl < (unsigned)ns && ql < qpr) {
+                        const double* __restrict__ wp = wval + (i64)(wbk + q) * RC + cl;
+                        double wv[R_ ? R_ : GAL_MAX];
+#pragma unroll
+                        for (int m = 0; m < R; m++) wv[m] = __ldg(wp + m * C);
+                        add(sl, wv);
+                    }
+                }
+            }
+            __syncwarp();
+        }
+        word += total;
+    }
+    double* __restrict__ out = acval + (b0 + s0) * CC;
+    for (int t = lane; t < ns * CC; t += 32) out[t] = sm[t];
+}
+
+#define GAL_SMR(R, C, TAG)                                                                                    \
+    extern "C" __global__ void __launch_bounds__(THREADS, 4) gal_w_smr_##TAG(                                \
+        int rr, int cc, i64 nwin, const int2* win, const i64* arp, const int* acol, const double* aval,      \
+        const i64* prp, const double* pval, const i64* wrp, const i64* wsw0, const unsigned long long* wslw,  \
+        double* wval)                                                                                         \
+    {                                                                                                         \
+        gal_w_smr<R, C>(rr, cc, nwin, win, arp, acol, aval, prp, pval, wrp, wsw0, wslw, wval);               \
+    }                                                                                                         \
+    extern "C" __global__ void __launch_bounds__(THREADS, 3) gal_ac_smr_##TAG(                               \
+        int rr, int cc, i64 nwin, const int2* win, const i64* ptrp, const i64* ptidx, const int* ptrow,       \
+        const i64* wrp, const double* wval, const double* pval, const i64* acrp, const i64* asw0,             \
+        const unsigned long long* aslw, double* acval)                                                        \
+    {                                                                                                         \
+        gal_ac_smr<R, C>(rr, cc, nwin, win, ptrp, ptidx, ptrow, wrp, wval, pval, acrp, asw0, aslw, acval);   \
+    }
+
 #define GAL_TC_SHAPE(R, C, TAG)                                                                               \
     extern "C" __global__ void __launch_bounds__(THREADS) gal_w_tcb_##TAG(                                   \
         int rr, int cc, i64 n, const i64* wptr, const int2* wabs, const double* aval, const double* pval,     \
@@ -1150,7 +1413,8 @@ __device__ __forceinline__ void gal_ac_tcr(int rr, int cc, int m, const i64* __r
         gal_ac_tcb<R, C>(rr, cc, n, acptr, acabs, wval, pval, acval);                                        \
     }                                                                                                         \
     GAL_TCR(R, C, TAG, 16)                                                                                    \
-    GAL_TCR(R, C, TAG, 32)
+    GAL_TCR(R, C, TAG, 32)                                                                                    \
+    GAL_SMR(R, C, TAG)
 
 #define GAL_TCR(R, C, TAG, NW)                                                                                \
     extern "C" __global__ void __launch_bounds__(THREADS) gal_w_tcr##NW##_##TAG(                             \

@@ -318,14 +318,22 @@ const tcRowsStep = 0.68e-6
 // output rows this, not traffic, is the time: the bandwidth terms alone predicted
 // 0.057 ms where 3.77 ms was measured (ne = 64, level 2).
 func (s GalerkinStats) tcRowsPath(mc GalerkinMachine, stage Stage) float64 {
-	resident := float64(max(mc.SMs, 1) * 64)
-	path := func(rows int, prods int64) float64 {
-		if rows <= 0 || prods <= 0 {
-			return 0
-		}
-		return math.Ceil(float64(rows)/resident) * float64(prods) / float64(rows) * tcRowsStep
+	return pickStage(stage, wavePath(mc, int64(s.N), s.ProdAP, 64, tcRowsStep), wavePath(mc, int64(s.M), s.ProdPW, 64, tcRowsStep))
+}
+
+// wavePath is the time of units (rows, windows) that one warp each walks in steps
+// steps in all, warps resident per SM: ⌈units/(SMs·warps)⌉ waves of (steps per unit)
+// × step.
+func wavePath(mc GalerkinMachine, units, steps int64, warps int, step float64) float64 {
+	if units <= 0 || steps <= 0 {
+		return 0
 	}
-	ap, pw := path(s.N, s.ProdAP), path(s.M, s.ProdPW)
+	slots := float64(max(mc.SMs, 1) * warps)
+	return math.Ceil(float64(units)/slots) * float64(steps) / float64(units) * step
+}
+
+// pickStage returns the A·P time, the Pᵀ·W time or their sum, as stage asks.
+func pickStage(stage Stage, ap, pw float64) float64 {
 	switch stage {
 	case StageAP:
 		return ap
@@ -352,22 +360,8 @@ const (
 // for A·P, 24 for Pᵀ·W) of (steps per window) × the step time; with many waves that
 // is the total steps (the first walk plus the re-walks) over SMs·w warp slots.
 func (s GalerkinStats) smemRowsPath(mc GalerkinMachine, stage Stage) float64 {
-	path := func(windows, steps int64, warps int, step float64) float64 {
-		if windows <= 0 || steps <= 0 {
-			return 0
-		}
-		slots := float64(max(mc.SMs, 1) * warps)
-		return math.Ceil(float64(windows)/slots) * float64(steps) / float64(windows) * step
-	}
-	ap := path(s.SmemWinW, s.NnzA+s.SmemRewalkW, 32, smemStepW)
-	pw := path(s.SmemWinAc, s.NnzP+s.SmemRewalkAc, 24, smemStepAc)
-	switch stage {
-	case StageAP:
-		return ap
-	case StagePW:
-		return pw
-	}
-	return ap + pw
+	return pickStage(stage, wavePath(mc, s.SmemWinW, s.NnzA+s.SmemRewalkW, 32, smemStepW),
+		wavePath(mc, s.SmemWinAc, s.NnzP+s.SmemRewalkAc, 24, smemStepAc))
 }
 
 // ChooseGalerkin returns the deterministic variant with the smallest predicted time

@@ -6,11 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"strings"
 	"sync"
 	"unsafe"
-
-	"github.com/ebitengine/purego"
 )
 
 // This file binds the part of cuSPARSE's generic API that the scalar SpGEMM baseline
@@ -118,44 +115,20 @@ func LoadCusparse() (string, error) {
 }
 
 func loadCusparse() error {
-	var h uintptr
-	var tried, reasons []string
-	for _, c := range cusparseCandidates() {
-		if strings.Contains(c, "/") {
-			if _, err := os.Stat(c); err != nil {
-				tried = append(tried, c)
-				continue
-			}
-			// cuSPARSE 12 needs libnvJitLink; outside the loader's path it sits beside
-			// it (toolkit) or in a sibling wheel directory. Opening it first, globally,
-			// lets the dependency resolve by soname.
-			preloadDeps(filepath.Dir(c))
-		}
-		var err error
-		h, err = purego.Dlopen(c, purego.RTLD_NOW|purego.RTLD_GLOBAL)
-		if err == nil {
-			cusp.path = c
-			break
-		}
-		tried = append(tried, c)
-		if strings.Contains(c, "/") {
-			reasons = append(reasons, fmt.Sprintf("%s: %v", c, err))
-		}
+	// cuSPARSE 12 needs libnvJitLink; outside the loader's path it sits beside it
+	// (toolkit) or in a sibling wheel directory (…/nvidia/nvjitlink/lib).
+	deps := func(dir string) {
+		preloadFirst(filepath.Join(dir, "libnvJitLink.so*"), filepath.Join(dir, "..", "..", "nvjitlink", "lib", "libnvJitLink.so*"))
 	}
+	h, path, failed := openFirst(cusparseCandidates(), deps)
 	if h == 0 {
-		msg := fmt.Sprintf("tried %s (set BLOCKAMG_CUSPARSE to the library file)", strings.Join(tried, ", "))
-		if len(reasons) > 0 {
-			msg += "; " + strings.Join(reasons, "; ")
-		}
-		return fmt.Errorf("%w: %s", ErrNoCusparse, msg)
+		return fmt.Errorf("%w: %s (set BLOCKAMG_CUSPARSE to the library file)", ErrNoCusparse, failed)
 	}
+	cusp.path = path
 	if real := mappedPath("libcusparse.so"); real != "" {
 		cusp.path = real
 	}
-	binds := []struct {
-		fptr any
-		name string
-	}{
+	if name, ok := bindAll(h, []symbol{
 		{&cusp.getProperty, "cusparseGetProperty"},
 		{&cusp.errorName, "cusparseGetErrorName"},
 		{&cusp.errorString, "cusparseGetErrorString"},
@@ -171,30 +144,10 @@ func loadCusparse() error {
 		{&cusp.workEstimation, "cusparseSpGEMM_workEstimation"},
 		{&cusp.compute, "cusparseSpGEMM_compute"},
 		{&cusp.copy, "cusparseSpGEMM_copy"},
-	}
-	for _, b := range binds {
-		if _, err := bind(h, b.fptr, []string{b.name}); err != nil {
-			return fmt.Errorf("%w: %s lacks %s", ErrNoCusparse, cusp.path, b.name)
-		}
+	}); !ok {
+		return fmt.Errorf("%w: %s lacks %s", ErrNoCusparse, cusp.path, name)
 	}
 	return nil
-}
-
-// preloadDeps opens libnvJitLink from dir or from a sibling wheel directory
-// (…/nvidia/nvjitlink/lib), when one is there. Failures are ignored: the loader may
-// still find it itself, and opening cuSPARSE reports it if not.
-func preloadDeps(dir string) {
-	for _, pat := range []string{
-		filepath.Join(dir, "libnvJitLink.so*"),
-		filepath.Join(dir, "..", "..", "nvjitlink", "lib", "libnvJitLink.so*"),
-	} {
-		m, _ := filepath.Glob(pat)
-		for _, f := range m {
-			if _, err := purego.Dlopen(f, purego.RTLD_NOW|purego.RTLD_GLOBAL); err == nil {
-				return
-			}
-		}
-	}
 }
 
 // CusparsePath returns the file cuSPARSE was loaded from, or "" before LoadCusparse

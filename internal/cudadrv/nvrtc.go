@@ -9,8 +9,6 @@ import (
 	"strings"
 	"sync"
 	"unsafe"
-
-	"github.com/ebitengine/purego"
 )
 
 // nvrtc is the table of NVRTC entry points; nvrtcProgram is an opaque pointer.
@@ -53,31 +51,22 @@ func LoadNVRTC() (string, error) {
 }
 
 func loadNVRTC() error {
-	var h uintptr
-	var tried []string
-	for _, c := range nvrtcCandidates() {
-		var err error
-		h, err = purego.Dlopen(c, purego.RTLD_NOW|purego.RTLD_GLOBAL)
-		if err == nil {
-			nvrtc.path = c
-			break
-		}
-		tried = append(tried, c)
-	}
+	h, path, failed := openFirst(nvrtcCandidates(), nil)
 	if h == 0 {
-		return fmt.Errorf("%w: tried %s (set BLOCKAMG_NVRTC to the library file)", ErrNoNVRTC, strings.Join(tried, ", "))
+		return fmt.Errorf("%w: %s (set BLOCKAMG_NVRTC to the library file)", ErrNoNVRTC, failed)
 	}
 	// A library found through the loader's path has no directory in its name: read
 	// the real file from the process's mappings, to report it and to find the
-	// builtins beside it.
+	// builtins beside it. NVRTC opens libnvrtc-builtins by name; opening it first,
+	// globally, lets that succeed when its directory is not on the loader's path.
+	nvrtc.path = path
 	if real := mappedPath("libnvrtc.so"); real != "" {
 		nvrtc.path = real
 	}
-	preloadBuiltins(filepath.Dir(nvrtc.path))
-	binds := []struct {
-		fptr any
-		name string
-	}{
+	if dir := filepath.Dir(nvrtc.path); dir != "" && dir != "." {
+		preloadFirst(filepath.Join(dir, "libnvrtc-builtins.so*"))
+	}
+	if name, ok := bindAll(h, []symbol{
 		{&nvrtc.version, "nvrtcVersion"},
 		{&nvrtc.create, "nvrtcCreateProgram"},
 		{&nvrtc.compile, "nvrtcCompileProgram"},
@@ -87,28 +76,10 @@ func loadNVRTC() error {
 		{&nvrtc.cubin, "nvrtcGetCUBIN"},
 		{&nvrtc.destroy, "nvrtcDestroyProgram"},
 		{&nvrtc.errorString, "nvrtcGetErrorString"},
-	}
-	for _, b := range binds {
-		if _, err := bind(h, b.fptr, []string{b.name}); err != nil {
-			return fmt.Errorf("%w: %s: %v", ErrNoNVRTC, nvrtc.path, err)
-		}
+	}); !ok {
+		return fmt.Errorf("%w: %s lacks %s", ErrNoNVRTC, nvrtc.path, name)
 	}
 	return nil
-}
-
-// preloadBuiltins opens libnvrtc-builtins from dir, when there is one, so that NVRTC's
-// own dlopen of it by name finds it loaded even when dir is not on the loader's path.
-// A failure is not reported: NVRTC may still find it itself.
-func preloadBuiltins(dir string) {
-	if dir == "" || dir == "." {
-		return
-	}
-	matches, _ := filepath.Glob(filepath.Join(dir, "libnvrtc-builtins.so*"))
-	for _, m := range matches {
-		if _, err := purego.Dlopen(m, purego.RTLD_NOW|purego.RTLD_GLOBAL); err == nil {
-			return
-		}
-	}
 }
 
 // mappedPath returns the file of the first mapping in /proc/self/maps whose base name

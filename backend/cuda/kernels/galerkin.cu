@@ -1153,10 +1153,118 @@ __device__ __forceinline__ void gal_ac_tcr(int rr, int cc, int m, const i64* __r
 #define GAL_SMR_DOUBLES 576
 #define GAL_SMR_REG 18
 
-// W = A·P, smem-rows. Lane l takes column l % C of P blocks l / C, l / C + 32 / C, …
-// of each step's P row (32 / C blocks a round, fixed per lane, so no division per
-// product); the first round's slot and P column of the next step are loaded before
-// the current step's sums, so their latency overlaps them.
+// gal_smr_walk is the walk both smem-rows kernels share. The warp's window of slots
+// [s0, s0 + ns) of one output row sums in sm, blocks of OR×C values. The row's operand
+// entries e ∈ [e0, e1) each give meta(e) = (x, b, nb): the left factor is block x of X
+// (NX values, its element (r, m) at r·xr + m·xm), and it multiplies the run of nb
+// right-hand blocks (R×C, row-major) of Bv starting at block b; the output slot of
+// right-hand block q is byte 8·wo + q of the slot words, wo advancing by ⌈nb/8⌉ words
+// per entry from word. Lane l takes column l % C of right-hand blocks l / C,
+// l / C + 32 / C, … (32 / C blocks a round, fixed per lane, so no division per
+// product); the next entry's first round (slot and column) is loaded before the
+// current entry's sums, so their latency overlaps them. NXC is NX when the left factor
+// is held in registers (≤ GAL_SMR_REG values), else 0: it is staged in op.
+template <int R_, int C_, int OR_, int NXC, typename Meta>
+__device__ __forceinline__ void gal_smr_walk(int R, int C, int OR, int NX, int xr, int xm, i64 e0, i64 e1, i64 word,
+                                             Meta meta, const double* __restrict__ X,
+                                             const double* __restrict__ Bv, const unsigned char* __restrict__ slot,
+                                             int s0, int ns, double* __restrict__ sm, double* op, int lane)
+{
+    constexpr bool REG = NXC > 0;
+    const int RC = R * C, OC = OR * C;
+    const int qpr = 32 / C, ql = lane / C, cl = lane - ql * C;
+    for (i64 eb = e0; eb < e1; eb += 32) {
+        const int cnt = (int)min((i64)32, e1 - eb);
+        int xl = 0, bl = 0, nl = 0;
+        if (lane < cnt) meta(eb + lane, xl, bl, nl);
+        int total;
+        const int excl = gal_warp_excl((nl + 7) >> 3, lane, &total);
+        int ns_s = -1;
+        double ns_b[R_ ? R_ : GAL_MAX];
+        auto fetch = [&](int k) {
+            const int bk = __shfl_sync(GAL_FULL, bl, k);
+            const int nk = __shfl_sync(GAL_FULL, nl, k);
+            const i64 wo = word + __shfl_sync(GAL_FULL, excl, k);
+            ns_s = -1;
+            if (ql < qpr && ql < nk) {
+                const int sl = (int)__ldg(slot + wo * 8 + ql) - s0;
+                if ((unsigned)sl < (unsigned)ns) {
+                    ns_s = sl;
+                    const double* __restrict__ bp = Bv + (i64)(bk + ql) * RC + cl;
+#pragma unroll
+                    for (int m = 0; m < R; m++) ns_b[m] = __ldg(bp + m * C);
+                }
+            }
+        };
+        fetch(0);
+        for (int k = 0; k < cnt; k++) {
+            const int cs = ns_s;
+            double cb[R_ ? R_ : GAL_MAX];
+#pragma unroll
+            for (int m = 0; m < R; m++) cb[m] = ns_b[m];
+            if (k + 1 < cnt) fetch(k + 1);
+            const double* __restrict__ xp = X + (i64)__shfl_sync(GAL_FULL, xl, k) * NX;
+            double xv[REG ? NXC : 1];
+            if constexpr (REG) {
+#pragma unroll
+                for (int q = 0; q < NXC; q++) xv[q] = __ldg(xp + q);
+            } else {
+                for (int q = lane; q < NX; q += 32) op[q] = __ldg(xp + q);
+                __syncwarp();
+            }
+            auto add = [&](int sl, const double* bv) {
+                double* o = sm + sl * OC + cl;
+#pragma unroll
+                for (int r = 0; r < (OR_ ? OR_ : GAL_MAX); r++) {
+                    if (r >= OR) break;
+                    double acc = o[r * C];
+#pragma unroll
+                    for (int m = 0; m < R; m++) acc = fma(REG ? xv[r * xr + m * xm] : op[r * xr + m * xm], bv[m], acc);
+                    o[r * C] = acc;
+                }
+            };
+            if (cs >= 0) add(cs, cb);
+            // Later rounds (runs of more than 32 / C blocks), loaded in place.
+            const int nk = __shfl_sync(GAL_FULL, nl, k);
+            if (nk > qpr) {
+                const int bk = __shfl_sync(GAL_FULL, bl, k);
+                const i64 wo = word + __shfl_sync(GAL_FULL, excl, k);
+                for (int q = ql + qpr; q < nk; q += qpr) {
+                    const int sl = (int)__ldg(slot + wo * 8 + q) - s0;
+                    if ((unsigned)sl < (unsigned)ns && ql < qpr) {
+                        const double* __restrict__ bp = Bv + (i64)(bk + q) * RC + cl;
+                        double bv[R_ ? R_ : GAL_MAX];
+#pragma unroll
+                        for (int m = 0; m < R; m++) bv[m] = __ldg(bp + m * C);
+                        add(sl, bv);
+                    }
+                }
+            }
+            __syncwarp();
+        }
+        word += total;
+    }
+}
+
+// gal_smr_window opens warp wg's window: its output row and first slot (from win), the
+// row's first output block (row pointers orp), and its slot count (at most
+// GAL_SMR_DOUBLES / oc for blocks of oc values), returned, with the window's sums in
+// sm zeroed.
+__device__ __forceinline__ int gal_smr_window(const int2* __restrict__ win, i64 wg, const i64* __restrict__ orp, int oc,
+                                              double* __restrict__ sm, int lane, int& row, int& s0, i64& base)
+{
+    const int2 wn = __ldg(win + wg);
+    row = wn.x;
+    s0 = wn.y;
+    base = __ldg(orp + row);
+    const int ns = min(GAL_SMR_DOUBLES / oc, (int)(__ldg(orp + row + 1) - base) - s0);
+    for (int t = lane; t < ns * oc; t += 32) sm[t] = 0.0;
+    __syncwarp();
+    return ns;
+}
+
+// W = A·P, smem-rows: the entries are A row i's blocks (left factor A_ij, R×R), each
+// meeting P row j.
 template <int R_, int C_>
 __device__ __forceinline__ void gal_w_smr(int rr, int cc, i64 nwin, const int2* __restrict__ win,
                                           const i64* __restrict__ arp, const int* __restrict__ acol,
@@ -1167,112 +1275,33 @@ __device__ __forceinline__ void gal_w_smr(int rr, int cc, i64 nwin, const int2* 
 {
     __shared__ double smem[(THREADS / 32) * GAL_SMR_DOUBLES];
     __shared__ double sop[(THREADS / 32) * GAL_MAX * GAL_MAX];
-    constexpr bool REG = R_ != 0 && R_ * R_ <= GAL_SMR_REG;
+    constexpr int NXC = (R_ != 0 && R_ * R_ <= GAL_SMR_REG) ? R_ * R_ : 0;
     const int R = R_ ? R_ : rr;
     const int C = C_ ? C_ : cc;
-    const int RR = R * R, RC = R * C;
-    const int NS = GAL_SMR_DOUBLES / RC;
+    const int RC = R * C;
     const int wid = threadIdx.x >> 5, lane = threadIdx.x & 31;
     const i64 wg = (i64)blockIdx.x * (THREADS / 32) + wid;
     if (wg >= nwin) return; // the whole warp: no block-wide barrier follows
     double* __restrict__ sm = smem + wid * GAL_SMR_DOUBLES;
-    double* op = sop + wid * GAL_MAX * GAL_MAX;
-    const unsigned char* __restrict__ slot = (const unsigned char*)wslw;
-    const int ppr = 32 / C, pl = lane / C, cl = lane - pl * C;
-    const int2 wn = __ldg(win + wg);
-    const int row = wn.x, s0 = wn.y;
-    const i64 wb = __ldg(wrp + row);
-    const int ns = min(NS, (int)(__ldg(wrp + row + 1) - wb) - s0);
-    for (int t = lane; t < ns * RC; t += 32) sm[t] = 0.0;
-    __syncwarp();
-    const i64 a0 = __ldg(arp + row), a1 = __ldg(arp + row + 1);
-    i64 word = __ldg(wsw0 + row);
-    for (i64 ab = a0; ab < a1; ab += 32) {
-        const int cnt = (int)min((i64)32, a1 - ab);
-        gal_prefetch_run(aval + ab * RR, cnt * RR * 8, lane);
-        int pbl = 0, npl = 0;
-        if (lane < cnt) {
-            const int j = __ldg(acol + ab + lane);
-            const i64 pb = __ldg(prp + j);
-            pbl = (int)pb;
-            npl = (int)(__ldg(prp + j + 1) - pb);
-        }
-        int total;
-        const int excl = gal_warp_excl((npl + 7) >> 3, lane, &total);
-        // The next step's first-round operands: slot (relative to the window, or
-        // -1) and the lane's P column.
-        int ns_s = -1;
-        double ns_p[R_ ? R_ : GAL_MAX];
-        auto fetch = [&](int k) {
-            const int pb = __shfl_sync(GAL_FULL, pbl, k);
-            const int np = __shfl_sync(GAL_FULL, npl, k);
-            const i64 wo = word + __shfl_sync(GAL_FULL, excl, k);
-            ns_s = -1;
-            if (pl < ppr && pl < np) {
-                const int sl = (int)__ldg(slot + wo * 8 + pl) - s0;
-                if ((unsigned)sl < (unsigned)ns) {
-                    ns_s = sl;
-                    const double* __restrict__ pp = pval + (i64)(pb + pl) * RC + cl;
-#pragma unroll
-                    for (int m = 0; m < R; m++) ns_p[m] = __ldg(pp + m * C);
-                }
-            }
-        };
-        fetch(0);
-        for (int k = 0; k < cnt; k++) {
-            const int cs = ns_s;
-            double cp[R_ ? R_ : GAL_MAX];
-#pragma unroll
-            for (int m = 0; m < R; m++) cp[m] = ns_p[m];
-            if (k + 1 < cnt) fetch(k + 1);
-            const double* __restrict__ ap = aval + (ab + k) * RR;
-            double av[REG ? R_ * R_ : 1];
-            if constexpr (REG) {
-#pragma unroll
-                for (int q = 0; q < RR; q++) av[q] = __ldg(ap + q);
-            } else {
-                for (int q = lane; q < RR; q += 32) op[q] = __ldg(ap + q);
-                __syncwarp();
-            }
-            auto add = [&](int s, const double* pv) {
-                double* o = sm + s * RC + cl;
-#pragma unroll
-                for (int r = 0; r < R; r++) {
-                    double x = o[r * C];
-#pragma unroll
-                    for (int m = 0; m < R; m++) x = fma(REG ? av[r * R + m] : op[r * R + m], pv[m], x);
-                    o[r * C] = x;
-                }
-            };
-            if (cs >= 0) add(cs, cp);
-            // Later rounds (P rows of more than 32 / C blocks), loaded in place.
-            const int np = __shfl_sync(GAL_FULL, npl, k);
-            if (np > ppr) {
-                const int pb = __shfl_sync(GAL_FULL, pbl, k);
-                const i64 wo = word + __shfl_sync(GAL_FULL, excl, k);
-                for (int p = pl + ppr; p < np; p += ppr) {
-                    const int sl = (int)__ldg(slot + wo * 8 + p) - s0;
-                    if ((unsigned)sl < (unsigned)ns && pl < ppr) {
-                        const double* __restrict__ pp = pval + (i64)(pb + p) * RC + cl;
-                        double pv[R_ ? R_ : GAL_MAX];
-#pragma unroll
-                        for (int m = 0; m < R; m++) pv[m] = __ldg(pp + m * C);
-                        add(sl, pv);
-                    }
-                }
-            }
-            __syncwarp();
-        }
-        word += total;
-    }
+    int row, s0;
+    i64 wb;
+    const int ns = gal_smr_window(win, wg, wrp, RC, sm, lane, row, s0, wb);
+    auto meta = [&](i64 a, int& x, int& b, int& nb) {
+        const int j = __ldg(acol + a);
+        const i64 pb = __ldg(prp + j);
+        x = (int)a;
+        b = (int)pb;
+        nb = (int)(__ldg(prp + j + 1) - pb);
+    };
+    gal_smr_walk<R_, C_, R_, NXC>(R, C, R, R * R, R, 1, __ldg(arp + row), __ldg(arp + row + 1), __ldg(wsw0 + row), meta,
+                                  aval, pval, (const unsigned char*)wslw, s0, ns, sm,
+                                  sop + wid * GAL_MAX * GAL_MAX, lane);
     double* __restrict__ out = wval + (wb + s0) * RC;
     for (int t = lane; t < ns * RC; t += 32) out[t] = sm[t];
 }
 
-// Ac = Pᵀ·W, smem-rows: each Pᵀ entry's P block (R×C) is held by every lane (staged in
-// shared memory when larger than GAL_SMR_REG); lane l takes column l % C of W blocks
-// l / C, l / C + 32 / C, … of the entry's W row and adds column c of the C×C product
-// Pᵀ·W_q; the next entry's first round is loaded before the current sums.
+// Ac = Pᵀ·W, smem-rows: the entries are Pᵀ row I's (fine row i, P block p); the left
+// factor is P_iIᵀ (its element (r, m) is P_p[m][r]), meeting W row i.
 template <int R_, int C_>
 __device__ __forceinline__ void gal_ac_smr(int rr, int cc, i64 nwin, const int2* __restrict__ win,
                                            const i64* __restrict__ ptrp, const i64* __restrict__ ptidx,
@@ -1283,102 +1312,27 @@ __device__ __forceinline__ void gal_ac_smr(int rr, int cc, i64 nwin, const int2*
 {
     __shared__ double smem[(THREADS / 32) * GAL_SMR_DOUBLES];
     __shared__ double sop[(THREADS / 32) * GAL_MAX * GAL_MAX];
-    constexpr bool REG = R_ != 0 && R_ * C_ <= GAL_SMR_REG;
+    constexpr int NXC = (R_ != 0 && R_ * C_ <= GAL_SMR_REG) ? R_ * C_ : 0;
     const int R = R_ ? R_ : rr;
     const int C = C_ ? C_ : cc;
-    const int RC = R * C, CC = C * C;
-    const int NS = GAL_SMR_DOUBLES / CC;
+    const int CC = C * C;
     const int wid = threadIdx.x >> 5, lane = threadIdx.x & 31;
     const i64 wg = (i64)blockIdx.x * (THREADS / 32) + wid;
     if (wg >= nwin) return;
     double* __restrict__ sm = smem + wid * GAL_SMR_DOUBLES;
-    double* op = sop + wid * GAL_MAX * GAL_MAX;
-    const unsigned char* __restrict__ slot = (const unsigned char*)aslw;
-    const int qpr = 32 / C, ql = lane / C, cl = lane - ql * C;
-    const int2 wn = __ldg(win + wg);
-    const int row = wn.x, s0 = wn.y;
-    const i64 b0 = __ldg(acrp + row);
-    const int ns = min(NS, (int)(__ldg(acrp + row + 1) - b0) - s0);
-    for (int t = lane; t < ns * CC; t += 32) sm[t] = 0.0;
-    __syncwarp();
-    const i64 e0 = __ldg(ptrp + row), e1 = __ldg(ptrp + row + 1);
-    i64 word = __ldg(asw0 + row);
-    for (i64 eb = e0; eb < e1; eb += 32) {
-        const int cnt = (int)min((i64)32, e1 - eb);
-        int pl = 0, wbl = 0, nwl = 0;
-        if (lane < cnt) {
-            pl = (int)__ldg(ptidx + eb + lane);
-            const int i = __ldg(ptrow + eb + lane);
-            const i64 x = __ldg(wrp + i);
-            wbl = (int)x;
-            nwl = (int)(__ldg(wrp + i + 1) - x);
-        }
-        int total;
-        const int excl = gal_warp_excl((nwl + 7) >> 3, lane, &total);
-        int ns_s = -1;
-        double ns_w[R_ ? R_ : GAL_MAX];
-        auto fetch = [&](int k) {
-            const int wbk = __shfl_sync(GAL_FULL, wbl, k);
-            const int nwk = __shfl_sync(GAL_FULL, nwl, k);
-            const i64 wo = word + __shfl_sync(GAL_FULL, excl, k);
-            ns_s = -1;
-            if (ql < qpr && ql < nwk) {
-                const int sl = (int)__ldg(slot + wo * 8 + ql) - s0;
-                if ((unsigned)sl < (unsigned)ns) {
-                    ns_s = sl;
-                    const double* __restrict__ wp = wval + (i64)(wbk + ql) * RC + cl;
-#pragma unroll
-                    for (int m = 0; m < R; m++) ns_w[m] = __ldg(wp + m * C);
-                }
-            }
-        };
-        fetch(0);
-        for (int k = 0; k < cnt; k++) {
-            const int cs = ns_s;
-            double cw[R_ ? R_ : GAL_MAX];
-#pragma unroll
-            for (int m = 0; m < R; m++) cw[m] = ns_w[m];
-            if (k + 1 < cnt) fetch(k + 1);
-            const int p = __shfl_sync(GAL_FULL, pl, k);
-            const double* __restrict__ pp = pval + (i64)p * RC;
-            double pb[REG ? R_ * C_ : 1];
-            if constexpr (REG) {
-#pragma unroll
-                for (int q = 0; q < RC; q++) pb[q] = __ldg(pp + q);
-            } else {
-                for (int q = lane; q < RC; q += 32) op[q] = __ldg(pp + q);
-                __syncwarp();
-            }
-            auto add = [&](int s, const double* wv) {
-                double* o = sm + s * CC + cl;
-#pragma unroll
-                for (int r = 0; r < C; r++) {
-                    double x = o[r * C];
-#pragma unroll
-                    for (int m = 0; m < R; m++) x = fma(REG ? pb[m * C + r] : op[m * C + r], wv[m], x);
-                    o[r * C] = x;
-                }
-            };
-            if (cs >= 0) add(cs, cw);
-            const int nwk = __shfl_sync(GAL_FULL, nwl, k);
-            if (nwk > qpr) {
-                const int wbk = __shfl_sync(GAL_FULL, wbl, k);
-                const i64 wo = word + __shfl_sync(GAL_FULL, excl, k);
-                for (int q = ql + qpr; q < nwk; q += qpr) {
-                    const int sl = (int)__ldg(slot + wo * 8 + q) - s0;
-                    if ((unsigned)sl < (unsigned)ns && ql < qpr) {
-                        const double* __restrict__ wp = wval + (i64)(wbk + q) * RC + cl;
-                        double wv[R_ ? R_ : GAL_MAX];
-#pragma unroll
-                        for (int m = 0; m < R; m++) wv[m] = __ldg(wp + m * C);
-                        add(sl, wv);
-                    }
-                }
-            }
-            __syncwarp();
-        }
-        word += total;
-    }
+    int row, s0;
+    i64 b0;
+    const int ns = gal_smr_window(win, wg, acrp, CC, sm, lane, row, s0, b0);
+    auto meta = [&](i64 e, int& x, int& b, int& nb) {
+        x = (int)__ldg(ptidx + e);
+        const int i = __ldg(ptrow + e);
+        const i64 wb = __ldg(wrp + i);
+        b = (int)wb;
+        nb = (int)(__ldg(wrp + i + 1) - wb);
+    };
+    gal_smr_walk<R_, C_, C_, NXC>(R, C, C, R * C, 1, C, __ldg(ptrp + row), __ldg(ptrp + row + 1), __ldg(asw0 + row), meta,
+                                  pval, wval, (const unsigned char*)aslw, s0, ns, sm,
+                                  sop + wid * GAL_MAX * GAL_MAX, lane);
     double* __restrict__ out = acval + (b0 + s0) * CC;
     for (int t = lane; t < ns * CC; t += 32) out[t] = sm[t];
 }

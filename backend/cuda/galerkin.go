@@ -67,11 +67,18 @@ const (
 	// lanes of a step spread over the (P block, column) pairs of one P row (one W
 	// row for Pᵀ·W). Offered where tc-rows is (Available).
 	GalerkinSmemRows GalerkinVariant = "smem-rows"
+	// GalerkinSmemTiles computes W = A·P by tiles of consecutive fine rows, a thread
+	// block per tile: the union of the P rows the tile's rows meet is copied once into
+	// shared memory (coalesced), then one thread per row of each W block sums its
+	// products on the CUDA cores in registers, reading the P blocks from shared memory
+	// at precomputed tile-local positions (search-free). Ac = Pᵀ·W as in tc-block.
+	// Offered when every fine row's P union fits the tile buffer (Available).
+	GalerkinSmemTiles GalerkinVariant = "smem-tiles"
 )
 
 // GalerkinVariants lists the device variants in a fixed order.
 var GalerkinVariants = []GalerkinVariant{GalerkinTwoPassND, GalerkinInspector, GalerkinInspectorBlock, GalerkinInspectorRows, GalerkinFused,
-	GalerkinTCBlock, GalerkinTCRows16, GalerkinTCRows32, GalerkinSmemRows}
+	GalerkinTCBlock, GalerkinTCRows16, GalerkinTCRows32, GalerkinSmemRows, GalerkinSmemTiles}
 
 // Deterministic reports whether the variant gives the same bits on every run.
 func (v GalerkinVariant) Deterministic() bool { return v != GalerkinTwoPassND }
@@ -114,6 +121,9 @@ type GalerkinStats struct {
 	// windows beyond the first of their row.
 	SmemWinW, SmemWinAc       int64
 	SmemRewalkW, SmemRewalkAc int64
+	// Tiles: the smem-tiles A·P tiles (0: not offered, a fine row's P union does not
+	// fit); TileBlocks: the P blocks they stage, Σ over tiles.
+	Tiles, TileBlocks int64
 }
 
 // GalerkinPlan holds the symbolic phase of Ac = PᵀAP on the device: Ac's pattern, W's
@@ -136,6 +146,7 @@ type GalerkinPlan struct {
 	wabs, acabs                     *Buffer[int32] // (A, P) and (P, W) global block index pairs
 	wsw0, wslw, asw0, aslw          *Buffer[int64] // tc-rows slot words and each row's first word
 	wwin, acwin                     *Buffer[int32] // smem-rows windows: (row, first slot) pairs
+	trow, trun, truns, tlist        *Buffer[int32] // smem-tiles: first rows, first runs, (P block, count) runs, tile-local products
 	wval, acval                     *Buffer[float64]
 	freed                           bool
 }
@@ -168,6 +179,12 @@ type hostSchedule struct {
 	// windows beyond the first walk again.
 	wwin, acwin               []int32
 	smemRewalkW, smemRewalkAc int64
+	// smem-tiles: per tile its first fine row (and one past the last) and first run,
+	// the runs (first P block, count) it stages, and per A·P product (in wlist's
+	// order) its tile-local A block << 16 | tile-local P block; nil when not offered.
+	trow, trun, truns []int32
+	tlist             []uint32
+	tileBlocks        int64
 }
 
 // galerkinSchedule computes, on the host, the patterns of W = A·P and Ac = PᵀW, Pᵀ,
@@ -494,6 +511,83 @@ func (s *hostSchedule) rowSlots(A, P *bsr.Matrix) bool {
 	return true
 }
 
+// tileDoubles mirrors GAL_TILE_DOUBLES in kernels/galerkin.cu: the shared memory (in
+// doubles) of an smem-tiles thread block's P rows.
+const tileDoubles = 6144
+
+// smemTiles builds the smem-tiles schedule: consecutive fine rows are added to a tile
+// while the union of the P rows they meet fits tileDoubles (and the tile-local indices
+// their 16-bit fields). It returns false, leaving it unset, when one row's union alone
+// does not fit.
+func (s *hostSchedule) smemTiles(A, P *bsr.Matrix) bool {
+	n := A.BlockRows
+	rc := int64(P.R * P.C)
+	budget := int64(tileDoubles) / rc
+	mark := make([]int32, P.BlockRows)
+	for i := range mark {
+		mark[i] = -1
+	}
+	local := make([]int32, P.BlockRows) // tile-local first P block of a staged P row
+	s.trow, s.trun, s.truns = []int32{0}, []int32{0}, nil
+	s.tlist = make([]uint32, len(s.wlist))
+	s.tileBlocks = 0
+	var ks []int32
+	for r0 := 0; r0 < n; {
+		ks = ks[:0]
+		blocks := int64(0)
+		r1 := r0
+		for ; r1 < n; r1++ {
+			add := int64(0)
+			var fresh []int32
+			for a := A.RowPtr[r1]; a < A.RowPtr[r1+1]; a++ {
+				if k := A.ColIdx[a]; mark[k] != int32(r0) {
+					mark[k] = int32(r0)
+					fresh = append(fresh, k)
+					add += P.RowPtr[k+1] - P.RowPtr[k]
+				}
+			}
+			if blocks+add > budget || A.RowPtr[r1+1]-A.RowPtr[r0] > 1<<16 {
+				for _, k := range fresh {
+					mark[k] = -1
+				}
+				break
+			}
+			blocks += add
+			ks = append(ks, fresh...)
+		}
+		if r1 == r0 {
+			s.trow, s.trun, s.truns, s.tlist = nil, nil, nil, nil
+			return false
+		}
+		slices.Sort(ks)
+		loc := int32(0)
+		for q, k := range ks {
+			local[k] = loc
+			cnt := int32(P.RowPtr[k+1] - P.RowPtr[k])
+			if q > 0 && ks[q-1] == k-1 && len(s.truns) > 0 {
+				s.truns[len(s.truns)-1] += cnt // P row k follows P row k-1
+			} else {
+				s.truns = append(s.truns, int32(P.RowPtr[k]), cnt)
+			}
+			loc += cnt
+		}
+		for i := r0; i < r1; i++ {
+			for w := s.wrp[i]; w < s.wrp[i+1]; w++ {
+				for t := s.wptr[w]; t < s.wptr[w+1]; t++ {
+					u := s.wlist[t]
+					a := A.RowPtr[i] + int64(u>>16)
+					s.tlist[t] = uint32(a-A.RowPtr[r0])<<16 | uint32(local[A.ColIdx[a]]+int32(u&0xffff))
+				}
+			}
+		}
+		s.tileBlocks += blocks
+		s.trow = append(s.trow, int32(r1))
+		s.trun = append(s.trun, int32(len(s.truns)/2))
+		r0 = r1
+	}
+	return true
+}
+
 // smemDoubles mirrors GAL_SMR_DOUBLES in kernels/galerkin.cu: the doubles of shared
 // memory one smem-rows warp accumulates in.
 const smemDoubles = 576
@@ -589,6 +683,7 @@ func (pl *GalerkinPlan) upload(s *hostSchedule) error {
 		{&pl.wrow, s.wrow}, {&pl.wcol, s.wcol}, {&pl.acrow, s.acrow}, {&pl.accol, s.accol},
 		{&pl.ptrow, s.ptrow}, {&pl.wlist, asInt32(s.wlist)}, {&pl.aclist, asInt32(s.aclist)},
 		{&pl.wabs, s.wabs}, {&pl.acabs, s.acabs}, {&pl.wwin, s.wwin}, {&pl.acwin, s.acwin},
+		{&pl.trow, s.trow}, {&pl.trun, s.trun}, {&pl.truns, s.truns}, {&pl.tlist, asInt32(s.tlist)},
 	} {
 		if err := upload(b, st.dst, st.src); err != nil {
 			return err
@@ -627,7 +722,7 @@ func (pl *GalerkinPlan) Free() {
 			u.Free()
 		}
 	}
-	for _, u := range []*Buffer[int32]{pl.wrow, pl.wcol, pl.acrow, pl.accol, pl.ptrow, pl.wlist, pl.aclist, pl.wabs, pl.acabs, pl.wwin, pl.acwin} {
+	for _, u := range []*Buffer[int32]{pl.wrow, pl.wcol, pl.acrow, pl.accol, pl.ptrow, pl.wlist, pl.aclist, pl.wabs, pl.acabs, pl.wwin, pl.acwin, pl.trow, pl.trun, pl.truns, pl.tlist} {
 		if u != nil {
 			u.Free()
 		}
@@ -642,7 +737,7 @@ func (pl *GalerkinPlan) Free() {
 // Bytes returns the device memory the plan holds: schedules, W's and Ac's values.
 func (pl *GalerkinPlan) Bytes() int64 {
 	t := int64(0)
-	for _, u := range []*Buffer[int32]{pl.wrow, pl.wcol, pl.acrow, pl.accol, pl.ptrow, pl.wlist, pl.aclist, pl.wabs, pl.acabs, pl.wwin, pl.acwin} {
+	for _, u := range []*Buffer[int32]{pl.wrow, pl.wcol, pl.acrow, pl.accol, pl.ptrow, pl.wlist, pl.aclist, pl.wabs, pl.acabs, pl.wwin, pl.acwin, pl.trow, pl.trun, pl.truns, pl.tlist} {
 		t += u.Bytes()
 	}
 	for _, u := range []*Buffer[int64]{pl.wrp, pl.wptr, pl.acrp, pl.acptr, pl.ptrp, pl.ptidx, pl.wsw0, pl.wslw, pl.asw0, pl.aslw} {
@@ -690,12 +785,29 @@ func (pl *GalerkinPlan) Numeric(v GalerkinVariant, A, P *Matrix) error {
 }
 
 // Available reports whether the plan offers variant v (the tc-rows and smem-rows
-// variants need rows of at most 256 blocks in W and Ac).
+// variants need rows of at most 256 blocks in W and Ac, smem-tiles fine rows whose P
+// rows fit its tile buffer; Unavailable says which).
 func (pl *GalerkinPlan) Available(v GalerkinVariant) bool {
 	if v.needsSlots() {
 		return pl.Stats.RowSlots
 	}
+	if v == GalerkinSmemTiles {
+		return pl.Stats.Tiles > 0
+	}
 	return slices.Contains(GalerkinVariants, v)
+}
+
+// Unavailable says why the plan does not offer variant v ("" when it does).
+func (pl *GalerkinPlan) Unavailable(v GalerkinVariant) string {
+	switch {
+	case pl.Available(v):
+		return ""
+	case v.needsSlots():
+		return fmt.Sprintf("a W or Ac row longer than 256 blocks: W rows up to %d, Ac rows up to %d", pl.Stats.MaxRowW, pl.Stats.MaxRowAc)
+	case v == GalerkinSmemTiles:
+		return fmt.Sprintf("the P rows one fine row meets pass the %d-double tile buffer", tileDoubles)
+	}
+	return "unknown variant"
 }
 
 // needsSlots reports whether v reads the slot bytes (rows of at most 256 blocks).
@@ -711,7 +823,7 @@ func (pl *GalerkinPlan) NumericStage(v GalerkinVariant, stage Stage, A, P *Matri
 		return fmt.Errorf("cuda: Galerkin %s has no separate stages", v)
 	}
 	if !pl.Available(v) {
-		return fmt.Errorf("cuda: Galerkin %s: not offered for this pattern (a W or Ac row longer than 256 blocks)", v)
+		return fmt.Errorf("cuda: Galerkin %s: not offered for this pattern (%s)", v, pl.Unavailable(v))
 	}
 	b := pl.b
 	st := pl.Stats
@@ -815,6 +927,19 @@ func (pl *GalerkinPlan) NumericStage(v GalerkinVariant, stage Stage, A, P *Matri
 				b.args.I32(rr).I32(cc).I64(nwa).Ptr(acwin).Ptr(ptrp).Ptr(ptidx).Ptr(ptrow).Ptr(wrp).Ptr(wval).Ptr(pval).Ptr(acrp).Ptr(asw0).Ptr(aslw).Ptr(acval)
 			})
 		}
+	case GalerkinSmemTiles:
+		if doAP {
+			nt := int32(st.Tiles)
+			trow, trun, truns, tlist := pl.trow.Ptr(), pl.trun.Ptr(), pl.truns.Ptr(), pl.tlist.Ptr()
+			run("gal_w_tile_"+tag, uint32(nt), func() {
+				b.args.I32(rr).I32(cc).I32(nt).Ptr(trow).Ptr(trun).Ptr(truns).Ptr(arp).Ptr(aval).Ptr(pval).Ptr(wrp).Ptr(wptr).Ptr(tlist).Ptr(wval)
+			})
+		}
+		if doPW {
+			run("gal_ac_tcb_"+tag, blocksFor(nAc*32), func() {
+				b.args.I32(rr).I32(cc).I64(nAc).Ptr(acptr).Ptr(acabs).Ptr(wval).Ptr(pval).Ptr(acval)
+			})
+		}
 	case GalerkinFused:
 		run("gal_fused_"+tag, blocksFor(nAc), func() {
 			b.args.I32(rr).I32(cc).I64(nAc).Ptr(acrow).Ptr(acptr).Ptr(aclist).Ptr(ptrp).Ptr(ptidx).Ptr(ptrow).Ptr(wrp).Ptr(wptr).Ptr(wlist).
@@ -888,6 +1013,9 @@ func (s *hostSchedule) stats(A, P *bsr.Matrix) (GalerkinStats, error) {
 		return GalerkinStats{}, fmt.Errorf("%w: more than 2³¹ blocks in A, P or W", ErrGalerkinSchedule)
 	}
 	s.absolute(A, P)
+	if s.smemTiles(A, P) {
+		st.Tiles, st.TileBlocks = int64(len(s.trow)-1), s.tileBlocks
+	}
 	if s.rowSlots(A, P) {
 		st.RowSlots = true
 		st.SlotWordsW, st.SlotWordsAc = int64(len(s.wslw)), int64(len(s.aslw))

@@ -206,6 +206,9 @@ func (s GalerkinStats) linesPerProduct(v GalerkinVariant) (ap, pw float64) {
 // (tc-rows, smem-rows) add a fitted latency path (tcRowsPath, smemRowsPath), the
 // larger of the two being the time.
 func PredictGalerkin(s GalerkinStats, mc GalerkinMachine, v GalerkinVariant, stage Stage) GalerkinPrediction {
+	if v == GalerkinSmemTiles {
+		return s.predictTiles(mc, stage)
+	}
 	A, P, W, Ac := s.bytesA(), s.bytesP(), s.bytesWVal(), s.bytesAcVal()
 	acPattern := s.NnzAc*4 + int64(s.M+1)*8
 	var bytesAP, bytesPW, flopsAP, flopsPW int64
@@ -343,6 +346,34 @@ func pickStage(stage Stage, ap, pw float64) float64 {
 	return ap + pw
 }
 
+// predictTiles is the model of smem-tiles, stage by stage (two kernels; the whole
+// product is their sum):
+//
+//	A·P:  |A| + |P| + |W| + S_W (4 B per product, its tile-local pair, + W's row and
+//	      list pointers) + 12 B per tile; L1 lines: every product's A block, ℓ(8R²),
+//	      and every staged P block once per tile, ℓ(8RC); flops 2R²C per product on
+//	      the CUDA cores; the time the roofline of the three.
+//	Pᵀ·W: tc-block's.
+func (s GalerkinStats) predictTiles(mc GalerkinMachine, stage Stage) GalerkinPrediction {
+	var ap GalerkinPrediction
+	ap.Bytes = s.bytesA() + s.bytesP() + s.bytesWVal() + s.ProdAP*4 + (s.NnzW+1)*8 + int64(s.N+1)*8 + 12*s.Tiles
+	ap.Flops = s.flopsAP()
+	ap.Lines = int64(float64(s.ProdAP)*lines(8*s.R*s.R) + float64(s.TileBlocks)*lines(8*s.R*s.C))
+	ap.Seconds = math.Max(float64(ap.Bytes)/mc.Bandwidth, float64(ap.Flops)/mc.FMARate)
+	if mc.L1Rate > 0 {
+		ap.Seconds = math.Max(ap.Seconds, float64(ap.Lines)/mc.L1Rate)
+	}
+	if stage == StageAP {
+		return ap
+	}
+	pw := PredictGalerkin(s, mc, GalerkinTCBlock, StagePW)
+	if stage == StagePW {
+		return pw
+	}
+	return GalerkinPrediction{Bytes: ap.Bytes + pw.Bytes, Flops: ap.Flops + pw.Flops, MMAs: pw.MMAs, Lines: ap.Lines + pw.Lines,
+		Seconds: ap.Seconds + pw.Seconds}
+}
+
 // smem-rows step times: the time one warp spends on one step (an A block of W's row,
 // a Pᵀ entry of Ac's row) when the device is full, fitted on the H200 (ex56 ne = 64,
 // fine level, 2026-11-30: A·P 2.12 ms for 7.19·10⁶ steps over 132 SMs × 32 warps;
@@ -366,11 +397,11 @@ func (s GalerkinStats) smemRowsPath(mc GalerkinMachine, stage Stage) float64 {
 
 // ChooseGalerkin returns the deterministic variant with the smallest predicted time
 // among those the pattern allows (the nondeterministic baseline is never picked; the
-// tc-rows and smem-rows variants only with s.RowSlots); ties go to the earlier of GalerkinVariants.
+// tc-rows and smem-rows variants only with s.RowSlots, smem-tiles only with tiles); ties go to the earlier of GalerkinVariants.
 func ChooseGalerkin(s GalerkinStats, mc GalerkinMachine) GalerkinVariant {
 	best, bt := GalerkinInspector, math.Inf(1)
 	for _, v := range GalerkinVariants {
-		if !v.Deterministic() || (!s.RowSlots && v.needsSlots()) {
+		if !v.Deterministic() || (!s.RowSlots && v.needsSlots()) || (v == GalerkinSmemTiles && s.Tiles == 0) {
 			continue
 		}
 		if t := PredictGalerkin(s, mc, v, StageAll).Seconds; t < bt {

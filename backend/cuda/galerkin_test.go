@@ -181,7 +181,7 @@ func checkGalerkinDevice(t *testing.T, be *Backend, name string, A, P *bsr.Matri
 		for _, v := range GalerkinVariants {
 			label := fmt.Sprintf("%s %s %s", name, v, pl.tag())
 			if !pl.Available(v) {
-				t.Logf("%s: not offered (W rows up to %d blocks, Ac rows up to %d)", label, pl.Stats.MaxRowW, pl.Stats.MaxRowAc)
+				t.Logf("%s: not offered (%s)", label, pl.Unavailable(v))
 				continue
 			}
 			var first []float64
@@ -344,7 +344,8 @@ func TestGalerkinModelAgainstNcu(t *testing.T) {
 		GalerkinTwoPassND: 2072.7, GalerkinInspector: 4272.7, GalerkinInspectorBlock: 4345.5,
 		GalerkinInspectorRows: 2947.5, GalerkinFused: 12723.4, GalerkinTCBlock: 2497.7,
 		GalerkinTCRows16: 2656.6, GalerkinTCRows32: 2038.0,
-		GalerkinSmemRows: 2312.2, // 2026-11-30 08:20 UTC, gal_w_smr_3x6 + gal_ac_smr_3x6
+		GalerkinSmemRows:  2312.2, // 2026-11-30 08:20 UTC, gal_w_smr_3x6 + gal_ac_smr_3x6
+		GalerkinSmemTiles: 2376.1, // 2026-11-30 08:52 UTC, gal_w_tile_3x6 + gal_ac_tcb_3x6
 	}
 	for _, v := range GalerkinVariants {
 		got := float64(PredictGalerkin(st, mc, v, StageAll).Bytes) / 1e6

@@ -160,7 +160,7 @@ func galerkinGPULevel(be *cuda.Backend, mc cuda.GalerkinMachine, l int, A, P *bs
 	lv.want, lv.st, lv.floor, lv.floorAP = cpu.Ac, st, floor, floorAP
 	for _, v := range variants {
 		if !pl.Available(v) {
-			fmt.Fprintf(stdout, "  %-18s not offered (a W or Ac row longer than 256 blocks)\n", v)
+			fmt.Fprintf(stdout, "  %-18s not offered (%s)\n", v, pl.Unavailable(v))
 			continue
 		}
 		if err := pl.PoisonAc(); err != nil {

@@ -1337,6 +1337,83 @@ __device__ __forceinline__ void gal_ac_smr(int rr, int cc, i64 nwin, const int2*
     for (int t = lane; t < ns * CC; t += 32) out[t] = sm[t];
 }
 
+// smem-tiles: W = A·P by tiles of consecutive fine rows (host-made), a thread block
+// per tile. The block first copies the P rows its rows meet (their union: runs of
+// consecutive P blocks, GAL_TILE_DOUBLES at most) into shared memory with coalesced
+// loads; then R threads per W block of the tile, one per row of the block, sum their
+// R×C-block row's products on the CUDA cores in registers, each product's A block
+// read from global memory (its own row's, cached in L1) and its P block from shared
+// memory at a precomputed tile-local position: no search, no atomics, each W entry
+// summed in its list's order (deterministic). A P block is read from L2 once per tile
+// instead of once per fine row that meets it.
+#define GAL_TILE_DOUBLES 6144
+
+template <int R_, int C_>
+__device__ __forceinline__ void gal_w_tile(int rr, int cc, int ntile, const int* __restrict__ trow,
+                                           const int* __restrict__ trun, const int2* __restrict__ runs,
+                                           const i64* __restrict__ arp, const double* __restrict__ aval,
+                                           const double* __restrict__ pval, const i64* __restrict__ wrp,
+                                           const i64* __restrict__ wptr, const unsigned* __restrict__ tlist,
+                                           double* __restrict__ wval)
+{
+    __shared__ double2 st2[GAL_TILE_DOUBLES / 2];
+    double* st = (double*)st2;
+    const int R = R_ ? R_ : rr;
+    const int C = C_ ? C_ : cc;
+    const int RR = R * R, RC = R * C;
+    const int tile = blockIdx.x;
+    if (tile >= ntile) return; // the whole block
+    const int r0 = __ldg(trow + tile), r1 = __ldg(trow + tile + 1);
+    int off = 0;
+    for (int q = __ldg(trun + tile); q < __ldg(trun + tile + 1); q++) {
+        const int2 rn = __ldg(runs + q);
+        const int n = rn.y * RC;
+        if ((RC & 1) == 0) {
+            const double2* __restrict__ src = (const double2*)(pval + (i64)rn.x * RC);
+            for (int x = threadIdx.x; x < n / 2; x += blockDim.x) st2[off / 2 + x] = __ldg(src + x);
+        } else {
+            const double* __restrict__ src = pval + (i64)rn.x * RC;
+            for (int x = threadIdx.x; x < n; x += blockDim.x) st[off + x] = __ldg(src + x);
+        }
+        off += n;
+    }
+    __syncthreads();
+    const i64 a0 = __ldg(arp + r0);
+    const i64 w0 = __ldg(wrp + r0);
+    const int nw = (int)(__ldg(wrp + r1) - w0);
+    for (int t = threadIdx.x; t < nw * R; t += blockDim.x) {
+        const int wl = t / R, r = t - wl * R;
+        const i64 w = w0 + wl;
+        double acc[C_ ? C_ : GAL_MAX];
+#pragma unroll
+        for (int c = 0; c < C; c++) acc[c] = 0.0;
+        const i64 e1 = __ldg(wptr + w + 1);
+        for (i64 e = __ldg(wptr + w); e < e1; e++) {
+            const unsigned u = __ldg(tlist + e);
+            const double* __restrict__ ap = aval + (a0 + (u >> 16)) * RR + r * R;
+            const double* pp = st + (int)(u & 0xffffu) * RC;
+#pragma unroll
+            for (int m = 0; m < R; m++) {
+                const double am = __ldg(ap + m);
+#pragma unroll
+                for (int c = 0; c < C; c++) acc[c] = fma(am, pp[m * C + c], acc[c]);
+            }
+        }
+        double* __restrict__ out = wval + w * RC + r * C;
+#pragma unroll
+        for (int c = 0; c < C; c++) out[c] = acc[c];
+    }
+}
+
+#define GAL_TILE(R, C, TAG)                                                                                   \
+    extern "C" __global__ void __launch_bounds__(THREADS, 4) gal_w_tile_##TAG(                               \
+        int rr, int cc, int ntile, const int* trow, const int* trun, const int2* runs, const i64* arp,        \
+        const double* aval, const double* pval, const i64* wrp, const i64* wptr, const unsigned* tlist,       \
+        double* wval)                                                                                         \
+    {                                                                                                         \
+        gal_w_tile<R, C>(rr, cc, ntile, trow, trun, runs, arp, aval, pval, wrp, wptr, tlist, wval);          \
+    }
+
 #define GAL_SMR(R, C, TAG)                                                                                    \
     extern "C" __global__ void __launch_bounds__(THREADS, 4) gal_w_smr_##TAG(                                \
         int rr, int cc, i64 nwin, const int2* win, const i64* arp, const int* acol, const double* aval,      \
@@ -1368,7 +1445,8 @@ __device__ __forceinline__ void gal_ac_smr(int rr, int cc, i64 nwin, const int2*
     }                                                                                                         \
     GAL_TCR(R, C, TAG, 16)                                                                                    \
     GAL_TCR(R, C, TAG, 32)                                                                                    \
-    GAL_SMR(R, C, TAG)
+    GAL_SMR(R, C, TAG)                                                                                        \
+    GAL_TILE(R, C, TAG)
 
 #define GAL_TCR(R, C, TAG, NW)                                                                                \
     extern "C" __global__ void __launch_bounds__(THREADS) gal_w_tcr##NW##_##TAG(                             \

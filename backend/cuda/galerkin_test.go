@@ -345,7 +345,7 @@ func TestGalerkinModelAgainstNcu(t *testing.T) {
 		GalerkinInspectorRows: 2947.5, GalerkinFused: 12723.4, GalerkinTCBlock: 2497.7,
 		GalerkinTCRows16: 2656.6, GalerkinTCRows32: 2038.0,
 		GalerkinSmemRows:  2312.2, // 2026-11-30 08:20 UTC, gal_w_smr_3x6 + gal_ac_smr_3x6
-		GalerkinSmemTiles: 2376.1, // 2026-11-30 08:52 UTC, gal_w_tile_3x6 + gal_ac_tcb_3x6
+		GalerkinSmemTiles: 2376.1, // 2026-11-30, first smem-tiles lease: gal_w_tile_3x6 + gal_ac_tcb_3x6
 	}
 	for _, v := range GalerkinVariants {
 		got := float64(PredictGalerkin(st, mc, v, StageAll).Bytes) / 1e6

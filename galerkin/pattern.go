@@ -98,3 +98,23 @@ func transposePattern(rows, cols int, ptr []int64, col []int32) (*pattern, []int
 	}
 	return &pattern{rows: cols, cols: rows, rowPtr: tPtr, colIdx: tCol}, perm
 }
+
+// ProductPattern returns the block pattern of X·Y, row pointers and sorted column
+// indices, for X with xRows rows and pattern (xPtr, xCol) and Y with pattern (yPtr,
+// yCol) and yCols columns: row i is the union of Y's rows j over X's row i. It is the
+// symbolic product every PᵀAP plan starts from (W = A·P, then Ac = Pᵀ·W), exported so
+// that other implementations (the CUDA backend's device schedules) build on the same
+// patterns. workers bounds the goroutines (≤ 0: GOMAXPROCS); the result does not
+// depend on it.
+func ProductPattern(xRows int, xPtr []int64, xCol []int32, yPtr []int64, yCol []int32, yCols, workers int) ([]int64, []int32) {
+	p := productPattern(xRows, xPtr, xCol, yPtr, yCol, yCols, workers)
+	return p.rowPtr, p.colIdx
+}
+
+// TransposePattern returns the pattern of Xᵀ (row pointers and column indices, rows
+// sorted) for X with rows rows, cols columns and pattern (ptr, col), and perm: entry t
+// of the transpose is entry perm[t] of X.
+func TransposePattern(rows, cols int, ptr []int64, col []int32) ([]int64, []int32, []int64) {
+	p, perm := transposePattern(rows, cols, ptr, col)
+	return p.rowPtr, p.colIdx, perm
+}

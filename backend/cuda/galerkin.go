@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"blockamg/bsr"
+	"blockamg/galerkin"
 	"blockamg/internal/par"
 )
 
@@ -200,50 +201,20 @@ func galerkinSchedule(A, P *bsr.Matrix) (*hostSchedule, error) {
 		}
 	}
 	const grain = 256
-	// W pattern: row i is the union of P rows j over A row i, sorted.
-	s.wrp = make([]int64, n+1)
-	par.For(n, 0, grain, func(lo, hi int) {
-		mark := make([]int32, m)
-		for i := lo; i < hi; i++ {
-			cnt := int64(0)
-			for a := A.RowPtr[i]; a < A.RowPtr[i+1]; a++ {
-				j := A.ColIdx[a]
-				for p := P.RowPtr[j]; p < P.RowPtr[j+1]; p++ {
-					if c := P.ColIdx[p]; mark[c] != int32(i)+1 {
-						mark[c] = int32(i) + 1
-						cnt++
-					}
-				}
-			}
-			s.wrp[i+1] = cnt
-		}
-	})
-	for i := 0; i < n; i++ {
-		s.wrp[i+1] += s.wrp[i]
-	}
+	// W pattern: row i is the union of P rows j over A row i, sorted (galerkin's
+	// symbolic product, the same patterns as the CPU plans).
+	s.wrp, s.wcol = galerkin.ProductPattern(n, A.RowPtr, A.ColIdx, P.RowPtr, P.ColIdx, m, 0)
 	nnzW := s.wrp[n]
-	s.wcol = make([]int32, nnzW)
+	if mr := maxRow(s.wrp); mr > 1<<16 {
+		return nil, fmt.Errorf("%w: a W row has %d blocks", ErrGalerkinSchedule, mr)
+	}
 	s.wrow = make([]int32, nnzW)
 	s.wptr = make([]int64, nnzW+1)
-	var bad error
 	par.For(n, 0, grain, func(lo, hi int) {
-		mark := make([]int32, m)
 		pos := make([]int32, m)
 		for i := lo; i < hi; i++ {
 			w0 := s.wrp[i]
 			row := s.wcol[w0:s.wrp[i+1]]
-			k := 0
-			for a := A.RowPtr[i]; a < A.RowPtr[i+1]; a++ {
-				j := A.ColIdx[a]
-				for p := P.RowPtr[j]; p < P.RowPtr[j+1]; p++ {
-					if c := P.ColIdx[p]; mark[c] != int32(i)+1 {
-						mark[c] = int32(i) + 1
-						row[k] = c
-						k++
-					}
-				}
-			}
-			slices.Sort(row)
 			for q, c := range row {
 				pos[c] = int32(q)
 				s.wrow[w0+int64(q)] = int32(i)
@@ -254,14 +225,8 @@ func galerkinSchedule(A, P *bsr.Matrix) (*hostSchedule, error) {
 					s.wptr[w0+int64(pos[P.ColIdx[p]])+1]++
 				}
 			}
-			if len(row) > 1<<16 {
-				bad = fmt.Errorf("%w: W row %d has %d blocks", ErrGalerkinSchedule, i, len(row))
-			}
 		}
 	})
-	if bad != nil {
-		return nil, bad
-	}
 	for w := int64(0); w < nnzW; w++ {
 		s.wptr[w+1] += s.wptr[w]
 	}
@@ -287,25 +252,8 @@ func galerkinSchedule(A, P *bsr.Matrix) (*hostSchedule, error) {
 		}
 	})
 
-	// Pᵀ by a counting sort on P's columns: entries of a coarse row in fine-row order.
-	s.ptrp = make([]int64, m+1)
-	for _, c := range P.ColIdx {
-		s.ptrp[c+1]++
-	}
-	for c := 0; c < m; c++ {
-		s.ptrp[c+1] += s.ptrp[c]
-	}
-	s.ptidx = make([]int64, len(P.ColIdx))
-	s.ptrow = make([]int32, len(P.ColIdx))
-	next := slices.Clone(s.ptrp[:m])
-	for i := 0; i < n; i++ {
-		for p := P.RowPtr[i]; p < P.RowPtr[i+1]; p++ {
-			c := P.ColIdx[p]
-			s.ptidx[next[c]] = p
-			s.ptrow[next[c]] = int32(i)
-			next[c]++
-		}
-	}
+	// Pᵀ: entries of a coarse row in fine-row order.
+	s.ptrp, s.ptrow, s.ptidx = galerkin.TransposePattern(n, m, P.RowPtr, P.ColIdx)
 	for I := 0; I < m; I++ {
 		if rowLen(s.ptrp, I) > 1<<16 {
 			return nil, fmt.Errorf("%w: column %d of P has %d blocks", ErrGalerkinSchedule, I, rowLen(s.ptrp, I))
@@ -314,49 +262,15 @@ func galerkinSchedule(A, P *bsr.Matrix) (*hostSchedule, error) {
 
 	// Ac pattern: row I is the union of W rows i over Pᵀ row I; its list per block
 	// (I,J) holds (entry of Pᵀ row I, offset of J in W row i) in fine-row order.
-	s.acrp = make([]int64, m+1)
-	par.For(m, 0, 16, func(lo, hi int) {
-		mark := make([]int32, m)
-		for I := lo; I < hi; I++ {
-			cnt := int64(0)
-			for e := s.ptrp[I]; e < s.ptrp[I+1]; e++ {
-				i := s.ptrow[e]
-				for _, c := range s.wcol[s.wrp[i]:s.wrp[i+1]] {
-					if mark[c] != int32(I)+1 {
-						mark[c] = int32(I) + 1
-						cnt++
-					}
-				}
-			}
-			s.acrp[I+1] = cnt
-		}
-	})
-	for I := 0; I < m; I++ {
-		s.acrp[I+1] += s.acrp[I]
-	}
+	s.acrp, s.accol = galerkin.ProductPattern(m, s.ptrp, s.ptrow, s.wrp, s.wcol, m, 0)
 	nnzAc := s.acrp[m]
-	s.accol = make([]int32, nnzAc)
 	s.acrow = make([]int32, nnzAc)
 	s.acptr = make([]int64, nnzAc+1)
 	par.For(m, 0, 16, func(lo, hi int) {
-		mark := make([]int32, m)
 		pos := make([]int32, m)
 		for I := lo; I < hi; I++ {
 			b0 := s.acrp[I]
-			row := s.accol[b0:s.acrp[I+1]]
-			k := 0
-			for e := s.ptrp[I]; e < s.ptrp[I+1]; e++ {
-				i := s.ptrow[e]
-				for _, c := range s.wcol[s.wrp[i]:s.wrp[i+1]] {
-					if mark[c] != int32(I)+1 {
-						mark[c] = int32(I) + 1
-						row[k] = c
-						k++
-					}
-				}
-			}
-			slices.Sort(row)
-			for q, c := range row {
+			for q, c := range s.accol[b0:s.acrp[I+1]] {
 				pos[c] = int32(q)
 				s.acrow[b0+int64(q)] = int32(I)
 			}

@@ -1,0 +1,141 @@
+package cuda
+
+import (
+	"math/rand/v2"
+	"testing"
+)
+
+// TestSmemTilesSchedule checks the smem-tiles schedule on the host, against the
+// absolute product lists of the inspector: the tiles cover the fine rows in order,
+// each stages at most the tile buffer, and every product's tile-local pair names the
+// same A block and, through the tile's runs, the same P block. No GPU needed.
+func TestSmemTilesSchedule(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 11))
+	for _, tc := range []struct{ n, m, r, c, perA, perP int }{
+		{500, 40, 3, 6, 20, 5}, {300, 300, 6, 6, 8, 4}, {200, 17, 2, 3, 30, 7}, {64, 64, 1, 1, 64, 64},
+	} {
+		A := randomPattern(rng, tc.n, tc.n, tc.r, tc.r, tc.perA, true)
+		P := randomPattern(rng, tc.n, tc.m, tc.r, tc.c, tc.perP, false)
+		s, err := galerkinSchedule(A, P)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.absolute(A, P)
+		if !s.smemTiles(A, P) {
+			t.Logf("%dx%d blocks, rows of %d: not offered", tc.r, tc.c, tc.perA)
+			continue
+		}
+		budget := int32(tileDoubles / (tc.r * tc.c))
+		if s.trow[0] != 0 || int(s.trow[len(s.trow)-1]) != tc.n || len(s.trun) != len(s.trow) {
+			t.Fatalf("tiles %v do not cover rows 0..%d", s.trow, tc.n)
+		}
+		for tile := 0; tile+1 < len(s.trow); tile++ {
+			r0, r1 := int(s.trow[tile]), int(s.trow[tile+1])
+			if r1 <= r0 {
+				t.Fatalf("tile %d is empty", tile)
+			}
+			// Tile-local P block → global P block through the runs.
+			var global []int32
+			for q := s.trun[tile]; q < s.trun[tile+1]; q++ {
+				for b := int32(0); b < s.truns[2*q+1]; b++ {
+					global = append(global, s.truns[2*q]+b)
+				}
+			}
+			if int32(len(global)) > budget {
+				t.Errorf("tile %d stages %d P blocks, buffer holds %d", tile, len(global), budget)
+			}
+			for i := r0; i < r1; i++ {
+				for w := s.wrp[i]; w < s.wrp[i+1]; w++ {
+					for e := s.wptr[w]; e < s.wptr[w+1]; e++ {
+						u := s.tlist[e]
+						la, lp := int64(u>>16), int(u&0xffff)
+						if a := A.RowPtr[r0] + la; a != int64(s.wabs[2*e]) {
+							t.Fatalf("tile %d product %d: A block %d, want %d", tile, e, a, s.wabs[2*e])
+						}
+						if lp >= len(global) || global[lp] != s.wabs[2*e+1] {
+							t.Fatalf("tile %d product %d: local P block %d does not name P block %d", tile, e, lp, s.wabs[2*e+1])
+						}
+					}
+				}
+			}
+		}
+		t.Logf("%dx%d blocks: %d rows in %d tiles", tc.r, tc.c, tc.n, len(s.trow)-1)
+	}
+}
+
+// TestGalerkinScheduleLists checks the host schedule of every device variant against
+// a brute-force enumeration of the block products: each W block's packed list holds
+// exactly the (A block, P block) pairs of its row and column, in A-row order, and
+// each Ac block's list exactly the (Pᵀ entry, W block) pairs of its row and column, in
+// fine-row order; the absolute lists name the same blocks. No GPU needed.
+func TestGalerkinScheduleLists(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 9))
+	for _, tc := range []struct{ n, m, r, c, perA, perP int }{
+		{300, 30, 3, 6, 15, 5}, {120, 120, 6, 6, 6, 3}, {80, 9, 2, 5, 40, 9},
+	} {
+		A := randomPattern(rng, tc.n, tc.n, tc.r, tc.r, tc.perA, true)
+		P := randomPattern(rng, tc.n, tc.m, tc.r, tc.c, tc.perP, false)
+		s, err := galerkinSchedule(A, P)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.absolute(A, P)
+		// W: for each row i and column J, the products in A-row order.
+		for i := 0; i < tc.n; i++ {
+			for w := s.wrp[i]; w < s.wrp[i+1]; w++ {
+				J := s.wcol[w]
+				var want [][2]int64
+				for a := A.RowPtr[i]; a < A.RowPtr[i+1]; a++ {
+					j := A.ColIdx[a]
+					for p := P.RowPtr[j]; p < P.RowPtr[j+1]; p++ {
+						if P.ColIdx[p] == J {
+							want = append(want, [2]int64{a, p})
+						}
+					}
+				}
+				if got := s.wptr[w+1] - s.wptr[w]; got != int64(len(want)) || len(want) == 0 {
+					t.Fatalf("W block (%d,%d): %d products listed, want %d (> 0)", i, J, got, len(want))
+				}
+				for q, pr := range want {
+					e := s.wptr[w] + int64(q)
+					u := s.wlist[e]
+					if a := A.RowPtr[i] + int64(u>>16); a != pr[0] || P.RowPtr[A.ColIdx[a]]+int64(u&0xffff) != pr[1] {
+						t.Fatalf("W block (%d,%d) product %d: packed entry names (%d, %d), want (%d, %d)", i, J, q, a, P.RowPtr[A.ColIdx[a]]+int64(u&0xffff), pr[0], pr[1])
+					}
+					if int64(s.wabs[2*e]) != pr[0] || int64(s.wabs[2*e+1]) != pr[1] {
+						t.Fatalf("W block (%d,%d) product %d: absolute entry (%d, %d), want (%d, %d)", i, J, q, s.wabs[2*e], s.wabs[2*e+1], pr[0], pr[1])
+					}
+				}
+			}
+		}
+		// Ac: for each coarse row I and column J, the (P block (i,I), W block (i,J))
+		// pairs in fine-row order.
+		for I := 0; I < tc.m; I++ {
+			for b := s.acrp[I]; b < s.acrp[I+1]; b++ {
+				J := s.accol[b]
+				var want [][2]int64
+				for i := 0; i < tc.n; i++ {
+					for p := P.RowPtr[i]; p < P.RowPtr[i+1]; p++ {
+						if P.ColIdx[p] != int32(I) {
+							continue
+						}
+						for w := s.wrp[i]; w < s.wrp[i+1]; w++ {
+							if s.wcol[w] == J {
+								want = append(want, [2]int64{p, w})
+							}
+						}
+					}
+				}
+				if got := s.acptr[b+1] - s.acptr[b]; got != int64(len(want)) || len(want) == 0 {
+					t.Fatalf("Ac block (%d,%d): %d products listed, want %d (> 0)", I, J, got, len(want))
+				}
+				for q, pr := range want {
+					e := s.acptr[b] + int64(q)
+					if int64(s.acabs[2*e]) != pr[0] || int64(s.acabs[2*e+1]) != pr[1] {
+						t.Fatalf("Ac block (%d,%d) product %d: (%d, %d), want (%d, %d)", I, J, q, s.acabs[2*e], s.acabs[2*e+1], pr[0], pr[1])
+					}
+				}
+			}
+		}
+	}
+}

@@ -7,11 +7,12 @@
 // loop is unrolled); <0, 0> is the generic path, which reads R and C from its
 // arguments and keeps its accumulators in local memory (R, C <= GAL_MAX).
 //
-// One thread owns one output block (a W block or an Ac block) and sums its products in
-// an order fixed by the host schedule, so every kernel but gal_ptw_atomic_nd gives the
-// same bits on every run. gal_ptw_atomic_nd adds into Ac with atomicAdd, whose order
-// depends on the hardware's scheduling: it is nondeterministic by design (it is the
-// portable "team kernel" baseline).
+// Every output entry is summed by one owner — a thread (inspector, fused, smem-tiles: one
+// thread per block row), a warp (tc-block, tc-rows) or a warp's shared-memory window
+// (smem-rows) — in an order fixed by the host schedule, so every kernel but
+// gal_ptw_atomic_nd gives the same bits on every run. gal_ptw_atomic_nd adds into Ac with
+// atomicAdd, whose order depends on the hardware's scheduling: it is nondeterministic by
+// design (it is the portable "team kernel" baseline).
 //
 // Schedules (built once on the host) are packed 16+16-bit offsets, not global indices,
 // so a product costs 4 bytes of schedule:

@@ -38,7 +38,7 @@ func runGalerkin(args []string, stdout, stderr io.Writer) error {
 	bs := fs.Int("block-size", 3, "with --matrix: block size b of A (P's blocks are b × coarse-block)")
 	cb := fs.Int("coarse-block", 6, "with --matrix: columns k of P's blocks")
 	levels := fs.Int("levels", 0, "benchmark at most this many levels, finest first (0: all)")
-	variant := fs.String("variant", "all", "all or one of "+galerkinVariantNames())
+	variant := fs.String("variant", "all", "all or one of "+galerkinVariantNames()+"; with --gpu, all or one of "+gpuGalerkinVariantNames())
 	runs := fs.Int("runs", 9, "least timed runs per variant (median reported), after one warm-up run")
 	maxRuns := fs.Int("max-runs", 401, "most timed runs per variant (short levels get more runs, up to this and --level-seconds)")
 	levelSeconds := fs.Float64("level-seconds", 20, "seconds of timed rounds, flushes included, beyond which a level gets no more runs than --runs")

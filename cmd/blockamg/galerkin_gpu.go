@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"slices"
+	"strings"
 	"time"
 
 	"blockamg/amg"
@@ -40,7 +41,7 @@ func runGalerkinGPU(ne int, variant string, runs int, stdout, stderr io.Writer) 
 	if variant != "all" && variant != "" {
 		v := cuda.GalerkinVariant(variant)
 		if !slices.Contains(cuda.GalerkinVariants, v) {
-			return fmt.Errorf("--variant %q: want all or one of %v", variant, cuda.GalerkinVariants)
+			return fmt.Errorf("--variant %q: want all or one of %s", variant, gpuGalerkinVariantNames())
 		}
 		variants = []cuda.GalerkinVariant{v}
 	}
@@ -305,4 +306,13 @@ func relFrob(got, want []float64) float64 {
 		return math.Sqrt(num)
 	}
 	return math.Sqrt(num / den)
+}
+
+// gpuGalerkinVariantNames lists the device PᵀAP variants for help texts.
+func gpuGalerkinVariantNames() string {
+	var s []string
+	for _, v := range cuda.GalerkinVariants {
+		s = append(s, string(v))
+	}
+	return strings.Join(s, ", ")
 }

@@ -441,18 +441,20 @@ func (s *hostSchedule) smemTiles(A, P *bsr.Matrix) bool {
 	for i := range mark {
 		mark[i] = -1
 	}
-	local := make([]int32, P.BlockRows) // tile-local first P block of a staged P row
+	// Pass 1, in row order: the tiles, their runs, and the sorted P rows each stages
+	// (tks, tile t's at tkp[t]..tkp[t+1]).
 	s.trow, s.trun, s.truns = []int32{0}, []int32{0}, nil
-	s.tlist = make([]uint32, len(s.wlist))
 	s.tileBlocks = 0
-	var ks []int32
+	var tks []int32
+	tkp := []int{0}
+	var fresh []int32
 	for r0 := 0; r0 < n; {
-		ks = ks[:0]
+		k0 := len(tks)
 		blocks := int64(0)
 		r1 := r0
 		for ; r1 < n; r1++ {
 			add := int64(0)
-			var fresh []int32
+			fresh = fresh[:0]
 			for a := A.RowPtr[r1]; a < A.RowPtr[r1+1]; a++ {
 				if k := A.ColIdx[a]; mark[k] != int32(r0) {
 					mark[k] = int32(r0)
@@ -467,38 +469,51 @@ func (s *hostSchedule) smemTiles(A, P *bsr.Matrix) bool {
 				break
 			}
 			blocks += add
-			ks = append(ks, fresh...)
+			tks = append(tks, fresh...)
 		}
 		if r1 == r0 {
 			s.trow, s.trun, s.truns, s.tlist = nil, nil, nil, nil
 			return false
 		}
+		ks := tks[k0:]
 		slices.Sort(ks)
-		loc := int32(0)
 		for q, k := range ks {
-			local[k] = loc
 			cnt := int32(P.RowPtr[k+1] - P.RowPtr[k])
-			if q > 0 && ks[q-1] == k-1 && len(s.truns) > 0 {
+			if q > 0 && ks[q-1] == k-1 {
 				s.truns[len(s.truns)-1] += cnt // P row k follows P row k-1
 			} else {
 				s.truns = append(s.truns, int32(P.RowPtr[k]), cnt)
-			}
-			loc += cnt
-		}
-		for i := r0; i < r1; i++ {
-			for w := s.wrp[i]; w < s.wrp[i+1]; w++ {
-				for t := s.wptr[w]; t < s.wptr[w+1]; t++ {
-					u := s.wlist[t]
-					a := A.RowPtr[i] + int64(u>>16)
-					s.tlist[t] = uint32(a-A.RowPtr[r0])<<16 | uint32(local[A.ColIdx[a]]+int32(u&0xffff))
-				}
 			}
 		}
 		s.tileBlocks += blocks
 		s.trow = append(s.trow, int32(r1))
 		s.trun = append(s.trun, int32(len(s.truns)/2))
+		tkp = append(tkp, len(tks))
 		r0 = r1
 	}
+	// Pass 2, tiles in parallel: each product's tile-local (A block, P block).
+	s.tlist = make([]uint32, len(s.wlist))
+	tiles := len(s.trow) - 1
+	par.For(tiles, 0, 64, func(lo, hi int) {
+		local := make([]int32, P.BlockRows) // tile-local first P block of a staged P row
+		for tile := lo; tile < hi; tile++ {
+			loc := int32(0)
+			for _, k := range tks[tkp[tile]:tkp[tile+1]] {
+				local[k] = loc
+				loc += int32(P.RowPtr[k+1] - P.RowPtr[k])
+			}
+			r0, r1 := int(s.trow[tile]), int(s.trow[tile+1])
+			for i := r0; i < r1; i++ {
+				for w := s.wrp[i]; w < s.wrp[i+1]; w++ {
+					for t := s.wptr[w]; t < s.wptr[w+1]; t++ {
+						u := s.wlist[t]
+						a := A.RowPtr[i] + int64(u>>16)
+						s.tlist[t] = uint32(a-A.RowPtr[r0])<<16 | uint32(local[A.ColIdx[a]]+int32(u&0xffff))
+					}
+				}
+			}
+		}
+	})
 	return true
 }
 

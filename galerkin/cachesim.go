@@ -2,6 +2,7 @@ package galerkin
 
 import (
 	"fmt"
+	"slices"
 
 	"blockamg/bsr"
 )
@@ -321,32 +322,14 @@ func (p *Plan) simWRow(s *simArrays, i int, out int64, slots bool) {
 // findW returns the slot of column c in W row i (a binary search; the numeric phase
 // reads it from pos, whose access simWRow replays).
 func (p *Plan) findW(i int, c int32) int64 {
-	cols := p.w.colIdx[p.w.rowPtr[i]:p.w.rowPtr[i+1]]
-	lo, hi := 0, len(cols)
-	for lo < hi {
-		h := (lo + hi) / 2
-		if cols[h] < c {
-			lo = h + 1
-		} else {
-			hi = h
-		}
-	}
-	return int64(lo)
+	k, _ := slices.BinarySearch(p.w.colIdx[p.w.rowPtr[i]:p.w.rowPtr[i+1]], c)
+	return int64(k)
 }
 
 // findAc returns the slot of column c in Ac row I.
 func (p *Plan) findAc(I int, c int32) int64 {
-	cols := p.Ac.ColIdx[p.Ac.RowPtr[I]:p.Ac.RowPtr[I+1]]
-	lo, hi := 0, len(cols)
-	for lo < hi {
-		h := (lo + hi) / 2
-		if cols[h] < c {
-			lo = h + 1
-		} else {
-			hi = h
-		}
-	}
-	return int64(lo)
+	k, _ := slices.BinarySearch(p.Ac.ColIdx[p.Ac.RowPtr[I]:p.Ac.RowPtr[I+1]], c)
+	return int64(k)
 }
 
 // simAcAdd replays acAdd of fine row i's W row (at block offset wOff of s.wVal) times

@@ -768,6 +768,12 @@ func (pl *GalerkinPlan) NumericStage(v GalerkinVariant, stage Stage, A, P *Matri
 	nAcVal := int64(pl.acval.Len())
 	run := b.run
 	doAP, doPW := stage != StagePW, stage != StageAP
+	// Ac = Pᵀ·W with a warp per Ac block (tc-block's, also smem-tiles' second stage).
+	acTCB := func() {
+		run("gal_ac_tcb_"+tag, blocksFor(nAc*32), func() {
+			b.args.I32(rr).I32(cc).I64(nAc).Ptr(acptr).Ptr(acabs).Ptr(wval).Ptr(pval).Ptr(acval)
+		})
+	}
 	switch v {
 	case GalerkinTwoPassND:
 		if doAP {
@@ -821,9 +827,7 @@ func (pl *GalerkinPlan) NumericStage(v GalerkinVariant, stage Stage, A, P *Matri
 			})
 		}
 		if doPW {
-			run("gal_ac_tcb_"+tag, blocksFor(nAc*32), func() {
-				b.args.I32(rr).I32(cc).I64(nAc).Ptr(acptr).Ptr(acabs).Ptr(wval).Ptr(pval).Ptr(acval)
-			})
+			acTCB()
 		}
 	case GalerkinTCRows16, GalerkinTCRows32:
 		nw := "16"
@@ -865,9 +869,7 @@ func (pl *GalerkinPlan) NumericStage(v GalerkinVariant, stage Stage, A, P *Matri
 			})
 		}
 		if doPW {
-			run("gal_ac_tcb_"+tag, blocksFor(nAc*32), func() {
-				b.args.I32(rr).I32(cc).I64(nAc).Ptr(acptr).Ptr(acabs).Ptr(wval).Ptr(pval).Ptr(acval)
-			})
+			acTCB()
 		}
 	case GalerkinFused:
 		run("gal_fused_"+tag, blocksFor(nAc), func() {

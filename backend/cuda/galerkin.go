@@ -716,12 +716,16 @@ func (pl *GalerkinPlan) Numeric(v GalerkinVariant, A, P *Matrix) error {
 // Available reports whether the plan offers variant v (the tc-rows and smem-rows
 // variants need rows of at most 256 blocks in W and Ac, smem-tiles fine rows whose P
 // rows fit its tile buffer; Unavailable says which).
-func (pl *GalerkinPlan) Available(v GalerkinVariant) bool {
-	if v.needsSlots() {
-		return pl.Stats.RowSlots
-	}
-	if v == GalerkinSmemTiles {
-		return pl.Stats.Tiles > 0
+func (pl *GalerkinPlan) Available(v GalerkinVariant) bool { return pl.Stats.offers(v) }
+
+// offers reports whether a pattern with these statistics allows variant v: the one
+// rule behind Available and ChooseGalerkin.
+func (s GalerkinStats) offers(v GalerkinVariant) bool {
+	switch {
+	case v.needsSlots():
+		return s.RowSlots
+	case v == GalerkinSmemTiles:
+		return s.Tiles > 0
 	}
 	return slices.Contains(GalerkinVariants, v)
 }

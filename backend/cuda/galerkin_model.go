@@ -396,12 +396,12 @@ func (s GalerkinStats) smemRowsPath(mc GalerkinMachine, stage Stage) float64 {
 }
 
 // ChooseGalerkin returns the deterministic variant with the smallest predicted time
-// among those the pattern allows (the nondeterministic baseline is never picked; the
-// tc-rows and smem-rows variants only with s.RowSlots, smem-tiles only with tiles); ties go to the earlier of GalerkinVariants.
+// among those the pattern offers (see GalerkinPlan.Available; the nondeterministic
+// baseline is never picked); ties go to the earlier of GalerkinVariants.
 func ChooseGalerkin(s GalerkinStats, mc GalerkinMachine) GalerkinVariant {
 	best, bt := GalerkinInspector, math.Inf(1)
 	for _, v := range GalerkinVariants {
-		if !v.Deterministic() || (!s.RowSlots && v.needsSlots()) || (v == GalerkinSmemTiles && s.Tiles == 0) {
+		if !v.Deterministic() || !s.offers(v) {
 			continue
 		}
 		if t := PredictGalerkin(s, mc, v, StageAll).Seconds; t < bt {
@@ -494,7 +494,8 @@ func (b *Backend) function(name string) (cudadrv.Function, error) {
 	}
 	if strings.Contains(name, "_smr_") {
 		// The smem-rows kernels keep 36 KiB of shared memory a block: ask for the
-		// largest carveout so that six blocks (48 warps) fit on a multiprocessor.
+		// largest carveout so that their launch bounds' four (A·P) or three (Pᵀ·W)
+		// blocks fit on a multiprocessor.
 		if err := cudadrv.FuncSetAttribute(f, cudadrv.FuncAttrPreferredSharedCarveout, 100); err != nil {
 			return 0, fmt.Errorf("cuda: kernel %s: %w", name, err)
 		}

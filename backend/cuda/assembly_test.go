@@ -2,28 +2,19 @@ package cuda
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"math"
-	"os"
 	"runtime"
-	"strconv"
 	"strings"
 	"testing"
 
 	"blockamg/fem"
-	"blockamg/internal/cudadrv"
 )
 
 // TestAssemblyKernelsCompile compiles kernels/assembly.cu on its own (after common.cuh)
 // for sm_90 when an NVRTC library is found (no GPU needed), and checks that both of its
 // kernels are in the CUBIN.
 func TestAssemblyKernelsCompile(t *testing.T) {
-	if _, err := cudadrv.LoadNVRTC(); errors.Is(err, cudadrv.ErrNoNVRTC) {
-		t.Skip("no NVRTC library (set BLOCKAMG_NVRTC to test kernel compilation)")
-	} else if err != nil {
-		t.Fatal(err)
-	}
 	var src strings.Builder
 	for _, name := range []string{"common.cuh", "assembly.cu"} {
 		b, err := kernelFS.ReadFile("kernels/" + name)
@@ -32,13 +23,7 @@ func TestAssemblyKernelsCompile(t *testing.T) {
 		}
 		fmt.Fprintf(&src, "#line 1 \"%s\"\n%s\n", name, b)
 	}
-	img, log, err := cudadrv.CompileCUBIN(src.String(), "assembly.cu", compileOptions("sm_90", false))
-	if err != nil {
-		t.Fatalf("%v\n%s", err, log)
-	}
-	if log != "" {
-		t.Logf("compiler log:\n%s", log)
-	}
+	img := compileSM90(t, src.String(), "assembly.cu")
 	for _, name := range []string{"asm_numeric", "asm_check_pattern"} {
 		if !bytes.Contains(img, []byte("\x00"+name+"\x00")) {
 			t.Errorf("kernel %s missing from the CUBIN", name)
@@ -83,6 +68,23 @@ func asmUpload(t testing.TB, be *Backend, v []float64) *Buffer[float64] {
 		t.Fatal(err)
 	}
 	return u
+}
+
+// asmDevice returns fa's device assembly and a device matrix with fa's pattern (no
+// transpose), both freed when the test ends.
+func asmDevice(t testing.TB, be *Backend, fa *fem.Assembly) (*Assembly, *Matrix) {
+	t.Helper()
+	da, err := be.NewAssembly(fa)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(da.Free)
+	dA, err := be.UploadMatrixBSR(fa.Matrix, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(dA.Free)
+	return da, dA
 }
 
 // asmPoison fills the device values of A (and of its transpose) with NaN.
@@ -208,16 +210,7 @@ func TestAssemblyGPUMatchesCPU(t *testing.T) {
 func TestAssemblyGPUErrors(t *testing.T) {
 	be := device(t)
 	fa := asmSymbolic(t, 3)
-	da, err := be.NewAssembly(fa)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer da.Free()
-	dA, err := be.UploadMatrixBSR(fa.Matrix, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer dA.Free()
+	da, dA := asmDevice(t, be, fa)
 	d4, err := be.UploadMatrixBSR(asmSymbolic(t, 4).Matrix, false)
 	if err != nil {
 		t.Fatal(err)
@@ -301,17 +294,8 @@ func TestAssemblyGPUErrors(t *testing.T) {
 // same run. It checks the values bitwise against fem.Numeric first. Runs only with
 // BLOCKAMG_GPU_PERF=1 (GBs of host and device memory).
 func TestAssemblyGPUPerf(t *testing.T) {
-	if os.Getenv("BLOCKAMG_GPU_PERF") != "1" {
-		t.Skip("set BLOCKAMG_GPU_PERF=1 for the device assembly bandwidth report")
-	}
+	ne := perfNE(t, "device assembly bandwidth report")
 	be := device(t)
-	ne := 100
-	if s := os.Getenv("BLOCKAMG_PERF_NE"); s != "" {
-		var err error
-		if ne, err = strconv.Atoi(s); err != nil || ne < 2 {
-			t.Fatalf("BLOCKAMG_PERF_NE=%q: want an integer ≥ 2", s)
-		}
-	}
 	const reps = 20
 	bw, err := be.CopyBandwidth(1<<30, reps)
 	if err != nil {
@@ -320,16 +304,7 @@ func TestAssemblyGPUPerf(t *testing.T) {
 	copyGBs := max(bw.MemcpyGBs, bw.KernelGBs)
 
 	fa := asmSymbolic(t, ne)
-	da, err := be.NewAssembly(fa)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer da.Free()
-	dA, err := be.UploadMatrixBSR(fa.Matrix, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer dA.Free()
+	da, dA := asmDevice(t, be, fa)
 	mod := asmUpload(t, be, fa.Box().ElementModulus())
 	defer mod.Free()
 

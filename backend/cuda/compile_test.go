@@ -2,28 +2,14 @@ package cuda
 
 import (
 	"bytes"
-	"errors"
 	"testing"
-
-	"blockamg/internal/cudadrv"
 )
 
 // TestKernelsCompile compiles the embedded kernels for sm_90 with NVRTC, when a library
 // is found (no GPU needed: set BLOCKAMG_NVRTC on a machine without a toolkit), and
 // checks that the CUBIN defines every kernel the launchers resolve.
 func TestKernelsCompile(t *testing.T) {
-	if _, err := cudadrv.LoadNVRTC(); errors.Is(err, cudadrv.ErrNoNVRTC) {
-		t.Skip("no NVRTC library (set BLOCKAMG_NVRTC to test kernel compilation)")
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	img, log, err := cudadrv.CompileCUBIN(Source(), "blockamg.cu", compileOptions("sm_90", false))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if log != "" {
-		t.Logf("compiler log:\n%s", log)
-	}
+	img := compileSM90(t, Source(), "blockamg.cu")
 	// A CUBIN is an ELF file whose version field debug/elf rejects; its string table
 	// holds each kernel's name between NUL bytes.
 	if !bytes.HasPrefix(img, []byte("\x7fELF")) {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"os"
+	"strconv"
 	"sync"
 	"testing"
 
@@ -32,6 +33,43 @@ func device(t *testing.T) *Backend {
 		t.Fatal(err)
 	}
 	return shared.be
+}
+
+// perfNE skips an opt-in performance report unless BLOCKAMG_GPU_PERF=1 (what names the
+// report in the skip line) and returns its problem size: BLOCKAMG_PERF_NE, default 100.
+func perfNE(t *testing.T, what string) int {
+	t.Helper()
+	if os.Getenv("BLOCKAMG_GPU_PERF") != "1" {
+		t.Skip("set BLOCKAMG_GPU_PERF=1 for the " + what)
+	}
+	ne := 100
+	if s := os.Getenv("BLOCKAMG_PERF_NE"); s != "" {
+		var err error
+		if ne, err = strconv.Atoi(s); err != nil || ne < 2 {
+			t.Fatalf("BLOCKAMG_PERF_NE=%q: want an integer ≥ 2", s)
+		}
+	}
+	return ne
+}
+
+// compileSM90 compiles src (named name) for sm_90 with NVRTC and returns the CUBIN,
+// logging the compiler's messages; it skips the test without an NVRTC library (no GPU
+// needed: set BLOCKAMG_NVRTC on a machine without a toolkit).
+func compileSM90(t *testing.T, src, name string) []byte {
+	t.Helper()
+	if _, err := cudadrv.LoadNVRTC(); errors.Is(err, cudadrv.ErrNoNVRTC) {
+		t.Skip("no NVRTC library (set BLOCKAMG_NVRTC to test kernel compilation)")
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	img, log, err := cudadrv.CompileCUBIN(src, name, compileOptions("sm_90", false))
+	if err != nil {
+		t.Fatalf("%v\n%s", err, log)
+	}
+	if log != "" {
+		t.Logf("compiler log:\n%s", log)
+	}
+	return img
 }
 
 func TestMain(m *testing.M) {

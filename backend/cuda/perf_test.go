@@ -2,8 +2,6 @@ package cuda
 
 import (
 	"fmt"
-	"os"
-	"strconv"
 	"testing"
 	"time"
 
@@ -125,17 +123,8 @@ func aggProlongator(n int, seed uint64) *bsr.Matrix {
 // bandwidth of the same run. It needs a large GPU and several GB of host memory, so it
 // runs only with BLOCKAMG_GPU_PERF=1 (BLOCKAMG_PERF_NE changes ne, default 100).
 func TestPerfReport(t *testing.T) {
-	if os.Getenv("BLOCKAMG_GPU_PERF") != "1" {
-		t.Skip("set BLOCKAMG_GPU_PERF=1 for the SpMV bandwidth report")
-	}
+	ne := perfNE(t, "SpMV bandwidth report")
 	be := device(t)
-	ne := 100
-	if s := os.Getenv("BLOCKAMG_PERF_NE"); s != "" {
-		var err error
-		if ne, err = strconv.Atoi(s); err != nil || ne < 2 {
-			t.Fatalf("BLOCKAMG_PERF_NE=%q: want an integer ≥ 2", s)
-		}
-	}
 	const reps = 20
 	bw, err := be.CopyBandwidth(2<<30, reps)
 	if err != nil {

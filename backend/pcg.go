@@ -140,10 +140,8 @@ func (w *PCGWork) Solve(be Backend, A Matrix, M Preconditioner, b, x Vector, opt
 			return res, &krylov.BreakdownError{Iteration: it, Quantity: "‖r‖", Value: rnorm}
 		}
 		if rnorm <= res.Target {
-			// Confirm on the true residual r = b − A·x.
-			be.Copy(r, b)
-			be.SpMV(-1, A, x, 1, r)
-			tn := be.Norm(r)
+			// Confirm on the true residual.
+			tn := trueResidual(be, A, b, x, r)
 			res.Residual = tn
 			if tn <= res.Target {
 				return res, be.Err()
@@ -200,10 +198,8 @@ func pcgStepper(be Backend, cs CGStepper, A Matrix, M Preconditioner, b, x, r, z
 			return *res, &krylov.BreakdownError{Iteration: it, Quantity: "‖r‖", Value: rnorm}
 		}
 		if rnorm <= res.Target {
-			// Confirm on the true residual r = b − A·x.
-			be.Copy(r, b)
-			be.SpMV(-1, A, x, 1, r)
-			tn := be.Norm(r)
+			// Confirm on the true residual.
+			tn := trueResidual(be, A, b, x, r)
 			res.Residual = tn
 			if tn <= res.Target {
 				return *res, be.Err()
@@ -220,6 +216,14 @@ func pcgStepper(be Backend, cs CGStepper, A Matrix, M Preconditioner, b, x, r, z
 		return *res, &krylov.BreakdownError{Iteration: s.BreakIteration, Quantity: s.BreakQuantity, Value: s.BreakValue}
 	}
 	return *res, &krylov.NotConvergedError{Iterations: res.Iterations, Residual: res.Residual, Target: res.Target}
+}
+
+// trueResidual overwrites r with b − A·x and returns its norm: the check both PCG
+// paths make before they report convergence.
+func trueResidual(be Backend, A Matrix, b, x, r Vector) float64 {
+	be.Copy(r, b)
+	be.SpMV(-1, A, x, 1, r)
+	return be.Norm(r)
 }
 
 func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }

@@ -204,10 +204,16 @@ func wAcc66(a, src []float64, cols, pos []int32, out []float64) {
 			}
 		}
 	}
+	sweepRow66(&s, src, cols, pos, out)
+}
+
+// sweepRow66 runs sweep66 over a whole source row (columns cols, 6×6 blocks in src),
+// its output slots looked up in pos a piece at a time.
+func sweepRow66(s *[4][9]float64, src []float64, cols, pos []int32, out []float64) {
 	var buf [slotPiece]int32
 	for len(cols) > 0 {
 		slots := slotsOf(&buf, cols, pos)
-		sweep66(&s, src, slots, out)
+		sweep66(s, src, slots, out)
 		cols = cols[len(slots):]
 		src = src[len(slots)*36:]
 	}
@@ -236,11 +242,5 @@ func acAcc66(p, src []float64, cols, pos []int32, out []float64) {
 			}
 		}
 	}
-	var buf [slotPiece]int32
-	for len(cols) > 0 {
-		slots := slotsOf(&buf, cols, pos)
-		sweep66(&s, src, slots, out)
-		cols = cols[len(slots):]
-		src = src[len(slots)*36:]
-	}
+	sweepRow66(&s, src, cols, pos, out)
 }

@@ -150,6 +150,8 @@ type GalerkinPlan struct {
 	trow, trun, truns, tlist        *Buffer[int32] // smem-tiles: first rows, first runs, (P block, count) runs, tile-local products
 	wval, acval                     *Buffer[float64]
 	freed                           bool
+	// prepared: the variants whose schedules were uploaded (GalerkinSymbolicFor).
+	prepared map[GalerkinVariant]bool
 }
 
 // hostSchedule is the host side of the symbolic phase.
@@ -553,9 +555,20 @@ func maxRow(rp []int64) int {
 
 // GalerkinSymbolic checks the shapes of A (n×n blocks of R×R) and P (n×m blocks of
 // R×C, R, C ≤ 6), computes on the host the patterns of W = A·P and Ac = PᵀAP and the
-// product schedules, and uploads them (counted under the current phase). Ac's values
-// on the device are left zero.
+// product schedules of every variant, and uploads them (counted under the current
+// phase). Ac's values on the device are left zero. A plan for one variant holds far
+// less device memory: see GalerkinSymbolicFor.
 func (b *Backend) GalerkinSymbolic(A, P *bsr.Matrix) (*GalerkinPlan, error) {
+	return b.GalerkinSymbolicFor(A, P, nil)
+}
+
+// GalerkinSymbolicFor is GalerkinSymbolic uploading only the schedules of the
+// variants choose returns for the product's statistics (every variant when choose is
+// nil); the plan offers (Available) only those. The schedules of all variants
+// together are several times W's size (5.9 GB on the ex56 ne = 100 fine level, where
+// smem-tiles alone needs 1.3 GB), so a recurring solve prepares just the variant it
+// runs. An error from choose is returned as is.
+func (b *Backend) GalerkinSymbolicFor(A, P *bsr.Matrix, choose func(GalerkinStats) ([]GalerkinVariant, error)) (*GalerkinPlan, error) {
 	if err := A.Validate(); err != nil {
 		return nil, err
 	}
@@ -579,6 +592,19 @@ func (b *Backend) GalerkinSymbolic(A, P *bsr.Matrix) (*GalerkinPlan, error) {
 	}
 	m := P.BlockCols
 	pl := &GalerkinPlan{b: b, Ac: &bsr.Matrix{BlockRows: m, BlockCols: m, R: P.C, C: P.C, RowPtr: s.acrp, ColIdx: s.accol}, Stats: st}
+	vs := GalerkinVariants
+	if choose != nil {
+		if vs, err = choose(st); err != nil {
+			return nil, err
+		}
+	}
+	pl.prepared = map[GalerkinVariant]bool{}
+	for _, v := range vs {
+		if !slices.Contains(GalerkinVariants, v) {
+			return nil, fmt.Errorf("cuda: Galerkin: unknown variant %q", v)
+		}
+		pl.prepared[v] = st.offers(v)
+	}
 	if err := pl.upload(s); err != nil {
 		pl.Free()
 		return nil, err
@@ -603,29 +629,70 @@ func asInt32(u []uint32) []int32 {
 	return out
 }
 
+// Who reads each schedule buffer (kernels/galerkin.cu, NumericStage).
+var (
+	usersListed  = []GalerkinVariant{GalerkinInspectorBlock, GalerkinInspectorRows, GalerkinFused} // packed lists with their rows
+	usersAbs     = []GalerkinVariant{GalerkinInspector, GalerkinTCBlock}                           // absolute lists
+	usersSlots   = []GalerkinVariant{GalerkinTCRows16, GalerkinTCRows32, GalerkinSmemRows}         // slot words
+	usersPT      = append(slices.Clip(usersListed), usersSlots...)                                 // Pᵀ's entries
+	usersWptr    = append(slices.Clip(usersListed), GalerkinInspector, GalerkinTCBlock, GalerkinSmemTiles)
+	usersAcAbs   = append(slices.Clip(usersAbs), GalerkinSmemTiles) // smem-tiles' Pᵀ·W is tc-block's
+	usersWrp     = append(slices.Clip(usersPT), GalerkinSmemTiles)
+	usersAcrp    = append(slices.Clip(usersSlots), GalerkinTwoPassND)
+	usersWrow    = []GalerkinVariant{GalerkinTwoPassND, GalerkinInspectorBlock, GalerkinInspectorRows}
+	usersTwoPass = []GalerkinVariant{GalerkinTwoPassND}
+	usersSmemRow = []GalerkinVariant{GalerkinSmemRows}
+	usersTiles   = []GalerkinVariant{GalerkinSmemTiles}
+)
+
+// needs reports whether a prepared variant is among users.
+func (pl *GalerkinPlan) needs(users []GalerkinVariant) bool {
+	for _, v := range users {
+		if pl.prepared[v] {
+			return true
+		}
+	}
+	return false
+}
+
+// upload copies the schedule buffers the prepared variants read; the others stay
+// empty.
 func (pl *GalerkinPlan) upload(s *hostSchedule) error {
 	b := pl.b
 	for _, st := range []struct {
-		dst **Buffer[int32]
-		src []int32
+		dst   **Buffer[int32]
+		src   []int32
+		users []GalerkinVariant
 	}{
-		{&pl.wrow, s.wrow}, {&pl.wcol, s.wcol}, {&pl.acrow, s.acrow}, {&pl.accol, s.accol},
-		{&pl.ptrow, s.ptrow}, {&pl.wlist, asInt32(s.wlist)}, {&pl.aclist, asInt32(s.aclist)},
-		{&pl.wabs, s.wabs}, {&pl.acabs, s.acabs}, {&pl.wwin, s.wwin}, {&pl.acwin, s.acwin},
-		{&pl.trow, s.trow}, {&pl.trun, s.trun}, {&pl.truns, s.truns}, {&pl.tlist, asInt32(s.tlist)},
+		{&pl.wrow, s.wrow, usersWrow}, {&pl.wcol, s.wcol, usersTwoPass}, {&pl.acrow, s.acrow, usersListed},
+		{&pl.accol, s.accol, usersTwoPass}, {&pl.ptrow, s.ptrow, usersPT}, {&pl.wlist, asInt32(s.wlist), usersListed},
+		{&pl.aclist, asInt32(s.aclist), usersListed}, {&pl.wabs, s.wabs, usersAbs}, {&pl.acabs, s.acabs, usersAcAbs},
+		{&pl.wwin, s.wwin, usersSmemRow}, {&pl.acwin, s.acwin, usersSmemRow},
+		{&pl.trow, s.trow, usersTiles}, {&pl.trun, s.trun, usersTiles}, {&pl.truns, s.truns, usersTiles},
+		{&pl.tlist, asInt32(s.tlist), usersTiles},
 	} {
-		if err := upload(b, st.dst, st.src); err != nil {
+		src := st.src
+		if !pl.needs(st.users) {
+			src = nil
+		}
+		if err := upload(b, st.dst, src); err != nil {
 			return err
 		}
 	}
 	for _, st := range []struct {
-		dst **Buffer[int64]
-		src []int64
+		dst   **Buffer[int64]
+		src   []int64
+		users []GalerkinVariant
 	}{
-		{&pl.wrp, s.wrp}, {&pl.wptr, s.wptr}, {&pl.acrp, s.acrp}, {&pl.acptr, s.acptr}, {&pl.ptrp, s.ptrp}, {&pl.ptidx, s.ptidx},
-		{&pl.wsw0, s.wsw0}, {&pl.wslw, s.wslw}, {&pl.asw0, s.asw0}, {&pl.aslw, s.aslw},
+		{&pl.wrp, s.wrp, usersWrp}, {&pl.wptr, s.wptr, usersWptr}, {&pl.acrp, s.acrp, usersAcrp},
+		{&pl.acptr, s.acptr, usersWptr}, {&pl.ptrp, s.ptrp, usersPT}, {&pl.ptidx, s.ptidx, usersPT},
+		{&pl.wsw0, s.wsw0, usersSlots}, {&pl.wslw, s.wslw, usersSlots}, {&pl.asw0, s.asw0, usersSlots}, {&pl.aslw, s.aslw, usersSlots},
 	} {
-		if err := upload(b, st.dst, st.src); err != nil {
+		src := st.src
+		if !pl.needs(st.users) {
+			src = nil
+		}
+		if err := upload(b, st.dst, src); err != nil {
 			return err
 		}
 	}
@@ -713,10 +780,13 @@ func (pl *GalerkinPlan) Numeric(v GalerkinVariant, A, P *Matrix) error {
 	return pl.NumericStage(v, StageAll, A, P)
 }
 
-// Available reports whether the plan offers variant v (the tc-rows and smem-rows
-// variants need rows of at most 256 blocks in W and Ac, smem-tiles fine rows whose P
-// rows fit its tile buffer; Unavailable says which).
-func (pl *GalerkinPlan) Available(v GalerkinVariant) bool { return pl.Stats.offers(v) }
+// Available reports whether the plan offers variant v: its schedules were prepared
+// (GalerkinSymbolicFor) and the pattern allows it (the tc-rows and smem-rows variants
+// need rows of at most 256 blocks in W and Ac, smem-tiles fine rows whose P rows fit
+// its tile buffer). Unavailable says why not.
+func (pl *GalerkinPlan) Available(v GalerkinVariant) bool {
+	return pl.prepared[v] && pl.Stats.offers(v)
+}
 
 // offers reports whether a pattern with these statistics allows variant v: the one
 // rule behind Available and ChooseGalerkin.
@@ -735,12 +805,14 @@ func (pl *GalerkinPlan) Unavailable(v GalerkinVariant) string {
 	switch {
 	case pl.Available(v):
 		return ""
+	case !slices.Contains(GalerkinVariants, v):
+		return "unknown variant"
+	case pl.Stats.offers(v):
+		return "not prepared: the plan was made for other variants (GalerkinSymbolicFor)"
 	case v.needsSlots():
 		return fmt.Sprintf("a W or Ac row longer than 256 blocks: W rows up to %d, Ac rows up to %d", pl.Stats.MaxRowW, pl.Stats.MaxRowAc)
-	case v == GalerkinSmemTiles:
-		return fmt.Sprintf("the P rows one fine row meets pass the %d-double tile buffer", tileDoubles)
 	}
-	return "unknown variant"
+	return fmt.Sprintf("the P rows one fine row meets pass the %d-double tile buffer", tileDoubles)
 }
 
 // needsSlots reports whether v reads the slot bytes (rows of at most 256 blocks).

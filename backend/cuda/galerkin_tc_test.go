@@ -314,7 +314,10 @@ func TestGalerkinRowSlotsLimit(t *testing.T) {
 	if s.wslw != nil || s.aslw != nil {
 		t.Errorf("slot words left behind")
 	}
-	pl := &GalerkinPlan{}
+	pl := &GalerkinPlan{prepared: map[GalerkinVariant]bool{}}
+	for _, v := range GalerkinVariants {
+		pl.prepared[v] = true
+	}
 	if pl.Available(GalerkinTCRows16) || pl.Available(GalerkinTCRows32) || !pl.Available(GalerkinTCBlock) {
 		t.Errorf("availability without slot words: rows16 %v rows32 %v block %v", pl.Available(GalerkinTCRows16), pl.Available(GalerkinTCRows32), pl.Available(GalerkinTCBlock))
 	}

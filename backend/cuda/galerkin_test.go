@@ -176,6 +176,7 @@ func checkGalerkinDevice(t *testing.T, be *Backend, name string, A, P *bsr.Matri
 	if generic {
 		gens = append(gens, true)
 	}
+	full := map[GalerkinVariant][]float64{} // the specialised kernels' Ac of each variant
 	for _, gen := range gens {
 		pl.Generic = gen
 		for _, v := range GalerkinVariants {
@@ -211,6 +212,9 @@ func checkGalerkinDevice(t *testing.T, be *Backend, name string, A, P *bsr.Matri
 				}
 				if run == 0 {
 					first = got.Val
+					if !gen {
+						full[v] = got.Val
+					}
 				} else if v.Deterministic() {
 					for i := range first {
 						if math.Float64bits(first[i]) != math.Float64bits(got.Val[i]) {
@@ -221,6 +225,43 @@ func checkGalerkinDevice(t *testing.T, be *Backend, name string, A, P *bsr.Matri
 				}
 			}
 		}
+	}
+	// A plan prepared for one variant (GalerkinSymbolicFor) offers only it, holds no
+	// more device memory, and gives the full plan's bits (its buffers are the same).
+	pl.Generic = false
+	for _, v := range GalerkinVariants {
+		if !v.Deterministic() || full[v] == nil {
+			continue
+		}
+		one, err := be.GalerkinSymbolicFor(A, P, func(GalerkinStats) ([]GalerkinVariant, error) { return []GalerkinVariant{v}, nil })
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, u := range GalerkinVariants {
+			if one.Available(u) != (u == v) {
+				t.Errorf("%s plan for %s: Available(%s) = %v (%s)", name, v, u, one.Available(u), one.Unavailable(u))
+			}
+		}
+		if one.Bytes() > pl.Bytes() {
+			t.Errorf("%s plan for %s holds %d B, the plan for all %d B", name, v, one.Bytes(), pl.Bytes())
+		}
+		if err := one.PoisonAc(); err != nil {
+			t.Fatal(err)
+		}
+		if err := one.Numeric(v, dA, dP); err != nil {
+			t.Fatal(err)
+		}
+		got, err := one.DownloadAc()
+		if err != nil {
+			t.Fatalf("%s plan for %s: %v", name, v, err)
+		}
+		for i, x := range full[v] {
+			if math.Float64bits(x) != math.Float64bits(got.Val[i]) {
+				t.Errorf("%s plan for %s: value %d is %v, the full plan's %v", name, v, i, got.Val[i], x)
+				break
+			}
+		}
+		one.Free()
 	}
 }
 

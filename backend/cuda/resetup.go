@@ -252,37 +252,43 @@ type residentGalerkin struct {
 }
 
 // NewGalerkin implements backend.Resetter: the symbolic phase on the host
-// (GalerkinSymbolic) and the variant the GPU model picks for this product
+// (GalerkinSymbolicFor) and the variant the GPU model picks for this product
 // (ChooseGalerkin, with the device's parameters measured once per backend), or
-// Options.Galerkin when set.
+// Options.Galerkin when set. Only that variant's schedules go to the device, or every
+// variant's with Options.GalerkinTune (which times them all on the first Numeric).
 func (b *Backend) NewGalerkin(A, P *bsr.Matrix) (backend.Galerkin, error) {
-	pl, err := b.GalerkinSymbolic(A, P)
+	tune := b.opt.GalerkinTune && b.opt.Galerkin == ""
+	var v GalerkinVariant
+	pl, err := b.GalerkinSymbolicFor(A, P, func(st GalerkinStats) ([]GalerkinVariant, error) {
+		v = b.opt.Galerkin
+		if v == "" {
+			if b.gmach == nil {
+				// A quick measurement: the model needs rates, not a benchmark.
+				mc, _, err := b.galerkinMachine(1<<26, 3)
+				if err != nil {
+					return nil, err
+				}
+				b.gmach = &mc
+			}
+			v = ChooseGalerkin(st, *b.gmach)
+		}
+		if !st.offers(v) {
+			return nil, fmt.Errorf("cuda: Galerkin variant %q is not available for this product", v)
+		}
+		if tune {
+			return GalerkinVariants, nil
+		}
+		return []GalerkinVariant{v}, nil
+	})
 	if err != nil {
 		return nil, err
-	}
-	v := b.opt.Galerkin
-	if v == "" {
-		if b.gmach == nil {
-			// A quick measurement: the model needs rates, not a benchmark.
-			mc, _, err := b.galerkinMachine(1<<26, 3)
-			if err != nil {
-				pl.Free()
-				return nil, err
-			}
-			b.gmach = &mc
-		}
-		v = ChooseGalerkin(pl.Stats, *b.gmach)
-	}
-	if !pl.Available(v) {
-		pl.Free()
-		return nil, fmt.Errorf("cuda: Galerkin variant %q is not available for this product", v)
 	}
 	ac, err := pl.AcMatrix()
 	if err != nil {
 		pl.Free()
 		return nil, err
 	}
-	return &residentGalerkin{pl: pl, v: v, ac: ac, tune: b.opt.GalerkinTune && b.opt.Galerkin == ""}, nil
+	return &residentGalerkin{pl: pl, v: v, ac: ac, tune: tune}, nil
 }
 
 func (g *residentGalerkin) Numeric(a, p backend.Matrix) error {

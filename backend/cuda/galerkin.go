@@ -188,6 +188,8 @@ type hostSchedule struct {
 	trow, trun, truns []int32
 	tlist             []uint32
 	tileBlocks        int64
+	tks               []int32 // between tileCut and tileLists: the P rows each tile stages
+	tkp               []int
 }
 
 // galerkinSchedule computes, on the host, the patterns of W = A·P and Ac = PᵀW, Pᵀ,
@@ -319,6 +321,12 @@ func galerkinSchedule(A, P *bsr.Matrix) (*hostSchedule, error) {
 
 // absolute expands the packed lists into global block index pairs.
 func (s *hostSchedule) absolute(A, P *bsr.Matrix) {
+	s.absoluteW(A, P)
+	s.absoluteAc()
+}
+
+// absoluteW expands W's packed list into (A block, P block) pairs.
+func (s *hostSchedule) absoluteW(A, P *bsr.Matrix) {
 	s.wabs = make([]int32, 2*len(s.wlist))
 	par.For(len(s.wcol), 0, 4096, func(lo, hi int) {
 		for w := lo; w < hi; w++ {
@@ -331,6 +339,10 @@ func (s *hostSchedule) absolute(A, P *bsr.Matrix) {
 			}
 		}
 	})
+}
+
+// absoluteAc expands Ac's packed list into (P block, W block) pairs.
+func (s *hostSchedule) absoluteAc() {
 	s.acabs = make([]int32, 2*len(s.aclist))
 	par.For(len(s.accol), 0, 1024, func(lo, hi int) {
 		for b := lo; b < hi; b++ {
@@ -348,6 +360,17 @@ func (s *hostSchedule) absolute(A, P *bsr.Matrix) {
 // rowSlots computes the tc-rows slot words; it returns false (and leaves them nil)
 // when a W or Ac row has more than 256 blocks, which a byte cannot address.
 func (s *hostSchedule) rowSlots(A, P *bsr.Matrix) bool {
+	if !s.slotCounts(A, P) {
+		return false
+	}
+	s.slotWords(A, P)
+	return true
+}
+
+// slotCounts is rowSlots' first half: each row's first slot word (wsw0, asw0), the
+// re-walks and the smem-rows windows, all the statistics need; slotWords fills the
+// words.
+func (s *hostSchedule) slotCounts(A, P *bsr.Matrix) bool {
 	if maxRow(s.wrp) > 256 || maxRow(s.acrp) > 256 {
 		return false
 	}
@@ -371,23 +394,6 @@ func (s *hostSchedule) rowSlots(A, P *bsr.Matrix) bool {
 		s.wsw0[i+1] += s.wsw0[i]
 		s.rewalkW16 += max(rewW[i], 0)
 	}
-	s.wslw = make([]int64, s.wsw0[n])
-	par.For(n, 0, 1024, func(lo, hi int) {
-		pos := make([]int32, m)
-		for i := lo; i < hi; i++ {
-			for q, c := range s.wcol[s.wrp[i]:s.wrp[i+1]] {
-				pos[c] = int32(q)
-			}
-			w := s.wsw0[i]
-			for a := A.RowPtr[i]; a < A.RowPtr[i+1]; a++ {
-				j := A.ColIdx[a]
-				for k, p := int64(0), P.RowPtr[j]; p < P.RowPtr[j+1]; k, p = k+1, p+1 {
-					s.wslw[w+k/8] |= int64(uint64(pos[P.ColIdx[p]]) << (8 * (k % 8)))
-				}
-				w += words(P.RowPtr[j+1] - P.RowPtr[j])
-			}
-		}
-	})
 	s.asw0 = make([]int64, m+1)
 	rewAc := make([]int64, m)
 	par.For(m, 0, 64, func(lo, hi int) {
@@ -405,6 +411,32 @@ func (s *hostSchedule) rowSlots(A, P *bsr.Matrix) bool {
 		s.asw0[I+1] += s.asw0[I]
 		s.rewalkAc16 += max(rewAc[I], 0)
 	}
+	s.wwin, s.smemRewalkW = smemWindows(s.wrp, smemSlots(P.R*P.C), A.RowPtr)
+	s.acwin, s.smemRewalkAc = smemWindows(s.acrp, smemSlots(P.C*P.C), s.ptrp)
+	return true
+}
+
+// slotWords fills the slot words of the rows slotCounts laid out.
+func (s *hostSchedule) slotWords(A, P *bsr.Matrix) {
+	n, m := A.BlockRows, P.BlockCols
+	words := func(k int64) int64 { return (k + 7) / 8 }
+	s.wslw = make([]int64, s.wsw0[n])
+	par.For(n, 0, 1024, func(lo, hi int) {
+		pos := make([]int32, m)
+		for i := lo; i < hi; i++ {
+			for q, c := range s.wcol[s.wrp[i]:s.wrp[i+1]] {
+				pos[c] = int32(q)
+			}
+			w := s.wsw0[i]
+			for a := A.RowPtr[i]; a < A.RowPtr[i+1]; a++ {
+				j := A.ColIdx[a]
+				for k, p := int64(0), P.RowPtr[j]; p < P.RowPtr[j+1]; k, p = k+1, p+1 {
+					s.wslw[w+k/8] |= int64(uint64(pos[P.ColIdx[p]]) << (8 * (k % 8)))
+				}
+				w += words(P.RowPtr[j+1] - P.RowPtr[j])
+			}
+		}
+	})
 	s.aslw = make([]int64, s.asw0[m])
 	par.For(m, 0, 64, func(lo, hi int) {
 		pos := make([]int32, m)
@@ -422,9 +454,6 @@ func (s *hostSchedule) rowSlots(A, P *bsr.Matrix) bool {
 			}
 		}
 	})
-	s.wwin, s.smemRewalkW = smemWindows(s.wrp, smemSlots(P.R*P.C), A.RowPtr)
-	s.acwin, s.smemRewalkAc = smemWindows(s.acrp, smemSlots(P.C*P.C), s.ptrp)
-	return true
 }
 
 // tileDoubles mirrors GAL_TILE_DOUBLES in kernels/galerkin.cu: the shared memory (in
@@ -436,6 +465,17 @@ const tileDoubles = 6144
 // their 16-bit fields). It returns false, leaving it unset, when one row's union alone
 // does not fit.
 func (s *hostSchedule) smemTiles(A, P *bsr.Matrix) bool {
+	if !s.tileCut(A, P) {
+		return false
+	}
+	s.tileLists(A, P)
+	return true
+}
+
+// tileCut is smemTiles' first pass, in row order: the tiles, their runs and the
+// sorted P rows each stages (tks, tile t's at tkp[t]..tkp[t+1]), all the statistics
+// need; tileLists fills the product list from them.
+func (s *hostSchedule) tileCut(A, P *bsr.Matrix) bool {
 	n := A.BlockRows
 	rc := int64(P.R * P.C)
 	budget := int64(tileDoubles) / rc
@@ -443,8 +483,6 @@ func (s *hostSchedule) smemTiles(A, P *bsr.Matrix) bool {
 	for i := range mark {
 		mark[i] = -1
 	}
-	// Pass 1, in row order: the tiles, their runs, and the sorted P rows each stages
-	// (tks, tile t's at tkp[t]..tkp[t+1]).
 	s.trow, s.trun, s.truns = []int32{0}, []int32{0}, nil
 	s.tileBlocks = 0
 	var tks []int32
@@ -493,7 +531,14 @@ func (s *hostSchedule) smemTiles(A, P *bsr.Matrix) bool {
 		tkp = append(tkp, len(tks))
 		r0 = r1
 	}
-	// Pass 2, tiles in parallel: each product's tile-local (A block, P block).
+	s.tks, s.tkp = tks, tkp
+	return true
+}
+
+// tileLists is smemTiles' second pass, tiles in parallel: each product's tile-local
+// (A block, P block).
+func (s *hostSchedule) tileLists(A, P *bsr.Matrix) {
+	tks, tkp := s.tks, s.tkp
 	s.tlist = make([]uint32, len(s.wlist))
 	tiles := len(s.trow) - 1
 	par.For(tiles, 0, 64, func(lo, hi int) {
@@ -516,7 +561,7 @@ func (s *hostSchedule) smemTiles(A, P *bsr.Matrix) bool {
 			}
 		}
 	})
-	return true
+	s.tks, s.tkp = nil, nil
 }
 
 // smemDoubles mirrors GAL_SMR_DOUBLES in kernels/galerkin.cu: the doubles of shared
@@ -605,6 +650,7 @@ func (b *Backend) GalerkinSymbolicFor(A, P *bsr.Matrix, choose func(GalerkinStat
 		}
 		pl.prepared[v] = st.offers(v)
 	}
+	s.fill(A, P, pl.needs)
 	if err := pl.upload(s); err != nil {
 		pl.Free()
 		return nil, err
@@ -644,6 +690,24 @@ var (
 	usersSmemRow = []GalerkinVariant{GalerkinSmemRows}
 	usersTiles   = []GalerkinVariant{GalerkinSmemTiles}
 )
+
+// fill builds the lists that stats only counted, for the variants needs admits: the
+// absolute lists, the slot words, the smem-tiles products (each several bytes per
+// product; at ne = 100 the absolute W list alone is 1 GB of host memory).
+func (s *hostSchedule) fill(A, P *bsr.Matrix, needs func([]GalerkinVariant) bool) {
+	if needs(usersAbs) {
+		s.absoluteW(A, P)
+	}
+	if needs(usersAcAbs) {
+		s.absoluteAc()
+	}
+	if s.wsw0 != nil && needs(usersSlots) {
+		s.slotWords(A, P)
+	}
+	if s.tks != nil && needs(usersTiles) {
+		s.tileLists(A, P)
+	}
+}
 
 // needs reports whether a prepared variant is among users.
 func (pl *GalerkinPlan) needs(users []GalerkinVariant) bool {
@@ -997,8 +1061,8 @@ func GalerkinStatsOf(A, P *bsr.Matrix) (GalerkinStats, error) {
 	return s.stats(A, P)
 }
 
-// stats fills GalerkinStats from the schedules (and builds the absolute lists and
-// slot words, which the statistics count).
+// stats fills GalerkinStats from the schedules, with the counting passes of the
+// smem-tiles and slot-word schedules (fill builds the lists themselves).
 func (s *hostSchedule) stats(A, P *bsr.Matrix) (GalerkinStats, error) {
 	m := P.BlockCols
 	nnzW, nnzAc := int64(len(s.wcol)), int64(len(s.accol))
@@ -1019,13 +1083,12 @@ func (s *hostSchedule) stats(A, P *bsr.Matrix) (GalerkinStats, error) {
 	if A.NNZBlocks() >= 1<<31 || P.NNZBlocks() >= 1<<31 || nnzW >= 1<<31 {
 		return GalerkinStats{}, fmt.Errorf("%w: more than 2³¹ blocks in A, P or W", ErrGalerkinSchedule)
 	}
-	s.absolute(A, P)
-	if s.smemTiles(A, P) {
+	if s.tileCut(A, P) {
 		st.Tiles, st.TileBlocks = int64(len(s.trow)-1), s.tileBlocks
 	}
-	if s.rowSlots(A, P) {
+	if s.slotCounts(A, P) {
 		st.RowSlots = true
-		st.SlotWordsW, st.SlotWordsAc = int64(len(s.wslw)), int64(len(s.aslw))
+		st.SlotWordsW, st.SlotWordsAc = s.wsw0[A.BlockRows], s.asw0[m]
 		st.RewalkW16, st.RewalkAc16 = s.rewalkW16, s.rewalkAc16
 		st.SmemWinW, st.SmemWinAc = int64(len(s.wwin)/2), int64(len(s.acwin)/2)
 		st.SmemRewalkW, st.SmemRewalkAc = s.smemRewalkW, s.smemRewalkAc

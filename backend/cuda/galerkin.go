@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"unsafe"
 
 	"blockamg/bsr"
 	"blockamg/galerkin"
@@ -667,12 +668,13 @@ func upload[T Elem](b *Backend, dst **Buffer[T], src []T) error {
 	return u.Upload(src)
 }
 
+// asInt32 views packed uint32 lists as the int32 the device buffers hold (the same
+// bits, no copy: a copy of the W list alone is 0.5 GB at ne = 100).
 func asInt32(u []uint32) []int32 {
-	out := make([]int32, len(u))
-	for i, v := range u {
-		out[i] = int32(v)
+	if len(u) == 0 {
+		return nil
 	}
-	return out
+	return unsafe.Slice((*int32)(unsafe.Pointer(unsafe.SliceData(u))), len(u))
 }
 
 // Who reads each schedule buffer (kernels/galerkin.cu, NumericStage).

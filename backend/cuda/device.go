@@ -18,7 +18,8 @@ type Options struct {
 	// (or no cache when that is unknown), "-" disables the cache.
 	CacheDir string
 	// Galerkin forces the variant of the device re-setup's Galerkin products
-	// (NewGalerkin); "" lets the GPU traffic model choose per level.
+	// (NewGalerkin) on the levels that offer it, the model's pick on the others; ""
+	// lets the GPU traffic model choose on every level.
 	Galerkin GalerkinVariant
 	// GalerkinTune, with Galerkin unset, replaces the model's pick by the fastest
 	// deterministic variant timed on the product's first numeric phase (3 timed runs

@@ -76,11 +76,17 @@ const (
 	// at precomputed tile-local positions (search-free). Ac = Pᵀ·W as in tc-block.
 	// Offered when every fine row's P union fits the tile buffer (Available).
 	GalerkinSmemTiles GalerkinVariant = "smem-tiles"
+	// GalerkinTCPairs is tc-block with fine rows paired in W = A·P: a warp owns the W
+	// blocks (2q, J) and (2q+1, J) and computes both with one mma.m8n8k4 per product of
+	// the merged list, the two rows' A blocks stacked in its left operand (see
+	// galerkin_pairs.go); the W blocks are bitwise tc-block's. Ac = Pᵀ·W as in tc-block.
+	// Offered for A blocks of at most 4×4.
+	GalerkinTCPairs GalerkinVariant = "tc-pairs"
 )
 
 // GalerkinVariants lists the device variants in a fixed order.
 var GalerkinVariants = []GalerkinVariant{GalerkinTwoPassND, GalerkinInspector, GalerkinInspectorBlock, GalerkinInspectorRows, GalerkinFused,
-	GalerkinTCBlock, GalerkinTCRows16, GalerkinTCRows32, GalerkinSmemRows, GalerkinSmemTiles}
+	GalerkinTCBlock, GalerkinTCRows16, GalerkinTCRows32, GalerkinSmemRows, GalerkinSmemTiles, GalerkinTCPairs}
 
 // Deterministic reports whether the variant gives the same bits on every run.
 func (v GalerkinVariant) Deterministic() bool { return v != GalerkinTwoPassND }
@@ -126,6 +132,9 @@ type GalerkinStats struct {
 	// Tiles: the smem-tiles A·P tiles (0: not offered, a fine row's P union does not
 	// fit); TileBlocks: the P blocks they stage, Σ over tiles.
 	Tiles, TileBlocks int64
+	// PairEntries: the tc-pairs warps (W columns of fine-row pairs, 0 when not offered);
+	// PairProds: their merged products (mma steps).
+	PairEntries, PairProds int64
 }
 
 // GalerkinPlan holds the symbolic phase of Ac = PᵀAP on the device: Ac's pattern, W's
@@ -149,6 +158,8 @@ type GalerkinPlan struct {
 	wsw0, wslw, asw0, aslw          *Buffer[int64] // tc-rows slot words and each row's first word
 	wwin, acwin                     *Buffer[int32] // smem-rows windows: (row, first slot) pairs
 	trow, trun, truns, tlist        *Buffer[int32] // smem-tiles: first rows, first runs, (P block, count) runs, tile-local products
+	pw, plist                       *Buffer[int32] // tc-pairs: W block pairs, (A, A, P) product triples
+	pwptr                           *Buffer[int64] // tc-pairs: each pair entry's first product
 	wval, acval                     *Buffer[float64]
 	freed                           bool
 	// prepared: the variants whose schedules were uploaded (GalerkinSymbolicFor).
@@ -191,6 +202,10 @@ type hostSchedule struct {
 	tileBlocks        int64
 	tks               []int32 // between tileCut and tileLists: the P rows each tile stages
 	tkp               []int
+	// tc-pairs (galerkin_pairs.go): per pair entry its W blocks and first product, per
+	// product its two A blocks and P block; −1 for an absent block.
+	pw, plist []int32
+	pwptr     []int64
 }
 
 // galerkinSchedule computes, on the host, the patterns of W = A·P and Ac = PᵀW, Pᵀ,
@@ -683,14 +698,15 @@ var (
 	usersAbs     = []GalerkinVariant{GalerkinInspector, GalerkinTCBlock}                           // absolute lists
 	usersSlots   = []GalerkinVariant{GalerkinTCRows16, GalerkinTCRows32, GalerkinSmemRows}         // slot words
 	usersPT      = append(slices.Clip(usersListed), usersSlots...)                                 // Pᵀ's entries
-	usersWptr    = append(slices.Clip(usersListed), GalerkinInspector, GalerkinTCBlock, GalerkinSmemTiles)
-	usersAcAbs   = append(slices.Clip(usersAbs), GalerkinSmemTiles) // smem-tiles' Pᵀ·W is tc-block's
+	usersWptr    = append(slices.Clip(usersListed), GalerkinInspector, GalerkinTCBlock, GalerkinSmemTiles, GalerkinTCPairs)
+	usersAcAbs   = append(slices.Clip(usersAbs), GalerkinSmemTiles, GalerkinTCPairs) // their Pᵀ·W is tc-block's
 	usersWrp     = append(slices.Clip(usersPT), GalerkinSmemTiles)
 	usersAcrp    = append(slices.Clip(usersSlots), GalerkinTwoPassND)
 	usersWrow    = []GalerkinVariant{GalerkinTwoPassND, GalerkinInspectorBlock, GalerkinInspectorRows}
 	usersTwoPass = []GalerkinVariant{GalerkinTwoPassND}
 	usersSmemRow = []GalerkinVariant{GalerkinSmemRows}
 	usersTiles   = []GalerkinVariant{GalerkinSmemTiles}
+	usersPairs   = []GalerkinVariant{GalerkinTCPairs}
 )
 
 // fill builds the lists that stats only counted, for the variants needs admits: the
@@ -708,6 +724,9 @@ func (s *hostSchedule) fill(A, P *bsr.Matrix, needs func([]GalerkinVariant) bool
 	}
 	if s.tks != nil && needs(usersTiles) {
 		s.tileLists(A, P)
+	}
+	if pairsOffered(P.R) && needs(usersPairs) {
+		s.pairLists(A, P)
 	}
 }
 
@@ -735,7 +754,7 @@ func (pl *GalerkinPlan) upload(s *hostSchedule) error {
 		{&pl.aclist, asInt32(s.aclist), usersListed}, {&pl.wabs, s.wabs, usersAbs}, {&pl.acabs, s.acabs, usersAcAbs},
 		{&pl.wwin, s.wwin, usersSmemRow}, {&pl.acwin, s.acwin, usersSmemRow},
 		{&pl.trow, s.trow, usersTiles}, {&pl.trun, s.trun, usersTiles}, {&pl.truns, s.truns, usersTiles},
-		{&pl.tlist, asInt32(s.tlist), usersTiles},
+		{&pl.tlist, asInt32(s.tlist), usersTiles}, {&pl.pw, s.pw, usersPairs}, {&pl.plist, s.plist, usersPairs},
 	} {
 		src := st.src
 		if !pl.needs(st.users) {
@@ -753,6 +772,7 @@ func (pl *GalerkinPlan) upload(s *hostSchedule) error {
 		{&pl.wrp, s.wrp, usersWrp}, {&pl.wptr, s.wptr, usersWptr}, {&pl.acrp, s.acrp, usersAcrp},
 		{&pl.acptr, s.acptr, usersWptr}, {&pl.ptrp, s.ptrp, usersPT}, {&pl.ptidx, s.ptidx, usersPT},
 		{&pl.wsw0, s.wsw0, usersSlots}, {&pl.wslw, s.wslw, usersSlots}, {&pl.asw0, s.asw0, usersSlots}, {&pl.aslw, s.aslw, usersSlots},
+		{&pl.pwptr, s.pwptr, usersPairs},
 	} {
 		src := st.src
 		if !pl.needs(st.users) {
@@ -779,12 +799,12 @@ func (pl *GalerkinPlan) Free() {
 		return
 	}
 	pl.freed = true
-	for _, u := range []*Buffer[int64]{pl.wrp, pl.wptr, pl.acrp, pl.acptr, pl.ptrp, pl.ptidx, pl.wsw0, pl.wslw, pl.asw0, pl.aslw} {
+	for _, u := range []*Buffer[int64]{pl.wrp, pl.wptr, pl.acrp, pl.acptr, pl.ptrp, pl.ptidx, pl.wsw0, pl.wslw, pl.asw0, pl.aslw, pl.pwptr} {
 		if u != nil {
 			u.Free()
 		}
 	}
-	for _, u := range []*Buffer[int32]{pl.wrow, pl.wcol, pl.acrow, pl.accol, pl.ptrow, pl.wlist, pl.aclist, pl.wabs, pl.acabs, pl.wwin, pl.acwin, pl.trow, pl.trun, pl.truns, pl.tlist} {
+	for _, u := range []*Buffer[int32]{pl.wrow, pl.wcol, pl.acrow, pl.accol, pl.ptrow, pl.wlist, pl.aclist, pl.wabs, pl.acabs, pl.wwin, pl.acwin, pl.trow, pl.trun, pl.truns, pl.tlist, pl.pw, pl.plist} {
 		if u != nil {
 			u.Free()
 		}
@@ -799,10 +819,10 @@ func (pl *GalerkinPlan) Free() {
 // Bytes returns the device memory the plan holds: schedules, W's and Ac's values.
 func (pl *GalerkinPlan) Bytes() int64 {
 	t := int64(0)
-	for _, u := range []*Buffer[int32]{pl.wrow, pl.wcol, pl.acrow, pl.accol, pl.ptrow, pl.wlist, pl.aclist, pl.wabs, pl.acabs, pl.wwin, pl.acwin, pl.trow, pl.trun, pl.truns, pl.tlist} {
+	for _, u := range []*Buffer[int32]{pl.wrow, pl.wcol, pl.acrow, pl.accol, pl.ptrow, pl.wlist, pl.aclist, pl.wabs, pl.acabs, pl.wwin, pl.acwin, pl.trow, pl.trun, pl.truns, pl.tlist, pl.pw, pl.plist} {
 		t += u.Bytes()
 	}
-	for _, u := range []*Buffer[int64]{pl.wrp, pl.wptr, pl.acrp, pl.acptr, pl.ptrp, pl.ptidx, pl.wsw0, pl.wslw, pl.asw0, pl.aslw} {
+	for _, u := range []*Buffer[int64]{pl.wrp, pl.wptr, pl.acrp, pl.acptr, pl.ptrp, pl.ptidx, pl.wsw0, pl.wslw, pl.asw0, pl.aslw, pl.pwptr} {
 		t += u.Bytes()
 	}
 	return t + pl.wval.Bytes() + pl.acval.Bytes()
@@ -862,6 +882,8 @@ func (s GalerkinStats) offers(v GalerkinVariant) bool {
 		return s.RowSlots
 	case v == GalerkinSmemTiles:
 		return s.Tiles > 0
+	case v == GalerkinTCPairs:
+		return s.PairEntries > 0
 	}
 	return slices.Contains(GalerkinVariants, v)
 }
@@ -877,6 +899,8 @@ func (pl *GalerkinPlan) Unavailable(v GalerkinVariant) string {
 		return "not prepared: the plan was made for other variants (GalerkinSymbolicFor)"
 	case v.needsSlots():
 		return fmt.Sprintf("a W or Ac row longer than 256 blocks: W rows up to %d, Ac rows up to %d", pl.Stats.MaxRowW, pl.Stats.MaxRowAc)
+	case v == GalerkinTCPairs:
+		return fmt.Sprintf("A blocks of %d×%d: two do not stack in an 8-row mma operand", pl.Stats.R, pl.Stats.R)
 	}
 	return fmt.Sprintf("the P rows one fine row meets pass the %d-double tile buffer", tileDoubles)
 }
@@ -1013,6 +1037,17 @@ func (pl *GalerkinPlan) NumericStage(v GalerkinVariant, stage Stage, A, P *Matri
 		if doPW {
 			acTCB()
 		}
+	case GalerkinTCPairs:
+		if doAP {
+			ne := st.PairEntries
+			pw, pwptr, plist := pl.pw.Ptr(), pl.pwptr.Ptr(), pl.plist.Ptr()
+			run("gal_w_tcp_"+tag, blocksFor(ne*32), func() {
+				b.args.I32(rr).I32(cc).I64(ne).Ptr(pw).Ptr(pwptr).Ptr(plist).Ptr(aval).Ptr(pval).Ptr(wval)
+			})
+		}
+		if doPW {
+			acTCB()
+		}
 	case GalerkinFused:
 		run("gal_fused_"+tag, blocksFor(nAc), func() {
 			b.args.I32(rr).I32(cc).I64(nAc).Ptr(acrow).Ptr(acptr).Ptr(aclist).Ptr(ptrp).Ptr(ptidx).Ptr(ptrow).Ptr(wrp).Ptr(wptr).Ptr(wlist).
@@ -1087,6 +1122,9 @@ func (s *hostSchedule) stats(A, P *bsr.Matrix) (GalerkinStats, error) {
 	}
 	if s.tileCut(A, P) {
 		st.Tiles, st.TileBlocks = int64(len(s.trow)-1), s.tileBlocks
+	}
+	if pairsOffered(P.R) {
+		st.PairEntries, st.PairProds = s.pairCounts(A, P)
 	}
 	if s.slotCounts(A, P) {
 		st.RowSlots = true

@@ -139,6 +139,8 @@ func (s GalerkinStats) linesPerProduct(v GalerkinVariant) (ap, pw float64) {
 	switch v {
 	case GalerkinTCBlock:
 		return 1 + k*(lA+lP), 1 + 2*k*lP
+	case GalerkinTCPairs: // per merged product: two A blocks and a P block
+		return 1 + 2*lA + lP, 1 + 2*k*lP
 	case GalerkinTCRows16, GalerkinTCRows32:
 		perA := float64(s.ProdAP) / math.Max(1, float64(s.NnzA))
 		perE := float64(s.ProdPW) / math.Max(1, float64(s.NnzP))
@@ -181,6 +183,8 @@ func (s GalerkinStats) linesPerProduct(v GalerkinVariant) (ap, pw float64) {
 //	        measurement showed the Pᵀ·W pass reading W about three times)
 //	tc-block: as inspector, with the W re-reads of a warp per Ac block (64 resident
 //	  warps per SM).
+//	tc-pairs: A·P |A| + |P| + |W| + 12 B per merged product (its triple) + 16 B per
+//	  pair entry; Pᵀ·W as tc-block.
 //	tc-rows16, tc-rows32 (slot words, no product lists)
 //	  A·P:  |A| + |P| + |W| + 8·(slot words of W) + 8·(N+1)
 //	  Pᵀ·W: |W| + |P| + |Ac| + 8·(slot words of Ac) + 12·NnzP (Pᵀ's P index and fine
@@ -242,6 +246,9 @@ func PredictGalerkin(s GalerkinStats, mc GalerkinMachine, v GalerkinVariant, sta
 		}
 		bytesAP = A + P + W + sw
 		bytesPW = W + P + Ac + sa + s.wRereads(mc, rows)
+	case GalerkinTCPairs:
+		bytesAP = A + P + W + 12*s.PairProds + 16*s.PairEntries + 8
+		bytesPW = W + P + Ac + s.ScheduleAcAbs + s.NnzAc*4 + s.wRereads(mc, s.rowsWarpPerBlock(mc))
 	case GalerkinTCRows16, GalerkinTCRows32:
 		bytesAP = A + P + W + 8*s.SlotWordsW + 8*int64(s.N+1)
 		rows := float64(max(mc.SMs, 1) * tcRowsWarps(v))
@@ -271,17 +278,23 @@ func PredictGalerkin(s GalerkinStats, mc GalerkinMachine, v GalerkinVariant, sta
 	}
 	lap, lpw := s.linesPerProduct(v)
 	prodAP := float64(s.ProdAP)
-	if v == GalerkinFused {
+	switch v {
+	case GalerkinFused:
 		prodAP = float64(s.ProdAPFused)
+	case GalerkinTCPairs:
+		prodAP = float64(s.PairProds)
 	}
 	linesAP := int64(prodAP*lap + float64(s.NnzW)*lines(8*s.R*s.C))
 	linesPW := int64(float64(s.ProdPW)*lpw + float64(s.NnzAc)*lines(8*s.C*s.C))
-	tc := v == GalerkinTCBlock || v == GalerkinTCRows16 || v == GalerkinTCRows32
+	tc := v == GalerkinTCBlock || v == GalerkinTCRows16 || v == GalerkinTCRows32 || v == GalerkinTCPairs
 	k := int64((s.R + 3) / 4)
 	var pr GalerkinPrediction
 	var mAP, mPW int64
 	if tc {
 		mAP, mPW = s.ProdAP*k, s.ProdPW*k
+	}
+	if v == GalerkinTCPairs {
+		mAP = s.PairProds
 	}
 	switch stage {
 	case StageAP:
@@ -352,7 +365,8 @@ func pickStage(stage Stage, ap, pw float64) float64 {
 //	A·P:  |A| + |P| + |W| + S_W (4 B per product, its tile-local pair, + W's row and
 //	      list pointers) + 12 B per tile; L1 lines: every product's A block, ℓ(8R²),
 //	      and every staged P block once per tile, ℓ(8RC); flops 2R²C per product on
-//	      the CUDA cores; the time the roofline of the three.
+//	      the CUDA cores; the time the roofline of the three, the L1 term at least
+//	      tileCycles per product (fitted).
 //	Pᵀ·W: tc-block's.
 func (s GalerkinStats) predictTiles(mc GalerkinMachine, stage Stage) GalerkinPrediction {
 	var ap GalerkinPrediction
@@ -361,7 +375,7 @@ func (s GalerkinStats) predictTiles(mc GalerkinMachine, stage Stage) GalerkinPre
 	ap.Lines = int64(float64(s.ProdAP)*lines(8*s.R*s.R) + float64(s.TileBlocks)*lines(8*s.R*s.C))
 	ap.Seconds = math.Max(float64(ap.Bytes)/mc.Bandwidth, float64(ap.Flops)/mc.FMARate)
 	if mc.L1Rate > 0 {
-		ap.Seconds = math.Max(ap.Seconds, float64(ap.Lines)/mc.L1Rate)
+		ap.Seconds = math.Max(ap.Seconds, math.Max(float64(ap.Lines), tileCycles*float64(s.ProdAP))/mc.L1Rate)
 	}
 	if stage == StageAP {
 		return ap
@@ -373,6 +387,15 @@ func (s GalerkinStats) predictTiles(mc GalerkinMachine, stage Stage) GalerkinPre
 	return GalerkinPrediction{Bytes: ap.Bytes + pw.Bytes, Flops: ap.Flops + pw.Flops, MMAs: pw.MMAs, Lines: ap.Lines + pw.Lines,
 		Seconds: ap.Seconds + pw.Seconds}
 }
+
+// tileCycles is the SM cycles the smem-tiles A·P kernel spends per block product,
+// fitted on the H200 (ex56 ne = 64 fine level, 2026-11-30: 1.643 ms for 3.25·10⁷
+// products over 132 SMs at 1.98 GHz = 13.2; ne = 100, out of sample, 13.5). Its limit
+// is L1 (84% busy in Nsight Compute: the shared loads of the staged P blocks, 6.8
+// wavefronts a product with bank conflicts, and the A loads), which the lines term,
+// counting one line per A block, put 5× lower; without it the chooser ranked
+// smem-tiles ahead of tc-pairs, which is 4–6% faster.
+const tileCycles = 13.2
 
 // smem-rows step times: the time one warp spends on one step (an A block of W's row,
 // a Pᵀ entry of Ac's row) when the device is full, fitted on the H200 (ex56 ne = 64,

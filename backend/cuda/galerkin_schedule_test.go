@@ -139,3 +139,74 @@ func TestGalerkinScheduleLists(t *testing.T) {
 		}
 	}
 }
+
+// TestTCPairsSchedule checks the tc-pairs schedule on the host against the
+// inspector's absolute lists: every W block is in exactly one pair entry, of its own
+// fine-row pair and column; each half of an entry's merged list, read without its
+// absent (−1) A blocks, is that W block's product list in order (so the kernel sums
+// tc-block's terms in tc-block's order); no merged product is empty; the counts match
+// the statistics'. No GPU needed.
+func TestTCPairsSchedule(t *testing.T) {
+	rng := rand.New(rand.NewPCG(17, 5))
+	for _, tc := range []struct{ n, m, r, c, perA, perP int }{
+		{501, 40, 3, 6, 20, 5}, {200, 17, 2, 3, 30, 7}, {64, 64, 1, 1, 64, 64}, {90, 30, 4, 6, 9, 4},
+	} {
+		A := randomPattern(rng, tc.n, tc.n, tc.r, tc.r, tc.perA, true)
+		P := randomPattern(rng, tc.n, tc.m, tc.r, tc.c, tc.perP, false)
+		s, err := galerkinSchedule(A, P)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.absolute(A, P)
+		entries, prods := s.pairCounts(A, P)
+		s.pairLists(A, P)
+		if int64(len(s.pw)) != 2*entries || int64(len(s.plist)) != 3*prods || s.pwptr[entries] != prods {
+			t.Fatalf("%dx%d: %d entries, %d products counted; lists hold %d, %d", tc.r, tc.r, entries, prods, len(s.pw)/2, len(s.plist)/3)
+		}
+		seen := make([]bool, len(s.wcol))
+		for e := int64(0); e < entries; e++ {
+			for half := 0; half < 2; half++ {
+				w := int64(s.pw[2*e+int64(half)])
+				if w < 0 {
+					continue
+				}
+				if seen[w] {
+					t.Fatalf("W block %d in two entries", w)
+				}
+				seen[w] = true
+				if int(s.wrow[w])%2 != half {
+					t.Fatalf("entry %d half %d: W block %d of row %d", e, half, w, s.wrow[w])
+				}
+				if other := int64(s.pw[2*e+int64(1-half)]); other >= 0 && (s.wcol[other] != s.wcol[w] || s.wrow[other]/2 != s.wrow[w]/2) {
+					t.Fatalf("entry %d pairs W blocks %d and %d of different columns or row pairs", e, w, other)
+				}
+				var got [][2]int32
+				for q := s.pwptr[e]; q < s.pwptr[e+1]; q++ {
+					if a := s.plist[3*q+int64(half)]; a >= 0 {
+						got = append(got, [2]int32{a, s.plist[3*q+2]})
+					}
+				}
+				if int64(len(got)) != s.wptr[w+1]-s.wptr[w] {
+					t.Fatalf("W block %d: %d products in its half, want %d", w, len(got), s.wptr[w+1]-s.wptr[w])
+				}
+				for q, pr := range got {
+					x := s.wptr[w] + int64(q)
+					if pr != [2]int32{s.wabs[2*x], s.wabs[2*x+1]} {
+						t.Fatalf("W block %d product %d: (%d, %d), want (%d, %d)", w, q, pr[0], pr[1], s.wabs[2*x], s.wabs[2*x+1])
+					}
+				}
+			}
+			for q := s.pwptr[e]; q < s.pwptr[e+1]; q++ {
+				if s.plist[3*q] < 0 && s.plist[3*q+1] < 0 {
+					t.Fatalf("entry %d product %d has neither A block", e, q)
+				}
+			}
+		}
+		for w, ok := range seen {
+			if !ok {
+				t.Fatalf("W block %d in no entry", w)
+			}
+		}
+		t.Logf("%dx%d: %d W blocks in %d entries, %d products merged to %d", tc.r, tc.r, len(s.wcol), entries, len(s.wlist), prods)
+	}
+}

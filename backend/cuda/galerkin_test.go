@@ -226,6 +226,15 @@ func checkGalerkinDevice(t *testing.T, be *Backend, name string, A, P *bsr.Matri
 			}
 		}
 	}
+	// tc-pairs sums tc-block's terms in tc-block's order: the same bits.
+	if x, y := full[GalerkinTCBlock], full[GalerkinTCPairs]; x != nil && y != nil {
+		for i := range x {
+			if math.Float64bits(x[i]) != math.Float64bits(y[i]) {
+				t.Errorf("%s: tc-pairs value %d is %v, tc-block's %v", name, i, y[i], x[i])
+				break
+			}
+		}
+	}
 	// A plan prepared for one variant (GalerkinSymbolicFor) offers only it, holds no
 	// more device memory, and gives the full plan's bits (its buffers are the same).
 	pl.Generic = false
@@ -387,6 +396,7 @@ func TestGalerkinModelAgainstNcu(t *testing.T) {
 		GalerkinTCRows16: 2656.6, GalerkinTCRows32: 2038.0,
 		GalerkinSmemRows:  2312.2, // 2026-11-30 08:20 UTC, gal_w_smr_3x6 + gal_ac_smr_3x6
 		GalerkinSmemTiles: 2376.1, // 2026-11-30, first smem-tiles lease: gal_w_tile_3x6 + gal_ac_tcb_3x6
+		GalerkinTCPairs:   2492.0, // 2026-11-30 10:05 UTC, gal_w_tcp_3x6 + gal_ac_tcb_3x6
 	}
 	for _, v := range GalerkinVariants {
 		got := float64(PredictGalerkin(st, mc, v, StageAll).Bytes) / 1e6

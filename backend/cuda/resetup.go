@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"blockamg/backend"
 	"blockamg/bsr"
@@ -254,14 +255,18 @@ type residentGalerkin struct {
 // NewGalerkin implements backend.Resetter: the symbolic phase on the host
 // (GalerkinSymbolicFor) and the variant the GPU model picks for this product
 // (ChooseGalerkin, with the device's parameters measured once per backend), or
-// Options.Galerkin when set. Only that variant's schedules go to the device, or every
+// Options.Galerkin when set and the product offers it (smem-tiles and tc-pairs are
+// not offered on every level). Only that variant's schedules go to the device, or every
 // variant's with Options.GalerkinTune (which times them all on the first Numeric).
 func (b *Backend) NewGalerkin(A, P *bsr.Matrix) (backend.Galerkin, error) {
 	tune := b.opt.GalerkinTune && b.opt.Galerkin == ""
+	if v := b.opt.Galerkin; v != "" && (!slices.Contains(GalerkinVariants, v) || !v.Deterministic()) {
+		return nil, fmt.Errorf("cuda: Options.Galerkin %q: want one of the deterministic GalerkinVariants", v)
+	}
 	var v GalerkinVariant
 	pl, err := b.GalerkinSymbolicFor(A, P, func(st GalerkinStats) ([]GalerkinVariant, error) {
 		v = b.opt.Galerkin
-		if v == "" {
+		if v == "" || !st.offers(v) {
 			if b.gmach == nil {
 				// A quick measurement: the model needs rates, not a benchmark.
 				mc, _, err := b.galerkinMachine(1<<26, 3)
@@ -271,9 +276,6 @@ func (b *Backend) NewGalerkin(A, P *bsr.Matrix) (backend.Galerkin, error) {
 				b.gmach = &mc
 			}
 			v = ChooseGalerkin(st, *b.gmach)
-		}
-		if !st.offers(v) {
-			return nil, fmt.Errorf("cuda: Galerkin variant %q is not available for this product", v)
 		}
 		if tune {
 			return GalerkinVariants, nil

@@ -104,7 +104,7 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&cfg.plot, "plot", "", "write a semilog convergence plot to this PNG file")
 	fs.BoolVar(&cfg.mms, "manufactured", false, "use b = A·x* for a random x* and report the error of x")
 	fs.BoolVar(&cfg.gpu, "gpu", false, "run on an NVIDIA GPU (an error when none is usable; never falls back)")
-	fs.StringVar(&cfg.gpuGal, "gpu-galerkin", "model", "with --gpu: the device PᵀAP variant per level: model (the GPU traffic model's pick), tune (the fastest, timed on the first set-up) or a variant name")
+	fs.StringVar(&cfg.gpuGal, "gpu-galerkin", "model", "with --gpu: the device PᵀAP variant per level: model (the GPU traffic model's pick), tune (the fastest, timed on the first set-up) or a variant name (levels that do not offer it use the model's pick)")
 	fs.BoolVar(&cfg.quiet, "q", false, "no progress on stderr")
 	pos, err := parseArgs(fs, args)
 	if err != nil {

@@ -1,0 +1,153 @@
+package cuda
+
+import (
+	"blockamg/bsr"
+	"blockamg/internal/par"
+)
+
+// The tc-pairs schedule. One mma.m8n8k4 takes an 8×4 left operand, of which tc-block's
+// R×R A block fills R rows (3 of 8 for elasticity). Fine rows 2q and 2q+1 are
+// neighbours in any mesh numbering, so they meet mostly the same A columns k and, for
+// a coarse column J, the same P blocks P_kJ: stacking A_{2q,k} over A_{2q+1,k} in one
+// left operand computes both rows' products with P_kJ in one mma. A warp owns the pair
+// of W blocks (2q, J), (2q+1, J) (either may be absent) and walks the union of their
+// product lists, merged by k; a product that only one row has leaves the other half of
+// the operand zero. At ex56 ne = 64 the union is 0.67 of the products, and the pairs
+// 1.9M warps for 3.3M W blocks. The sums are tc-block's, term for term and in the
+// same order (an absent half adds exact zeros to the other row's accumulators), so the
+// W blocks are bitwise tc-block's.
+
+// pairsOffered reports whether R×R blocks stack two to an 8-row operand.
+func pairsOffered(r int) bool { return 2*r <= 8 }
+
+// pairCounts counts the tc-pairs schedule: pair entries (the W columns of row pairs,
+// their union) and merged products, from the W pattern and the packed lists.
+func (s *hostSchedule) pairCounts(A, P *bsr.Matrix) (entries, prods int64) {
+	np := (A.BlockRows + 1) / 2
+	ents := make([]int64, np)
+	pr := make([]int64, np)
+	par.For(np, 0, 1024, func(lo, hi int) {
+		for q := lo; q < hi; q++ {
+			s.walkPair(A, P, q, func(_, _, merged int64) {
+				ents[q]++
+				pr[q] += merged
+			}, nil)
+		}
+	})
+	for q := range np {
+		entries += ents[q]
+		prods += pr[q]
+	}
+	return entries, prods
+}
+
+// pairLists builds the tc-pairs schedule: per pair entry its two W blocks (pw, −1
+// where absent) and the start of its merged products (pwptr), per product its two A
+// blocks (−1 where absent) and P block (plist, triples). Pairs are filled in parallel
+// at offsets from a counting pass.
+func (s *hostSchedule) pairLists(A, P *bsr.Matrix) {
+	np := (A.BlockRows + 1) / 2
+	ents := make([]int64, np+1)
+	pr := make([]int64, np+1)
+	par.For(np, 0, 1024, func(lo, hi int) {
+		for q := lo; q < hi; q++ {
+			s.walkPair(A, P, q, func(_, _, merged int64) {
+				ents[q+1]++
+				pr[q+1] += merged
+			}, nil)
+		}
+	})
+	for q := range np {
+		ents[q+1] += ents[q]
+		pr[q+1] += pr[q]
+	}
+	s.pw = make([]int32, 2*ents[np])
+	s.pwptr = make([]int64, ents[np]+1)
+	s.plist = make([]int32, 3*pr[np])
+	par.For(np, 0, 1024, func(lo, hi int) {
+		for q := lo; q < hi; q++ {
+			e, t := ents[q], pr[q]
+			start := t
+			s.walkPair(A, P, q, func(w0, w1, _ int64) {
+				s.pw[2*e], s.pw[2*e+1] = int32(w0), int32(w1)
+				s.pwptr[e], s.pwptr[e+1] = start, t
+				e++
+				start = t
+			}, func(a0, a1, p int64) {
+				s.plist[3*t], s.plist[3*t+1], s.plist[3*t+2] = int32(a0), int32(a1), int32(p)
+				t++
+			})
+		}
+	})
+}
+
+// walkPair visits the W columns of fine rows 2q and 2q+1 in order, calling entry with
+// the two W blocks (−1 where a row lacks the column) and the length of their merged
+// product list after the list's products, which emit (when non-nil) gets in order:
+// the two A blocks (−1 where absent) and the P block.
+func (s *hostSchedule) walkPair(A, P *bsr.Matrix, q int, entry func(w0, w1, merged int64), emit func(a0, a1, p int64)) {
+	i0, i1 := 2*q, 2*q+1
+	x0, e0 := s.wrp[i0], s.wrp[i0+1]
+	x1, e1 := int64(0), int64(0)
+	if i1 < A.BlockRows {
+		x1, e1 = s.wrp[i1], s.wrp[i1+1]
+	}
+	// Product t of fine row i's W block: its A block, A column and P block.
+	abs := func(i int, t int64) (a int64, k int32, p int64) {
+		u := s.wlist[t]
+		a = A.RowPtr[i] + int64(u>>16)
+		k = A.ColIdx[a]
+		return a, k, P.RowPtr[k] + int64(u&0xffff)
+	}
+	for x0 < e0 || x1 < e1 {
+		w0, w1 := int64(-1), int64(-1)
+		switch {
+		case x1 >= e1 || (x0 < e0 && s.wcol[x0] < s.wcol[x1]):
+			w0 = x0
+			x0++
+		case x0 >= e0 || s.wcol[x1] < s.wcol[x0]:
+			w1 = x1
+			x1++
+		default:
+			w0, w1 = x0, x1
+			x0++
+			x1++
+		}
+		var t0, f0, t1, f1 int64
+		if w0 >= 0 {
+			t0, f0 = s.wptr[w0], s.wptr[w0+1]
+		}
+		if w1 >= 0 {
+			t1, f1 = s.wptr[w1], s.wptr[w1+1]
+		}
+		merged := int64(0)
+		for t0 < f0 || t1 < f1 {
+			a0, a1, p := int64(-1), int64(-1), int64(0)
+			var k0, k1 int32
+			if t0 < f0 {
+				a0, k0, p = abs(i0, t0)
+			}
+			if t1 < f1 {
+				var p1 int64
+				a1, k1, p1 = abs(i1, t1)
+				switch {
+				case t0 >= f0 || k1 < k0:
+					a0, p = -1, p1
+				case k0 < k1:
+					a1 = -1
+				}
+			}
+			if a0 >= 0 {
+				t0++
+			}
+			if a1 >= 0 {
+				t1++
+			}
+			merged++
+			if emit != nil {
+				emit(a0, a1, p)
+			}
+		}
+		entry(w0, w1, merged)
+	}
+}

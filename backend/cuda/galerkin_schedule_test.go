@@ -3,7 +3,27 @@ package cuda
 import (
 	"math/rand/v2"
 	"testing"
+
+	"blockamg/bsr"
 )
+
+// scheduleCase is a random pattern: A n×n blocks of r×r with up to perA a row (and
+// its diagonal), P n×m blocks of r×c with up to perP a row.
+type scheduleCase struct{ n, m, r, c, perA, perP int }
+
+// randomSchedule draws tc's A and P (random values) and returns them with their host
+// schedule, absolute lists included.
+func randomSchedule(t *testing.T, rng *rand.Rand, tc scheduleCase) (A, P *bsr.Matrix, s *hostSchedule) {
+	t.Helper()
+	A = randomPattern(rng, tc.n, tc.n, tc.r, tc.r, tc.perA, true)
+	P = randomPattern(rng, tc.n, tc.m, tc.r, tc.c, tc.perP, false)
+	s, err := galerkinSchedule(A, P)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.absolute(A, P)
+	return A, P, s
+}
 
 // TestSmemTilesSchedule checks the smem-tiles schedule on the host, against the
 // absolute product lists of the inspector: the tiles cover the fine rows in order,
@@ -11,16 +31,10 @@ import (
 // same A block and, through the tile's runs, the same P block. No GPU needed.
 func TestSmemTilesSchedule(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 11))
-	for _, tc := range []struct{ n, m, r, c, perA, perP int }{
+	for _, tc := range []scheduleCase{
 		{500, 40, 3, 6, 20, 5}, {300, 300, 6, 6, 8, 4}, {200, 17, 2, 3, 30, 7}, {64, 64, 1, 1, 64, 64},
 	} {
-		A := randomPattern(rng, tc.n, tc.n, tc.r, tc.r, tc.perA, true)
-		P := randomPattern(rng, tc.n, tc.m, tc.r, tc.c, tc.perP, false)
-		s, err := galerkinSchedule(A, P)
-		if err != nil {
-			t.Fatal(err)
-		}
-		s.absolute(A, P)
+		A, P, s := randomSchedule(t, rng, tc)
 		if !s.smemTiles(A, P) {
 			t.Logf("%dx%d blocks, rows of %d: not offered", tc.r, tc.c, tc.perA)
 			continue
@@ -70,16 +84,10 @@ func TestSmemTilesSchedule(t *testing.T) {
 // fine-row order; the absolute lists name the same blocks. No GPU needed.
 func TestGalerkinScheduleLists(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 9))
-	for _, tc := range []struct{ n, m, r, c, perA, perP int }{
+	for _, tc := range []scheduleCase{
 		{300, 30, 3, 6, 15, 5}, {120, 120, 6, 6, 6, 3}, {80, 9, 2, 5, 40, 9},
 	} {
-		A := randomPattern(rng, tc.n, tc.n, tc.r, tc.r, tc.perA, true)
-		P := randomPattern(rng, tc.n, tc.m, tc.r, tc.c, tc.perP, false)
-		s, err := galerkinSchedule(A, P)
-		if err != nil {
-			t.Fatal(err)
-		}
-		s.absolute(A, P)
+		A, P, s := randomSchedule(t, rng, tc)
 		// W: for each row i and column J, the products in A-row order.
 		for i := 0; i < tc.n; i++ {
 			for w := s.wrp[i]; w < s.wrp[i+1]; w++ {
@@ -148,16 +156,10 @@ func TestGalerkinScheduleLists(t *testing.T) {
 // the statistics'. No GPU needed.
 func TestTCPairsSchedule(t *testing.T) {
 	rng := rand.New(rand.NewPCG(17, 5))
-	for _, tc := range []struct{ n, m, r, c, perA, perP int }{
+	for _, tc := range []scheduleCase{
 		{501, 40, 3, 6, 20, 5}, {200, 17, 2, 3, 30, 7}, {64, 64, 1, 1, 64, 64}, {90, 30, 4, 6, 9, 4},
 	} {
-		A := randomPattern(rng, tc.n, tc.n, tc.r, tc.r, tc.perA, true)
-		P := randomPattern(rng, tc.n, tc.m, tc.r, tc.c, tc.perP, false)
-		s, err := galerkinSchedule(A, P)
-		if err != nil {
-			t.Fatal(err)
-		}
-		s.absolute(A, P)
+		A, P, s := randomSchedule(t, rng, tc)
 		entries, prods := s.pairCounts(A, P)
 		s.pairLists(A, P)
 		if int64(len(s.pw)) != 2*entries || int64(len(s.plist)) != 3*prods || s.pwptr[entries] != prods {

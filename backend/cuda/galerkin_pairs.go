@@ -61,24 +61,23 @@ func (s *hostSchedule) pairLists(A, P *bsr.Matrix) {
 		ents[q+1] += ents[q]
 		pr[q+1] += pr[q]
 	}
-	s.pw = make([]int32, 2*ents[np])
-	s.pwptr = make([]int64, ents[np]+1)
-	s.plist = make([]int32, 3*pr[np])
+	pw, pwptr, plist := make([]int32, 2*ents[np]), make([]int64, ents[np]+1), make([]int32, 3*pr[np])
 	par.For(np, 0, 1024, func(lo, hi int) {
 		for q := lo; q < hi; q++ {
 			e, t := ents[q], pr[q]
 			start := t
 			s.walkPair(A, P, q, func(w0, w1, _ int64) {
-				s.pw[2*e], s.pw[2*e+1] = int32(w0), int32(w1)
-				s.pwptr[e], s.pwptr[e+1] = start, t
+				pw[2*e], pw[2*e+1] = int32(w0), int32(w1)
+				pwptr[e], pwptr[e+1] = start, t
 				e++
 				start = t
 			}, func(a0, a1, p int64) {
-				s.plist[3*t], s.plist[3*t+1], s.plist[3*t+2] = int32(a0), int32(a1), int32(p)
+				plist[3*t], plist[3*t+1], plist[3*t+2] = int32(a0), int32(a1), int32(p)
 				t++
 			})
 		}
 	})
+	s.pw, s.pwptr, s.plist = pw, pwptr, plist
 }
 
 // walkPair visits the W columns of fine rows 2q and 2q+1 in order, calling entry with

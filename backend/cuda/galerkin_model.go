@@ -248,7 +248,7 @@ func PredictGalerkin(s GalerkinStats, mc GalerkinMachine, v GalerkinVariant, sta
 		bytesPW = W + P + Ac + sa + s.wRereads(mc, rows)
 	case GalerkinTCPairs:
 		bytesAP = A + P + W + 12*s.PairProds + 16*s.PairEntries + 8
-		bytesPW = W + P + Ac + s.ScheduleAcAbs + s.NnzAc*4 + s.wRereads(mc, s.rowsWarpPerBlock(mc))
+		bytesPW = PredictGalerkin(s, mc, GalerkinTCBlock, StagePW).Bytes // the same kernel
 	case GalerkinTCRows16, GalerkinTCRows32:
 		bytesAP = A + P + W + 8*s.SlotWordsW + 8*int64(s.N+1)
 		rows := float64(max(mc.SMs, 1) * tcRowsWarps(v))

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/bits"
 	"slices"
 	"unsafe"
 
@@ -135,6 +136,10 @@ type GalerkinStats struct {
 	// PairEntries: the tc-pairs warps (W columns of fine-row pairs, 0 when not offered);
 	// PairProds: their merged products (mma steps).
 	PairEntries, PairProds int64
+	// WRereadGaps[b]: the bytes of W rows that the Pᵀ·W pass reads again for a coarse
+	// row 2^b to 2^(b+1)−1 rows after the previous one reading it (the gaps between
+	// consecutive block columns of each P row, weighted by its W row's bytes).
+	WRereadGaps [32]int64
 }
 
 // GalerkinPlan holds the symbolic phase of Ac = PᵀAP on the device: Ac's pattern, W's
@@ -578,6 +583,22 @@ func (s *hostSchedule) tileLists(A, P *bsr.Matrix) {
 		}
 	})
 	s.tks, s.tkp = nil, nil
+}
+
+// wRereadGaps is GalerkinStats.WRereadGaps: for each fine row i, each gap between
+// consecutive block columns of P's row i (the coarse rows that read W row i, in the
+// order the Pᵀ·W pass walks them) adds W row i's bytes to the gap's power-of-two
+// bucket.
+func (s *hostSchedule) wRereadGaps(P *bsr.Matrix) [32]int64 {
+	var h [32]int64
+	rc := int64(8 * P.R * P.C)
+	for i := 0; i < P.BlockRows; i++ {
+		bytes := (s.wrp[i+1] - s.wrp[i]) * rc
+		for p := P.RowPtr[i] + 1; p < P.RowPtr[i+1]; p++ {
+			h[bits.Len32(uint32(P.ColIdx[p]-P.ColIdx[p-1]))-1] += bytes
+		}
+	}
+	return h
 }
 
 // smemDoubles mirrors GAL_SMR_DOUBLES in kernels/galerkin.cu: the doubles of shared
@@ -1126,6 +1147,7 @@ func (s *hostSchedule) stats(A, P *bsr.Matrix) (GalerkinStats, error) {
 	if pairsOffered(P.R) {
 		st.PairEntries, st.PairProds = s.pairCounts(A, P)
 	}
+	st.WRereadGaps = s.wRereadGaps(P)
 	if s.slotCounts(A, P) {
 		st.RowSlots = true
 		st.SlotWordsW, st.SlotWordsAc = s.wsw0[A.BlockRows], s.asw0[m]

@@ -76,6 +76,14 @@ func (s GalerkinStats) FloorAP(mc GalerkinMachine) float64 {
 // under NnzP/N coarse rows), which for the thread-per-block variants, with every
 // coarse row in flight, differs by under 10%; for a warp per coarse row it
 // overstated D_W 4.5-fold on ex56.
+//
+// Of the re-reads that term keeps in L2, those of a W row whose next coarse row
+// comes far later in the walk miss too (wGapMisses): a fine row's P row spans
+// coarse rows in neighbouring coarse z-planes of a 3D mesh, a plane of coarse rows
+// apart, and the Pᵀ·W pass streams about ProdPW/M·(2·8RC + 8) bytes a coarse row in
+// between. Added after Nsight Compute measured tc-block's Pᵀ·W at 1024 MB (ne = 64)
+// and 4278 MB (ne = 100) where the model said 840 and 3208 (μ_W = 0 with a warp per
+// Ac block): the gap term predicts +269 and +1032 MB, without a fitted constant.
 func (s GalerkinStats) wRereads(mc GalerkinMachine, rows float64) int64 {
 	if s.NnzW == 0 || s.NnzAc == 0 || s.M == 0 || s.N == 0 {
 		return 0
@@ -84,7 +92,24 @@ func (s GalerkinStats) wRereads(mc GalerkinMachine, rows float64) int64 {
 	rows = math.Min(float64(s.M), rows)
 	dw := rows * float64(s.bytesWVal()) / float64(s.M)
 	mu := math.Max(0, 1-float64(mc.L2Bytes)/math.Max(dw, 1))
-	return int64(float64(s.bytesWVal()) * math.Max(0, u-1) * mu)
+	return int64(float64(s.bytesWVal())*math.Max(0, u-1)*mu + float64(s.wGapMisses(mc))*(1-mu))
+}
+
+// wGapMisses is the W bytes re-read after a gap of coarse rows whose streamed bytes
+// (ProdPW/M·(2·8RC + 8) a coarse row) pass the L2 size, from the histogram
+// WRereadGaps (a gap in [2^b, 2^(b+1)) counted at 2^b).
+func (s GalerkinStats) wGapMisses(mc GalerkinMachine) int64 {
+	if s.M == 0 {
+		return 0
+	}
+	perRow := float64(s.ProdPW) * float64(2*8*s.R*s.C+8) / float64(s.M)
+	miss := int64(0)
+	for b, bytes := range s.WRereadGaps {
+		if float64(int64(1)<<b)*perRow > float64(mc.L2Bytes) {
+			miss += bytes
+		}
+	}
+	return miss
 }
 
 // Coarse rows in flight: resident threads (or warps) over the Ac blocks (or rows)

@@ -140,6 +140,10 @@ type GalerkinStats struct {
 	// row 2^b to 2^(b+1)−1 rows after the previous one reading it (the gaps between
 	// consecutive block columns of each P row, weighted by its W row's bytes).
 	WRereadGaps [32]int64
+	// PRereadGaps[b]: the same for the A·P pass and P's rows: the bytes of P rows read
+	// again by a fine row 2^b to 2^(b+1)−1 rows after the previous one whose A row has
+	// them as a column.
+	PRereadGaps [32]int64
 }
 
 // GalerkinPlan holds the symbolic phase of Ac = PᵀAP on the device: Ac's pattern, W's
@@ -596,6 +600,28 @@ func (s *hostSchedule) wRereadGaps(P *bsr.Matrix) [32]int64 {
 		bytes := (s.wrp[i+1] - s.wrp[i]) * rc
 		for p := P.RowPtr[i] + 1; p < P.RowPtr[i+1]; p++ {
 			h[bits.Len32(uint32(P.ColIdx[p]-P.ColIdx[p-1]))-1] += bytes
+		}
+	}
+	return h
+}
+
+// pRereadGaps is GalerkinStats.PRereadGaps: walking the fine rows in order, each A
+// block (i, k) whose column k an earlier row i' last had adds P row k's bytes (values
+// and column indices) to the bucket of i − i'.
+func pRereadGaps(A, P *bsr.Matrix) [32]int64 {
+	var h [32]int64
+	last := make([]int32, A.BlockCols)
+	for k := range last {
+		last[k] = -1
+	}
+	rc := int64(8*P.R*P.C + 4)
+	for i := 0; i < A.BlockRows; i++ {
+		for a := A.RowPtr[i]; a < A.RowPtr[i+1]; a++ {
+			k := A.ColIdx[a]
+			if l := last[k]; l >= 0 {
+				h[bits.Len32(uint32(int32(i)-l))-1] += (P.RowPtr[k+1] - P.RowPtr[k]) * rc
+			}
+			last[k] = int32(i)
 		}
 	}
 	return h
@@ -1148,6 +1174,7 @@ func (s *hostSchedule) stats(A, P *bsr.Matrix) (GalerkinStats, error) {
 		st.PairEntries, st.PairProds = s.pairCounts(A, P)
 	}
 	st.WRereadGaps = s.wRereadGaps(P)
+	st.PRereadGaps = pRereadGaps(A, P)
 	if s.slotCounts(A, P) {
 		st.RowSlots = true
 		st.SlotWordsW, st.SlotWordsAc = s.wsw0[A.BlockRows], s.asw0[m]

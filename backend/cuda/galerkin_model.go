@@ -78,7 +78,7 @@ func (s GalerkinStats) FloorAP(mc GalerkinMachine) float64 {
 // overstated D_W 4.5-fold on ex56.
 //
 // Of the re-reads that term keeps in L2, those of a W row whose next coarse row
-// comes far later in the walk miss too (wGapMisses): a fine row's P row spans
+// comes far later in the walk miss too (wGapMisses, gapMisses): a fine row's P row spans
 // coarse rows in neighbouring coarse z-planes of a 3D mesh, a plane of coarse rows
 // apart, and the Pᵀ·W pass streams about ProdPW/M·(2·8RC + 8) bytes a coarse row in
 // between. Added after Nsight Compute measured tc-block's Pᵀ·W at 1024 MB (ne = 64)
@@ -96,16 +96,39 @@ func (s GalerkinStats) wRereads(mc GalerkinMachine, rows float64) int64 {
 }
 
 // wGapMisses is the W bytes re-read after a gap of coarse rows whose streamed bytes
-// (ProdPW/M·(2·8RC + 8) a coarse row) pass the L2 size, from the histogram
-// WRereadGaps (a gap in [2^b, 2^(b+1)) counted at 2^b).
+// (ProdPW/M·(2·8RC + 8) a coarse row) pass the L2 a shared line can use, from the
+// histogram WRereadGaps.
 func (s GalerkinStats) wGapMisses(mc GalerkinMachine) int64 {
 	if s.M == 0 {
 		return 0
 	}
-	perRow := float64(s.ProdPW) * float64(2*8*s.R*s.C+8) / float64(s.M)
+	return gapMisses(s.WRereadGaps, float64(s.ProdPW)*float64(2*8*s.R*s.C+8)/float64(s.M), mc)
+}
+
+// pGapMisses is the same for the A·P pass and P's rows: a P row is read again by the
+// next fine row whose A row has it as a column, often a fine z-plane later, and the
+// pass brings about (|A| + |W| + |P| + 4·ProdAP)/N new bytes into L2 a fine row
+// (PRereadGaps). Added after Nsight Compute measured the A·P kernels of smem-tiles and
+// tc-pairs at ne = 100 1.2–1.3 GB above the model (within 2% at ne = 64): it predicts
+// +1370 MB at ne = 100, where a plane is ~10⁴ fine rows, and nothing at ne = 64.
+func (s GalerkinStats) pGapMisses(mc GalerkinMachine) int64 {
+	if s.N == 0 {
+		return 0
+	}
+	perRow := float64(s.bytesA()+s.bytesWVal()+s.bytesP()+4*s.ProdAP) / float64(s.N)
+	return gapMisses(s.PRereadGaps, perRow, mc)
+}
+
+// gapMisses sums the bytes of a gap histogram (bucket b: gaps in [2^b, 2^(b+1)),
+// counted at 2^b) whose gap times perRow bytes streamed in between passes half the
+// L2: the H100-class L2 is two partitions, each caching the lines its own SMs read,
+// so a line every SM reads occupies both. The measurements agree: the ne = 100 P
+// re-reads, about 49 MB of streamed data apart, miss; those of ne = 64, 20 MB apart,
+// hit; the whole 60 MB would keep both.
+func gapMisses(h [32]int64, perRow float64, mc GalerkinMachine) int64 {
 	miss := int64(0)
-	for b, bytes := range s.WRereadGaps {
-		if float64(int64(1)<<b)*perRow > float64(mc.L2Bytes) {
+	for b, bytes := range h {
+		if float64(int64(1)<<b)*perRow > float64(mc.L2Bytes)/2 {
 			miss += bytes
 		}
 	}
@@ -188,7 +211,9 @@ func (s GalerkinStats) linesPerProduct(v GalerkinVariant) (ap, pw float64) {
 
 // PredictGalerkin returns the model's DRAM traffic, flops and time for variant v and
 // stage. With |X| the bytes of X (values + column indices + row pointers for A and P,
-// values only for W and Ac), L the L2 size:
+// values only for W and Ac), L the L2 size; every A·P pass but fused-recompute's adds
+// the P rows read again across fine planes (pGapMisses), and the W re-read term
+// wRereads includes those across coarse planes (wGapMisses):
 //
 //	two-pass (atomic, nondeterministic)
 //	  A·P:  |A| + |P| + |W| (written) + 8·nnzW (W's row and column indices)
@@ -301,6 +326,9 @@ func PredictGalerkin(s GalerkinStats, mc GalerkinMachine, v GalerkinVariant, sta
 		bytesPW = s.ScheduleAc + P + Ac
 		flopsAP = int64(float64(flopsAP) * rho)
 	}
+	if v != GalerkinFused {
+		bytesAP += s.pGapMisses(mc) // every A·P pass but fused-recompute's walks the fine rows in order
+	}
 	lap, lpw := s.linesPerProduct(v)
 	prodAP := float64(s.ProdAP)
 	switch v {
@@ -388,14 +416,15 @@ func pickStage(stage Stage, ap, pw float64) float64 {
 // product is their sum):
 //
 //	A·P:  |A| + |P| + |W| + S_W (4 B per product, its tile-local pair, + W's row and
-//	      list pointers) + 12 B per tile; L1 lines: every product's A block, ℓ(8R²),
+//	      list pointers) + 12 B per tile + P's re-reads across fine planes
+//	      (pGapMisses, as every variant's); L1 lines: every product's A block, ℓ(8R²),
 //	      and every staged P block once per tile, ℓ(8RC); flops 2R²C per product on
 //	      the CUDA cores; the time the roofline of the three, the L1 term at least
 //	      tileCycles per product (fitted).
 //	Pᵀ·W: tc-block's.
 func (s GalerkinStats) predictTiles(mc GalerkinMachine, stage Stage) GalerkinPrediction {
 	var ap GalerkinPrediction
-	ap.Bytes = s.bytesA() + s.bytesP() + s.bytesWVal() + s.ProdAP*4 + (s.NnzW+1)*8 + int64(s.N+1)*8 + 12*s.Tiles
+	ap.Bytes = s.bytesA() + s.bytesP() + s.bytesWVal() + s.ProdAP*4 + (s.NnzW+1)*8 + int64(s.N+1)*8 + 12*s.Tiles + s.pGapMisses(mc)
 	ap.Flops = s.flopsAP()
 	ap.Lines = int64(float64(s.ProdAP)*lines(8*s.R*s.R) + float64(s.TileBlocks)*lines(8*s.R*s.C))
 	ap.Seconds = math.Max(float64(ap.Bytes)/mc.Bandwidth, float64(ap.Flops)/mc.FMARate)

@@ -215,6 +215,8 @@ type hostSchedule struct {
 	// product its two A blocks and P block; −1 for an absent block.
 	pw, plist []int32
 	pwptr     []int64
+	// Between pairCounts and pairLists: each fine-row pair's first entry and product.
+	pairEnt, pairProd []int64
 }
 
 // galerkinSchedule computes, on the host, the patterns of W = A·P and Ac = PᵀW, Pᵀ,

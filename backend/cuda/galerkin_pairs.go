@@ -21,31 +21,10 @@ import (
 func pairsOffered(r int) bool { return 2*r <= 8 }
 
 // pairCounts counts the tc-pairs schedule: pair entries (the W columns of row pairs,
-// their union) and merged products, from the W pattern and the packed lists.
+// their union) and merged products, from the W pattern and the packed lists. It keeps
+// each pair's first entry and product (pairEnt, pairProd) for pairLists, so the
+// symbolic phase walks the merged lists once to count and once to fill.
 func (s *hostSchedule) pairCounts(A, P *bsr.Matrix) (entries, prods int64) {
-	np := (A.BlockRows + 1) / 2
-	ents := make([]int64, np)
-	pr := make([]int64, np)
-	par.For(np, 0, 1024, func(lo, hi int) {
-		for q := lo; q < hi; q++ {
-			s.walkPair(A, P, q, func(_, _, merged int64) {
-				ents[q]++
-				pr[q] += merged
-			}, nil)
-		}
-	})
-	for q := range np {
-		entries += ents[q]
-		prods += pr[q]
-	}
-	return entries, prods
-}
-
-// pairLists builds the tc-pairs schedule: per pair entry its two W blocks (pw, −1
-// where absent) and the start of its merged products (pwptr), per product its two A
-// blocks (−1 where absent) and P block (plist, triples). Pairs are filled in parallel
-// at offsets from a counting pass.
-func (s *hostSchedule) pairLists(A, P *bsr.Matrix) {
 	np := (A.BlockRows + 1) / 2
 	ents := make([]int64, np+1)
 	pr := make([]int64, np+1)
@@ -61,6 +40,20 @@ func (s *hostSchedule) pairLists(A, P *bsr.Matrix) {
 		ents[q+1] += ents[q]
 		pr[q+1] += pr[q]
 	}
+	s.pairEnt, s.pairProd = ents, pr
+	return ents[np], pr[np]
+}
+
+// pairLists builds the tc-pairs schedule: per pair entry its two W blocks (pw, −1
+// where absent) and the start of its merged products (pwptr), per product its two A
+// blocks (−1 where absent) and P block (plist, triples). Pairs are filled in parallel
+// at the offsets pairCounts found (it runs first when it has not).
+func (s *hostSchedule) pairLists(A, P *bsr.Matrix) {
+	np := (A.BlockRows + 1) / 2
+	if s.pairEnt == nil {
+		s.pairCounts(A, P)
+	}
+	ents, pr := s.pairEnt, s.pairProd
 	pw, pwptr, plist := make([]int32, 2*ents[np]), make([]int64, ents[np]+1), make([]int32, 3*pr[np])
 	par.For(np, 0, 1024, func(lo, hi int) {
 		for q := lo; q < hi; q++ {
@@ -78,6 +71,7 @@ func (s *hostSchedule) pairLists(A, P *bsr.Matrix) {
 		}
 	})
 	s.pw, s.pwptr, s.plist = pw, pwptr, plist
+	s.pairEnt, s.pairProd = nil, nil
 }
 
 // walkPair visits the W columns of fine rows 2q and 2q+1 in order, calling entry with

@@ -2,6 +2,7 @@ package cuda
 
 import (
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"blockamg/bsr"
@@ -162,6 +163,15 @@ func TestTCPairsSchedule(t *testing.T) {
 		A, P, s := randomSchedule(t, rng, tc)
 		entries, prods := s.pairCounts(A, P)
 		s.pairLists(A, P)
+		// pairLists alone (counting for itself) builds the same lists.
+		s2, err := galerkinSchedule(A, P)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s2.pairLists(A, P)
+		if !slices.Equal(s2.pw, s.pw) || !slices.Equal(s2.pwptr, s.pwptr) || !slices.Equal(s2.plist, s.plist) {
+			t.Fatalf("%dx%d: pairLists without pairCounts differs", tc.r, tc.r)
+		}
 		if int64(len(s.pw)) != 2*entries || int64(len(s.plist)) != 3*prods || s.pwptr[entries] != prods {
 			t.Fatalf("%dx%d: %d entries, %d products counted; lists hold %d, %d", tc.r, tc.r, entries, prods, len(s.pw)/2, len(s.plist)/3)
 		}

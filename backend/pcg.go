@@ -93,22 +93,14 @@ func (w *PCGWork) Solve(be Backend, A Matrix, M Preconditioner, b, x Vector, opt
 	be.Zero(x)
 	be.Copy(r, b)
 	rnorm := be.Norm(r)
-	res.InitialResidual, res.Residual = rnorm, rnorm
-	res.Target = max(opt.RelTol*rnorm, opt.AbsTol)
-	record := func(v float64) {
-		if opt.History {
-			res.History = append(res.History, v)
-		}
-	}
-	record(rnorm)
-	if !finite(rnorm) {
-		return res, &krylov.BreakdownError{Iteration: 0, Quantity: "‖r‖", Value: rnorm}
+	if err := res.Begin(rnorm, opt); err != nil {
+		return res, err
 	}
 	if rnorm <= res.Target {
 		return res, be.Err()
 	}
 	if cs, ok := be.(CGStepper); ok {
-		return pcgStepper(be, cs, A, M, b, x, r, z, p, q, opt, &res, record)
+		return pcgStepper(be, cs, A, M, b, x, r, z, p, q, opt, &res)
 	}
 	restart := func(it int) (float64, error) {
 		M.Apply(r, z)
@@ -134,10 +126,8 @@ func (w *PCGWork) Solve(be Backend, A Matrix, M Preconditioner, b, x Vector, opt
 		be.Axpby(alpha, p, 1, x)
 		be.Axpby(-alpha, q, 1, r)
 		rnorm = be.Norm(r)
-		res.Iterations, res.Residual = it, rnorm
-		record(rnorm)
-		if !finite(rnorm) {
-			return res, &krylov.BreakdownError{Iteration: it, Quantity: "‖r‖", Value: rnorm}
+		if err := res.Step(it, rnorm, opt); err != nil {
+			return res, err
 		}
 		if rnorm <= res.Target {
 			// Confirm on the true residual.
@@ -169,9 +159,9 @@ func (w *PCGWork) Solve(be Backend, A Matrix, M Preconditioner, b, x Vector, opt
 // rᵀz in the backend's memory and one wait per iteration (CGRead, for ‖r‖). A
 // breakdown of rᵀz shows at the next CGRead, where the generic path would have
 // stopped right away; the results are the same, since the steps between change
-// nothing. res is PCG's, which record appends to.
+// nothing. res is PCG's, which each step records into.
 func pcgStepper(be Backend, cs CGStepper, A Matrix, M Preconditioner, b, x, r, z, p, q Vector, opt krylov.Options,
-	res *krylov.Result, record func(float64)) (krylov.Result, error) {
+	res *krylov.Result) (krylov.Result, error) {
 	restart := func(it int) {
 		M.Apply(r, z)
 		cs.CGStart(it, r, z)
@@ -192,10 +182,8 @@ func pcgStepper(be Backend, cs CGStepper, A Matrix, M Preconditioner, b, x, r, z
 			return *res, &krylov.BreakdownError{Iteration: s.BreakIteration, Quantity: s.BreakQuantity, Value: s.BreakValue}
 		}
 		rnorm := math.Sqrt(s.RR)
-		res.Iterations, res.Residual = it, rnorm
-		record(rnorm)
-		if !finite(rnorm) {
-			return *res, &krylov.BreakdownError{Iteration: it, Quantity: "‖r‖", Value: rnorm}
+		if err := res.Step(it, rnorm, opt); err != nil {
+			return *res, err
 		}
 		if rnorm <= res.Target {
 			// Confirm on the true residual.

@@ -53,6 +53,29 @@ type Result struct {
 	History         []float64 // residual norms, History[0] the initial one (when asked)
 }
 
+// Begin starts the record of a solve from its initial residual norm: InitialResidual,
+// Residual, Target and History[0] (when opt.History); a *BreakdownError when the norm
+// is not finite. With Step it is CG's bookkeeping, which solvers outside this package
+// (a backend's PCG) share.
+func (r *Result) Begin(rnorm float64, opt Options) error {
+	r.InitialResidual = rnorm
+	r.Target = max(opt.RelTol*rnorm, opt.AbsTol)
+	return r.Step(0, rnorm, opt)
+}
+
+// Step records iteration it's (recursive) residual norm: Iterations, Residual and
+// History (when opt.History); a *BreakdownError when the norm is not finite.
+func (r *Result) Step(it int, rnorm float64, opt Options) error {
+	r.Iterations, r.Residual = it, rnorm
+	if opt.History {
+		r.History = append(r.History, rnorm)
+	}
+	if !finite(rnorm) {
+		return &BreakdownError{Iteration: it, Quantity: "‖r‖", Value: rnorm}
+	}
+	return nil
+}
+
 // ErrTolerance is wrapped by the error CG returns for invalid options.
 var ErrTolerance = errors.New("krylov: invalid options")
 
@@ -116,16 +139,8 @@ func CG(A Operator, M Preconditioner, b, x []float64, opt Options) (Result, erro
 	} else {
 		rnorm = trueResidual()
 	}
-	res.InitialResidual, res.Residual = rnorm, rnorm
-	res.Target = max(opt.RelTol*rnorm, opt.AbsTol)
-	record := func(v float64) {
-		if opt.History {
-			res.History = append(res.History, v)
-		}
-	}
-	record(rnorm)
-	if !finite(rnorm) {
-		return res, &BreakdownError{Iteration: 0, Quantity: "‖r‖", Value: rnorm}
+	if err := res.Begin(rnorm, opt); err != nil {
+		return res, err
 	}
 	if rnorm <= res.Target {
 		return res, nil
@@ -164,10 +179,8 @@ func CG(A Operator, M Preconditioner, b, x []float64, opt Options) (Result, erro
 			return s
 		})
 		rnorm = safeNorm(r, rr, w)
-		res.Iterations, res.Residual = it, rnorm
-		record(rnorm)
-		if !finite(rnorm) {
-			return res, &BreakdownError{Iteration: it, Quantity: "‖r‖", Value: rnorm}
+		if err := res.Step(it, rnorm, opt); err != nil {
+			return res, err
 		}
 		if rnorm <= res.Target {
 			// Confirm on the true residual; if rounding made the recursion drift,

@@ -384,19 +384,10 @@ func (s *hostSchedule) absoluteAc() {
 	})
 }
 
-// rowSlots computes the tc-rows slot words; it returns false (and leaves them nil)
-// when a W or Ac row has more than 256 blocks, which a byte cannot address.
-func (s *hostSchedule) rowSlots(A, P *bsr.Matrix) bool {
-	if !s.slotCounts(A, P) {
-		return false
-	}
-	s.slotWords(A, P)
-	return true
-}
-
-// slotCounts is rowSlots' first half: each row's first slot word (wsw0, asw0), the
-// re-walks and the smem-rows windows, all the statistics need; slotWords fills the
-// words.
+// slotCounts is the first half of the tc-rows slot words: each row's first slot word
+// (wsw0, asw0), the re-walks and the smem-rows windows, all the statistics need;
+// slotWords fills the words. It returns false (and leaves them nil) when a W or Ac row
+// has more than 256 blocks, which a byte cannot address.
 func (s *hostSchedule) slotCounts(A, P *bsr.Matrix) bool {
 	if maxRow(s.wrp) > 256 || maxRow(s.acrp) > 256 {
 		return false
@@ -487,21 +478,12 @@ func (s *hostSchedule) slotWords(A, P *bsr.Matrix) {
 // doubles) of an smem-tiles thread block's P rows.
 const tileDoubles = 6144
 
-// smemTiles builds the smem-tiles schedule: consecutive fine rows are added to a tile
-// while the union of the P rows they meet fits tileDoubles (and the tile-local indices
-// their 16-bit fields). It returns false, leaving it unset, when one row's union alone
-// does not fit.
-func (s *hostSchedule) smemTiles(A, P *bsr.Matrix) bool {
-	if !s.tileCut(A, P) {
-		return false
-	}
-	s.tileLists(A, P)
-	return true
-}
-
-// tileCut is smemTiles' first pass, in row order: the tiles, their runs and the
-// sorted P rows each stages (tks, tile t's at tkp[t]..tkp[t+1]), all the statistics
-// need; tileLists fills the product list from them.
+// tileCut is the smem-tiles schedule's first pass, in row order: consecutive fine rows
+// are added to a tile while the union of the P rows they meet fits tileDoubles (and
+// the tile-local indices their 16-bit fields); it records the tiles, their runs and
+// the sorted P rows each stages (tks, tile t's at tkp[t]..tkp[t+1]), all the
+// statistics need, and returns false, leaving them unset, when one row's union alone
+// does not fit. tileLists fills the product list from them.
 func (s *hostSchedule) tileCut(A, P *bsr.Matrix) bool {
 	n := A.BlockRows
 	rc := int64(P.R * P.C)
@@ -562,7 +544,7 @@ func (s *hostSchedule) tileCut(A, P *bsr.Matrix) bool {
 	return true
 }
 
-// tileLists is smemTiles' second pass, tiles in parallel: each product's tile-local
+// tileLists is the smem-tiles schedule's second pass, tiles in parallel: each product's tile-local
 // (A block, P block).
 func (s *hostSchedule) tileLists(A, P *bsr.Matrix) {
 	tks, tkp := s.tks, s.tkp

@@ -8,6 +8,26 @@ import (
 	"blockamg/bsr"
 )
 
+// smemTiles builds the whole smem-tiles schedule (tileCut, then tileLists); false when
+// it is not offered.
+func (s *hostSchedule) smemTiles(A, P *bsr.Matrix) bool {
+	if !s.tileCut(A, P) {
+		return false
+	}
+	s.tileLists(A, P)
+	return true
+}
+
+// rowSlots builds the tc-rows slot words (slotCounts, then slotWords); false when a W
+// or Ac row has more than 256 blocks.
+func (s *hostSchedule) rowSlots(A, P *bsr.Matrix) bool {
+	if !s.slotCounts(A, P) {
+		return false
+	}
+	s.slotWords(A, P)
+	return true
+}
+
 // scheduleCase is a random pattern: A n×n blocks of r×r with up to perA a row (and
 // its diagonal), P n×m blocks of r×c with up to perP a row.
 type scheduleCase struct{ n, m, r, c, perA, perP int }

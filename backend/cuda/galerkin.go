@@ -144,6 +144,10 @@ type GalerkinStats struct {
 	// again by a fine row 2^b to 2^(b+1)−1 rows after the previous one whose A row has
 	// them as a column.
 	PRereadGaps [32]int64
+	// FusedSimBytes: fused-recompute's DRAM bytes from SimulateFused, for the L2 and
+	// SMs it was run with; 0 when not run (GalerkinStatsOf does not: the replay walks
+	// every recomputed product).
+	FusedSimBytes int64
 }
 
 // GalerkinPlan holds the symbolic phase of Ac = PᵀAP on the device: Ac's pattern, W's

@@ -151,6 +151,14 @@ func galerkinGPULevel(be *cuda.Backend, mc cuda.GalerkinMachine, l int, A, P *bs
 	}
 	defer dP.Free()
 	st := pl.Stats
+	if slices.Contains(variants, cuda.GalerkinFused) && pl.Available(cuda.GalerkinFused) {
+		// fused-recompute's predicted bytes come from replaying its loads.
+		t1 := time.Now()
+		if st.FusedSimBytes, err = cuda.SimulateFused(A, P, mc); err != nil {
+			return lv, err
+		}
+		fmt.Fprintf(stderr, "galerkin --gpu: level %d: fused-recompute's loads replayed for the model in %.1f s\n", l, time.Since(t1).Seconds())
+	}
 	floor, floorAP := st.Floor(mc), st.FloorAP(mc)
 	pick := cuda.ChooseGalerkin(st, mc)
 	fmt.Fprintf(stdout, "\nlevel %d: A %d×%d blocks of %d×%d (%d), P %d blocks of %d×%d, W %d, Ac %d×%d blocks (%d); products A·P %d, Pᵀ·W %d (fused recomputes %d A·P)\n",

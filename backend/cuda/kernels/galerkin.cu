@@ -926,6 +926,15 @@ __device__ __forceinline__ void gal_w_tcb(int rr, int cc, i64 nnzW, const i64* _
 // one k chunk), the right one is P's block as in tc-block, so each W block's entries
 // get tc-block's terms in tc-block's order (an absent block's rows add exact zeros).
 // Deterministic; the same bits as tc-block.
+//
+// The loop is written for few instructions a product, which set its speed once the
+// list loads were cheap (Nsight Compute, ex56 ne = 64: 46 warp instructions a merged
+// product, issue 63% busy; now 30 and 44%, A·P 1.54 → 1.43 ms): 32-bit counts, the list
+// pointer advanced a round of two products at a time, each operand's address one wide
+// multiply-add of the block index by the block's bytes onto a per-lane base, and the
+// odd last product outside the loop, so no per-product bounds test. Two products a
+// round at 32 registers (eight blocks of 256 threads a multiprocessor): four spilled,
+// and 40 registers without spills kept fewer warps and ran slower.
 template <int R_, int C_>
 __device__ __forceinline__ void gal_w_tcp(int rr, int cc, i64 n, const int2* __restrict__ pw,
                                           const i64* __restrict__ pwptr, const int* __restrict__ plist,
@@ -937,49 +946,51 @@ __device__ __forceinline__ void gal_w_tcp(int rr, int cc, i64 n, const int2* __r
     const i64 b = ((i64)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
     if (b >= n) return;
     const int lane = threadIdx.x & 31, g = lane >> 2, tg = lane & 3;
-    const int half = g < R ? 0 : 1; // which row of the pair this lane's operand row is
+    const int half = g < R ? 0 : 1;
     const bool xok = g < 2 * R && tg < R;
-    const int xoff = (g - half * R) * R + tg;
     const bool yok = tg < R && g < C;
-    const int yoff = tg * C + g;
-    const i64 RR = R * R, RC = R * C;
+    const i64 sa = 8 * R * R, sp = 8 * R * C;
+    const char* __restrict__ ax = (const char*)(aval + (xok ? (g - half * R) * R + tg : 0));
+    const char* __restrict__ py = (const char*)(pval + (yok ? tg * C + g : 0));
+    const i64 t0 = pwptr[b];
+    const int np = (int)(pwptr[b + 1] - t0);
+    const int* __restrict__ pl = plist + 3 * t0;
     double c0 = 0.0, c1 = 0.0;
-    const i64 t1 = pwptr[b + 1];
-    const double* __restrict__ ax = aval + xoff;
-    const double* __restrict__ py = pval + yoff;
-    // Two products a round, not tc-block's four: with 32 registers (eight blocks of
-    // 256 threads a multiprocessor) four spill; 40 registers without spills kept fewer
-    // warps resident and ran 6% slower (ne = 64: A·P 1.681 against 1.551 ms).
-    constexpr int U = 2;
-    for (i64 t = pwptr[b]; t < t1; t += U) {
-        const int* __restrict__ pl = plist + 3 * t;
-        const int m = (int)min((i64)U, t1 - t);
-        double av[U][1], bv[U][1];
-#pragma unroll
-        for (int u = 0; u < U; u++) {
-            const bool in = u < m;
-            const int a = in ? __ldg(pl + 3 * u + half) : -1;
-            const int p = in ? __ldg(pl + 3 * u + 2) : 0;
-            av[u][0] = (xok && a >= 0) ? __ldg(ax + (i64)a * RR) : 0.0;
-            bv[u][0] = (in && yok) ? __ldg(py + (i64)p * RC) : 0.0;
-        }
-#pragma unroll
-        for (int u = 0; u < U; u++)
-            if (u < m) gal_dmma_k<1>(c0, c1, av[u], bv[u], 1);
+    int u = 0;
+    for (; u + 2 <= np; u += 2, pl += 6) {
+        const int a0 = __ldg(pl + half), p0 = __ldg(pl + 2);
+        const int a1 = __ldg(pl + 3 + half), p1 = __ldg(pl + 5);
+        double x0 = 0.0, y0 = 0.0, x1 = 0.0, y1 = 0.0;
+        if (xok && a0 >= 0) x0 = __ldg((const double*)(ax + a0 * sa));
+        if (yok) y0 = __ldg((const double*)(py + p0 * sp));
+        if (xok && a1 >= 0) x1 = __ldg((const double*)(ax + a1 * sa));
+        if (yok) y1 = __ldg((const double*)(py + p1 * sp));
+        gal_dmma(c0, c1, x0, y0);
+        gal_dmma(c0, c1, x1, y1);
+    }
+    if (u < np) {
+        const int a0 = __ldg(pl + half), p0 = __ldg(pl + 2);
+        double x0 = 0.0, y0 = 0.0;
+        if (xok && a0 >= 0) x0 = __ldg((const double*)(ax + a0 * sa));
+        if (yok) y0 = __ldg((const double*)(py + p0 * sp));
+        gal_dmma(c0, c1, x0, y0);
     }
     if (g < 2 * R) {
         const int2 wb = __ldg(pw + b);
         const int w = half ? wb.y : wb.x;
         if (w >= 0) {
-            double* __restrict__ out = wval + (i64)w * RC + (g - half * R) * C;
+            double* __restrict__ out = wval + (i64)w * (R * C) + (g - half * R) * C;
             if (2 * tg < C) out[2 * tg] = c0;
             if (2 * tg + 1 < C) out[2 * tg + 1] = c1;
         }
     }
 }
 
-// Ac = Pᵀ·W, warp per Ac block: its list of (P block, W block) global indices.
-// Deterministic.
+// Ac = Pᵀ·W, warp per Ac block: its list of (P block, W block) global indices, four
+// products' operands loaded before their mma, the loop written as gal_w_tcp's (33 →
+// 18 warp instructions a product at ne = 64) and launched with six blocks a
+// multiprocessor (40 registers; 0.67 → 0.55 ms on the ne = 64 fine level, where
+// seven blocks at 32 registers ran as before). Deterministic.
 template <int R_, int C_>
 __device__ __forceinline__ void gal_ac_tcb(int rr, int cc, i64 nnzAc, const i64* __restrict__ acptr,
                                            const int2* __restrict__ acabs, const double* __restrict__ wval,
@@ -993,24 +1004,39 @@ __device__ __forceinline__ void gal_ac_tcb(int rr, int cc, i64 nnzAc, const i64*
     if (b >= nnzAc) return;
     const int lane = threadIdx.x & 31, g = lane >> 2, tg = lane & 3;
     const GalFrag<KC> f(C, R, C, kch, g, tg, true);
-    const i64 RC = R * C;
+    const i64 sp = 8 * R * C;
+    const i64 t0 = acptr[b];
+    const int np = (int)(acptr[b + 1] - t0);
+    const int2* __restrict__ pe = acabs + t0;
     double c0 = 0.0, c1 = 0.0;
-    const i64 t1 = acptr[b + 1];
-    for (i64 t = acptr[b]; t < t1; t += 4) {
+    int u = 0;
+    for (; u + 4 <= np; u += 4, pe += 4) {
         double av[4][KC], bv[4][KC];
 #pragma unroll
-        for (int u = 0; u < 4; u++) {
-            const bool in = t + u < t1;
-            const int2 e = in ? __ldg(acabs + t + u) : make_int2(0, 0);
+        for (int v = 0; v < 4; v++) {
+            const int2 e = __ldg(pe + v);
+            const char* __restrict__ xp = (const char*)pval + e.x * sp;
+            const char* __restrict__ yp = (const char*)wval + e.y * sp;
 #pragma unroll
             for (int q = 0; q < KC; q++) {
-                av[u][q] = (in && f.xok[q]) ? __ldg(pval + (i64)e.x * RC + f.xoff[q]) : 0.0;
-                bv[u][q] = (in && f.yok[q]) ? __ldg(wval + (i64)e.y * RC + f.yoff[q]) : 0.0;
+                av[v][q] = f.xok[q] ? __ldg((const double*)xp + f.xoff[q]) : 0.0;
+                bv[v][q] = f.yok[q] ? __ldg((const double*)yp + f.yoff[q]) : 0.0;
             }
         }
 #pragma unroll
-        for (int u = 0; u < 4; u++)
-            if (t + u < t1) gal_dmma_k<KC>(c0, c1, av[u], bv[u], kch);
+        for (int v = 0; v < 4; v++) gal_dmma_k<KC>(c0, c1, av[v], bv[v], kch);
+    }
+    for (; u < np; u++, pe++) {
+        double av[KC], bv[KC];
+        const int2 e = __ldg(pe);
+        const char* __restrict__ xp = (const char*)pval + e.x * sp;
+        const char* __restrict__ yp = (const char*)wval + e.y * sp;
+#pragma unroll
+        for (int q = 0; q < KC; q++) {
+            av[q] = f.xok[q] ? __ldg((const double*)xp + f.xoff[q]) : 0.0;
+            bv[q] = f.yok[q] ? __ldg((const double*)yp + f.yoff[q]) : 0.0;
+        }
+        gal_dmma_k<KC>(c0, c1, av, bv, kch);
     }
     if (g < C) {
         double* __restrict__ out = acval + b * C * C + g * C;
@@ -1497,7 +1523,7 @@ __device__ __forceinline__ void gal_w_tile(int rr, int cc, int ntile, const int*
     {                                                                                                         \
         gal_w_tcb<R, C>(rr, cc, n, wptr, wabs, aval, pval, wval);                                            \
     }                                                                                                         \
-    extern "C" __global__ void __launch_bounds__(THREADS) gal_ac_tcb_##TAG(                                  \
+    extern "C" __global__ void __launch_bounds__(THREADS, 6) gal_ac_tcb_##TAG(                                \
         int rr, int cc, i64 n, const i64* acptr, const int2* acabs, const double* wval, const double* pval,   \
         double* acval)                                                                                        \
     {                                                                                                         \

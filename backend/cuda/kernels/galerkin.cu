@@ -878,8 +878,52 @@ struct GalFrag {
     }
 };
 
-// W = A·P, warp per W block: its list of (A block, P block) global indices, four
-// products' operands loaded before their mma. Deterministic.
+// The tc-block product walk: c += Σ X_e.x · Y_e.y over a warp's np list entries pe
+// (X blocks of sx bytes from xs, Y blocks of sy bytes from ys; fragment offsets f), four
+// products' operands loaded before their mma. Written for few instructions a product,
+// which set the pace of these kernels (Nsight Compute, ex56 ne = 64, Pᵀ·W: 33 → 18
+// warp instructions a product, 0.67 → 0.55 ms with six blocks a multiprocessor):
+// 32-bit counts, the list pointer advanced a round at a time, each operand address a
+// wide multiply-add onto its base, the last np mod 4 products outside the loop so no
+// per-product bounds test. The products are summed in list order.
+template <int KC>
+__device__ __forceinline__ void gal_tcb_walk(const int2* __restrict__ pe, int np, const double* __restrict__ xs,
+                                             i64 sx, const double* __restrict__ ys, i64 sy, const GalFrag<KC>& f,
+                                             int kch, double& c0, double& c1)
+{
+    int u = 0;
+    for (; u + 4 <= np; u += 4, pe += 4) {
+        double av[4][KC], bv[4][KC];
+#pragma unroll
+        for (int v = 0; v < 4; v++) {
+            const int2 e = __ldg(pe + v);
+            const double* __restrict__ xp = (const double*)((const char*)xs + e.x * sx);
+            const double* __restrict__ yp = (const double*)((const char*)ys + e.y * sy);
+#pragma unroll
+            for (int q = 0; q < KC; q++) {
+                av[v][q] = f.xok[q] ? __ldg(xp + f.xoff[q]) : 0.0;
+                bv[v][q] = f.yok[q] ? __ldg(yp + f.yoff[q]) : 0.0;
+            }
+        }
+#pragma unroll
+        for (int v = 0; v < 4; v++) gal_dmma_k<KC>(c0, c1, av[v], bv[v], kch);
+    }
+    for (; u < np; u++, pe++) {
+        double av[KC], bv[KC];
+        const int2 e = __ldg(pe);
+        const double* __restrict__ xp = (const double*)((const char*)xs + e.x * sx);
+        const double* __restrict__ yp = (const double*)((const char*)ys + e.y * sy);
+#pragma unroll
+        for (int q = 0; q < KC; q++) {
+            av[q] = f.xok[q] ? __ldg(xp + f.xoff[q]) : 0.0;
+            bv[q] = f.yok[q] ? __ldg(yp + f.yoff[q]) : 0.0;
+        }
+        gal_dmma_k<KC>(c0, c1, av, bv, kch);
+    }
+}
+
+// W = A·P, warp per W block: its list of (A block, P block) global indices
+// (gal_tcb_walk). Deterministic.
 template <int R_, int C_>
 __device__ __forceinline__ void gal_w_tcb(int rr, int cc, i64 nnzW, const i64* __restrict__ wptr,
                                           const int2* __restrict__ wabs, const double* __restrict__ aval,
@@ -893,27 +937,11 @@ __device__ __forceinline__ void gal_w_tcb(int rr, int cc, i64 nnzW, const i64* _
     if (w >= nnzW) return;
     const int lane = threadIdx.x & 31, g = lane >> 2, tg = lane & 3;
     const GalFrag<KC> f(R, R, C, kch, g, tg, false);
-    const i64 RR = R * R, RC = R * C;
     double c0 = 0.0, c1 = 0.0;
-    const i64 t1 = wptr[w + 1];
-    for (i64 t = wptr[w]; t < t1; t += 4) {
-        double av[4][KC], bv[4][KC];
-#pragma unroll
-        for (int u = 0; u < 4; u++) {
-            const bool in = t + u < t1;
-            const int2 e = in ? __ldg(wabs + t + u) : make_int2(0, 0);
-#pragma unroll
-            for (int q = 0; q < KC; q++) {
-                av[u][q] = (in && f.xok[q]) ? __ldg(aval + (i64)e.x * RR + f.xoff[q]) : 0.0;
-                bv[u][q] = (in && f.yok[q]) ? __ldg(pval + (i64)e.y * RC + f.yoff[q]) : 0.0;
-            }
-        }
-#pragma unroll
-        for (int u = 0; u < 4; u++)
-            if (t + u < t1) gal_dmma_k<KC>(c0, c1, av[u], bv[u], kch);
-    }
+    const i64 t0 = wptr[w];
+    gal_tcb_walk<KC>(wabs + t0, (int)(wptr[w + 1] - t0), aval, 8 * R * R, pval, 8 * R * C, f, kch, c0, c1);
     if (g < R) {
-        double* __restrict__ out = wval + w * RC + g * C;
+        double* __restrict__ out = wval + w * (R * C) + g * C;
         if (2 * tg < C) out[2 * tg] = c0;
         if (2 * tg + 1 < C) out[2 * tg + 1] = c1;
     }
@@ -986,11 +1014,8 @@ __device__ __forceinline__ void gal_w_tcp(int rr, int cc, i64 n, const int2* __r
     }
 }
 
-// Ac = Pᵀ·W, warp per Ac block: its list of (P block, W block) global indices, four
-// products' operands loaded before their mma, the loop written as gal_w_tcp's (33 →
-// 18 warp instructions a product at ne = 64) and launched with six blocks a
-// multiprocessor (40 registers; 0.67 → 0.55 ms on the ne = 64 fine level, where
-// seven blocks at 32 registers ran as before). Deterministic.
+// Ac = Pᵀ·W, warp per Ac block: its list of (P block, W block) global indices
+// (gal_tcb_walk, X = Pᵀ from P's block). Deterministic.
 template <int R_, int C_>
 __device__ __forceinline__ void gal_ac_tcb(int rr, int cc, i64 nnzAc, const i64* __restrict__ acptr,
                                            const int2* __restrict__ acabs, const double* __restrict__ wval,
@@ -1004,40 +1029,9 @@ __device__ __forceinline__ void gal_ac_tcb(int rr, int cc, i64 nnzAc, const i64*
     if (b >= nnzAc) return;
     const int lane = threadIdx.x & 31, g = lane >> 2, tg = lane & 3;
     const GalFrag<KC> f(C, R, C, kch, g, tg, true);
-    const i64 sp = 8 * R * C;
-    const i64 t0 = acptr[b];
-    const int np = (int)(acptr[b + 1] - t0);
-    const int2* __restrict__ pe = acabs + t0;
     double c0 = 0.0, c1 = 0.0;
-    int u = 0;
-    for (; u + 4 <= np; u += 4, pe += 4) {
-        double av[4][KC], bv[4][KC];
-#pragma unroll
-        for (int v = 0; v < 4; v++) {
-            const int2 e = __ldg(pe + v);
-            const char* __restrict__ xp = (const char*)pval + e.x * sp;
-            const char* __restrict__ yp = (const char*)wval + e.y * sp;
-#pragma unroll
-            for (int q = 0; q < KC; q++) {
-                av[v][q] = f.xok[q] ? __ldg((const double*)xp + f.xoff[q]) : 0.0;
-                bv[v][q] = f.yok[q] ? __ldg((const double*)yp + f.yoff[q]) : 0.0;
-            }
-        }
-#pragma unroll
-        for (int v = 0; v < 4; v++) gal_dmma_k<KC>(c0, c1, av[v], bv[v], kch);
-    }
-    for (; u < np; u++, pe++) {
-        double av[KC], bv[KC];
-        const int2 e = __ldg(pe);
-        const char* __restrict__ xp = (const char*)pval + e.x * sp;
-        const char* __restrict__ yp = (const char*)wval + e.y * sp;
-#pragma unroll
-        for (int q = 0; q < KC; q++) {
-            av[q] = f.xok[q] ? __ldg((const double*)xp + f.xoff[q]) : 0.0;
-            bv[q] = f.yok[q] ? __ldg((const double*)yp + f.yoff[q]) : 0.0;
-        }
-        gal_dmma_k<KC>(c0, c1, av, bv, kch);
-    }
+    const i64 t0 = acptr[b];
+    gal_tcb_walk<KC>(acabs + t0, (int)(acptr[b + 1] - t0), pval, 8 * R * C, wval, 8 * R * C, f, kch, c0, c1);
     if (g < C) {
         double* __restrict__ out = acval + b * C * C + g * C;
         if (2 * tg < C) out[2 * tg] = c0;
@@ -1517,7 +1511,7 @@ __device__ __forceinline__ void gal_w_tile(int rr, int cc, int ntile, const int*
     }
 
 #define GAL_TC_SHAPE(R, C, TAG)                                                                               \
-    extern "C" __global__ void __launch_bounds__(THREADS) gal_w_tcb_##TAG(                                   \
+    extern "C" __global__ void __launch_bounds__(THREADS, 6) gal_w_tcb_##TAG(                                 \
         int rr, int cc, i64 n, const i64* wptr, const int2* wabs, const double* aval, const double* pval,     \
         double* wval)                                                                                         \
     {                                                                                                         \

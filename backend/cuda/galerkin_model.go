@@ -262,7 +262,8 @@ func (s GalerkinStats) linesPerProduct(v GalerkinVariant) (ap, pw float64) {
 // kernel overlaps memory, arithmetic and load issue and ignores latency, so it is a
 // lower bound whose ranking of variants is what the chooser uses. The row kernels
 // (tc-rows, smem-rows) add a fitted latency path (tcRowsPath, smemRowsPath), the
-// larger of the two being the time.
+// larger of the two being the time; tc-block and tc-pairs a fitted cost in SM cycles
+// per mma step (tcbCyclesAP, tcbCyclesPW, tcPairsCycles).
 func PredictGalerkin(s GalerkinStats, mc GalerkinMachine, v GalerkinVariant, stage Stage) GalerkinPrediction {
 	if v == GalerkinSmemTiles {
 		return s.predictTiles(mc, stage)
@@ -380,8 +381,33 @@ func PredictGalerkin(s GalerkinStats, mc GalerkinMachine, v GalerkinVariant, sta
 	if v == GalerkinSmemRows {
 		pr.Seconds = math.Max(pr.Seconds, s.smemRowsPath(mc, stage))
 	}
+	if (v == GalerkinTCBlock || v == GalerkinTCPairs) && mc.L1Rate > 0 {
+		ap, pw := tcbCyclesAP, tcbCyclesPW
+		if v == GalerkinTCPairs {
+			ap = tcPairsCycles
+		}
+		// L1Rate is SMs × clock: SM cycles a second.
+		pr.Seconds = math.Max(pr.Seconds, pickStage(stage, ap*float64(mAP), pw*float64(mPW))/mc.L1Rate)
+	}
 	return pr
 }
+
+// SM cycles a tensor-core warp kernel spends per mma.m8n8k4 step of its product walk
+// when the device is full, fitted on the H200 (ex56 ne = 64 fine level, 2026-11-30,
+// eighth pass: tc-block's A·P 1.91 ms for 3.25·10⁷ steps, its Pᵀ·W 0.554 ms for
+// 1.26·10⁷, tc-pairs' A·P 1.428 ms for 2.17·10⁷ merged steps, over 132 SMs at 1.98
+// GHz). Nsight Compute shows these kernels issuing on under half the cycles and
+// waiting on each step's operand loads: neither their bytes nor their L1 lines bound
+// them, and without this term the two roofline terms, within 10% of each other, put
+// tc-block or tc-pairs first depending on the measured bandwidth (a solve picked
+// tc-block, 25% slower at ne = 100, once). Out of sample, ne = 100 fine level: tc-pairs
+// A·P 5.47 ms predicted, 5.61 measured; Pᵀ·W 2.12 and 2.14; ne = 64 6×6 level 1 (two
+// steps a product): A·P 0.223 and 0.182, Pᵀ·W 0.151 and 0.147.
+const (
+	tcbCyclesAP   = 15.3
+	tcbCyclesPW   = 11.4
+	tcPairsCycles = 17.2
+)
 
 // tcRowsStep is the time one warp of a tc-rows kernel spends per block product of its
 // output row, fitted on the H200 (ex56 ne = 64, levels 2 and 3, where few long rows

@@ -401,6 +401,17 @@ func TestGalerkinModelAgainstNcu(t *testing.T) {
 		GalerkinSmemTiles: 2376.1, // 2026-11-30, first smem-tiles lease: gal_w_tile_3x6 + gal_ac_tcb_3x6
 		GalerkinTCPairs:   2492.0, // 2026-11-30 10:05 UTC, gal_w_tcp_3x6 + gal_ac_tcb_3x6
 	}
+	// The pick on this level is the fastest measured (tc-pairs, BENCHMARKS.md, eighth
+	// pass: 1.98 ms, smem-tiles 2.3, tc-block 2.5), whatever the measured copy
+	// bandwidth: a quick measurement at half the true one once made a solve pick
+	// tc-block, when bytes and L1 lines alone ranked the tensor-core kernels.
+	for _, bw := range []float64{2e12, 4.2e12} {
+		full := mc
+		full.Bandwidth, full.TCRate, full.L1Rate = bw, 5.5e13, 132*1.98e9
+		if v := ChooseGalerkin(st, full); v != GalerkinTCPairs {
+			t.Errorf("bandwidth %.1f TB/s: the model picks %s, want tc-pairs", bw/1e12, v)
+		}
+	}
 	for _, v := range GalerkinVariants {
 		got := float64(PredictGalerkin(st, mc, v, StageAll).Bytes) / 1e6
 		if measured[v] == 0 {

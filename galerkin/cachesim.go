@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"blockamg/bsr"
+	"blockamg/internal/lru"
 )
 
 // A software cache simulation, to measure what the traffic model predicts on a
@@ -34,140 +35,44 @@ type SimulatedTraffic struct {
 // Bytes returns the memory traffic: lines read plus lines written back.
 func (t SimulatedTraffic) Bytes() int64 { return t.ReadBytes + t.WriteBytes }
 
-// lruCache is a fully associative LRU cache of lines: a doubly linked list over slots
-// (most recent at head) and an open-addressing table from line to slot.
+// lruCache is the simulated cache: an LRU of lines (internal/lru) with a dirty bit per
+// slot and the counts SimulatedTraffic reports.
 type lruCache struct {
-	cap               int32
-	used              int32
-	head, tail        int32
-	prev, next        []int32
-	line              []uint64
+	lru               *lru.Cache
 	dirty             []bool
-	table             []int32 // slot+1; 0: empty
-	mask              uint64
 	reads, writebacks int64
 	touches           int64
 	last              int32 // slot of the most recent access, -1 none
 }
 
 func newLRU(bytes int64) *lruCache {
-	n := int32(max(bytes/simLine, 1))
-	size := 1
-	for size < 2*int(n) {
-		size *= 2
-	}
-	return &lruCache{
-		cap: n, head: -1, tail: -1, last: -1,
-		prev: make([]int32, n), next: make([]int32, n), line: make([]uint64, n), dirty: make([]bool, n),
-		table: make([]int32, size), mask: uint64(size - 1),
-	}
-}
-
-func (c *lruCache) hash(l uint64) uint64 { return (l * 0x9e3779b97f4a7c15) >> 20 & c.mask }
-
-// find returns the table index holding line l, or the empty index where it would go.
-func (c *lruCache) find(l uint64) (int, bool) {
-	h := c.hash(l)
-	for {
-		s := c.table[h]
-		if s == 0 {
-			return int(h), false
-		}
-		if c.line[s-1] == l {
-			return int(h), true
-		}
-		h = (h + 1) & c.mask
-	}
-}
-
-// remove deletes the table entry at index h (backward-shift deletion for linear
-// probing).
-func (c *lruCache) remove(h int) {
-	i := uint64(h)
-	for {
-		c.table[i] = 0
-		j := i
-		for {
-			j = (j + 1) & c.mask
-			s := c.table[j]
-			if s == 0 {
-				return
-			}
-			k := c.hash(c.line[s-1])
-			// Move the entry at j to i unless its home k lies cyclically in (i, j].
-			if (i <= j && (i < k && k <= j)) || (i > j && (i < k || k <= j)) {
-				continue
-			}
-			c.table[i] = s
-			i = j
-			break
-		}
-	}
-}
-
-func (c *lruCache) unlink(s int32) {
-	if c.prev[s] >= 0 {
-		c.next[c.prev[s]] = c.next[s]
-	} else {
-		c.head = c.next[s]
-	}
-	if c.next[s] >= 0 {
-		c.prev[c.next[s]] = c.prev[s]
-	} else {
-		c.tail = c.prev[s]
-	}
-}
-
-func (c *lruCache) pushFront(s int32) {
-	c.prev[s], c.next[s] = -1, c.head
-	if c.head >= 0 {
-		c.prev[c.head] = s
-	}
-	c.head = s
-	if c.tail < 0 {
-		c.tail = s
-	}
+	n := int(max(bytes/simLine, 1))
+	return &lruCache{lru: lru.New(n), dirty: make([]bool, n), last: -1}
 }
 
 // access touches line l, for writing if write.
 func (c *lruCache) access(l uint64, write bool) {
-	if c.last >= 0 && c.line[c.last] == l {
+	if c.last >= 0 && c.lru.Key(c.last) == l {
 		c.dirty[c.last] = c.dirty[c.last] || write
 		return
 	}
 	c.touches++
-	h, ok := c.find(l)
-	var s int32
-	if ok {
-		s = c.table[h] - 1
-		c.unlink(s)
-	} else {
+	s, hit, evicted := c.lru.Access(l)
+	if !hit {
 		c.reads++
-		if c.used < c.cap {
-			s = c.used
-			c.used++
-		} else {
-			s = c.tail
-			if c.dirty[s] {
-				c.writebacks++
-			}
-			c.unlink(s)
-			eh, _ := c.find(c.line[s])
-			c.remove(eh)
-			h, _ = c.find(l) // the removal may have moved entries
+		if evicted && c.dirty[s] {
+			c.writebacks++
 		}
-		c.line[s], c.dirty[s] = l, false
-		c.table[h] = s + 1
+		c.dirty[s] = false
 	}
 	c.dirty[s] = c.dirty[s] || write
-	c.pushFront(s)
 	c.last = s
 }
 
 // dirtyLines returns the lines still dirty.
 func (c *lruCache) dirtyLines() int64 {
 	var n int64
-	for s := int32(0); s < c.used; s++ {
+	for s := int32(0); s < c.lru.Used(); s++ {
 		if c.dirty[s] {
 			n++
 		}

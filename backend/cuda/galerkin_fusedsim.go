@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"blockamg/bsr"
+	"blockamg/internal/lru"
 )
 
 // fused-recompute's traffic by replay.
@@ -68,123 +69,27 @@ func SimulateFused(A, P *bsr.Matrix, mc GalerkinMachine) (int64, error) {
 	return replayFused(s, A, P, mc.L2Bytes/2, fusedSimSample, resident), nil
 }
 
-// sectorCache is a fully associative LRU cache of 32-byte sectors that follows only the
-// sectors of sampled lines: a doubly linked recency list over slots and an
-// open-addressing table from sector to slot.
+// sectorCache is the replay's L2: an LRU of 32-byte sectors (internal/lru) that
+// follows only the sectors of sampled lines.
 type sectorCache struct {
-	cap, used  int32
-	head, tail int32
-	prev, next []int32
-	key        []uint64 // sector + 1 of each slot
-	table      []int32  // slot + 1; 0 empty
-	mask       uint64
-	sample     uint64
-	touches    int64 // accesses to followed sectors
-	misses     int64
+	lru     *lru.Cache
+	sample  uint64
+	touches int64 // accesses to followed sectors
+	misses  int64
 }
 
 func newSectorCache(bytes int64, sample int) *sectorCache {
-	n := int32(min(max(bytes/32/int64(sample), 1), 1<<28))
-	size := 1
-	for size < 2*int(n) {
-		size *= 2
-	}
-	return &sectorCache{cap: n, head: -1, tail: -1, prev: make([]int32, n), next: make([]int32, n),
-		key: make([]uint64, n), table: make([]int32, size), mask: uint64(size - 1), sample: uint64(sample)}
+	return &sectorCache{lru: lru.New(int(min(max(bytes/32/int64(sample), 1), 1<<28))), sample: uint64(sample)}
 }
 
 func mix(x uint64) uint64 { return (x * 0x9e3779b97f4a7c15) >> 32 }
 
-// find returns the table position of sector key k (stored as k+1) or of the empty
-// position where it would go.
-func (c *sectorCache) find(k uint64) (uint64, bool) {
-	h := mix(k) & c.mask
-	for {
-		s := c.table[h]
-		if s == 0 {
-			return h, false
-		}
-		if c.key[s-1] == k {
-			return h, true
-		}
-		h = (h + 1) & c.mask
-	}
-}
-
-// remove empties table position h, shifting later entries of its probe run back.
-func (c *sectorCache) remove(h uint64) {
-	for {
-		c.table[h] = 0
-		j := h
-		for {
-			j = (j + 1) & c.mask
-			s := c.table[j]
-			if s == 0 {
-				return
-			}
-			home := mix(c.key[s-1]) & c.mask
-			// Move s to h when its home is not in the cyclic range (h, j].
-			if (j > h && (home <= h || home > j)) || (j < h && home <= h && home > j) {
-				c.table[h] = s
-				h = j
-				break
-			}
-		}
-	}
-}
-
-func (c *sectorCache) unlink(s int32) {
-	if p := c.prev[s]; p >= 0 {
-		c.next[p] = c.next[s]
-	} else {
-		c.head = c.next[s]
-	}
-	if n := c.next[s]; n >= 0 {
-		c.prev[n] = c.prev[s]
-	} else {
-		c.tail = c.prev[s]
-	}
-}
-
-func (c *sectorCache) pushFront(s int32) {
-	c.prev[s], c.next[s] = -1, c.head
-	if c.head >= 0 {
-		c.prev[c.head] = s
-	}
-	c.head = s
-	if c.tail < 0 {
-		c.tail = s
-	}
-}
-
 // touch accesses sector sec (already known to be sampled).
 func (c *sectorCache) touch(sec uint64) {
 	c.touches++
-	k := sec + 1
-	h, ok := c.find(k)
-	if ok {
-		s := c.table[h] - 1
-		if c.head != s {
-			c.unlink(s)
-			c.pushFront(s)
-		}
-		return
+	if _, hit, _ := c.lru.Access(sec); !hit {
+		c.misses++
 	}
-	c.misses++
-	var s int32
-	if c.used < c.cap {
-		s = c.used
-		c.used++
-	} else {
-		s = c.tail
-		c.unlink(s)
-		g, _ := c.find(c.key[s])
-		c.remove(g)
-		h, _ = c.find(k) // the removal may have moved the empty position
-	}
-	c.key[s] = k
-	c.table[h] = s + 1
-	c.pushFront(s)
 }
 
 // sectors calls f with each sector of bytes [addr, addr+n) that lies in a sampled

@@ -2,58 +2,10 @@ package cuda
 
 import (
 	"math/rand/v2"
-	"slices"
 	"testing"
 
 	"blockamg/bsr"
 )
-
-// naiveLRU is the reference for sectorCache: a slice in recency order.
-type naiveLRU struct {
-	cap    int
-	order  []uint64 // most recent last
-	misses int64
-}
-
-func (c *naiveLRU) touch(k uint64) {
-	if i := slices.Index(c.order, k); i >= 0 {
-		c.order = append(c.order[:i], c.order[i+1:]...)
-	} else {
-		c.misses++
-		if len(c.order) == c.cap {
-			c.order = c.order[1:]
-		}
-	}
-	c.order = append(c.order, k)
-}
-
-// TestSectorCacheLRU checks the replay's cache (its open-addressing table with
-// backward-shift deletion and its recency list) against a naive LRU on random streams
-// with reuse at every distance, across evictions and colliding probe runs.
-func TestSectorCacheLRU(t *testing.T) {
-	rng := rand.New(rand.NewPCG(3, 5))
-	for _, capSectors := range []int{1, 2, 7, 64, 333} {
-		c := newSectorCache(int64(capSectors)*32, 1)
-		ref := &naiveLRU{cap: capSectors}
-		universe := uint64(3 * capSectors)
-		for n := 0; n < 20000; n++ {
-			var k uint64
-			if rng.IntN(4) == 0 {
-				k = rng.Uint64() >> 20 // far keys: fresh misses, other hash runs
-			} else {
-				k = rng.Uint64N(universe)
-			}
-			c.touch(k)
-			ref.touch(k)
-			if c.misses != ref.misses {
-				t.Fatalf("capacity %d, access %d (sector %d): %d misses, the reference %d", capSectors, n, k, c.misses, ref.misses)
-			}
-		}
-		if int(c.used) != min(capSectors, len(ref.order)) {
-			t.Errorf("capacity %d: %d slots used, the reference holds %d", capSectors, c.used, len(ref.order))
-		}
-	}
-}
 
 // TestReplayFused checks the replay of gal_fused on small random products against
 // what follows from its definition, computed independently:

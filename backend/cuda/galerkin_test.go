@@ -395,11 +395,12 @@ func TestGalerkinModelAgainstNcu(t *testing.T) {
 	}
 	measured := map[GalerkinVariant]float64{ // MB
 		GalerkinTwoPassND: 2072.7, GalerkinInspector: 4272.7, GalerkinInspectorBlock: 4345.5,
-		GalerkinInspectorRows: 2947.5, GalerkinFused: 12723.4, GalerkinTCBlock: 2497.7,
+		GalerkinInspectorRows: 2947.5, GalerkinFused: 12723.4,
+		GalerkinTCBlock:  2486.5, // 2026-11-30 11:40 UTC, gal_w_tcb_3x6 + gal_ac_tcb_3x6 (eighth pass)
 		GalerkinTCRows16: 2656.6, GalerkinTCRows32: 2038.0,
 		GalerkinSmemRows:  2312.2, // 2026-11-30 08:20 UTC, gal_w_smr_3x6 + gal_ac_smr_3x6
-		GalerkinSmemTiles: 2376.1, // 2026-11-30, first smem-tiles lease: gal_w_tile_3x6 + gal_ac_tcb_3x6
-		GalerkinTCPairs:   2492.0, // 2026-11-30 10:05 UTC, gal_w_tcp_3x6 + gal_ac_tcb_3x6
+		GalerkinSmemTiles: 2374.0, // 2026-11-30 11:40 UTC, gal_w_tile_3x6 + gal_ac_tcb_3x6
+		GalerkinTCPairs:   2488.5, // 2026-11-30 11:40 UTC, gal_w_tcp_3x6 + gal_ac_tcb_3x6
 	}
 	// The pick on this level is the fastest measured (tc-pairs, BENCHMARKS.md, eighth
 	// pass: 1.98 ms, smem-tiles 2.3, tc-block 2.5), whatever the measured copy

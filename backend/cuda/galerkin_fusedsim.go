@@ -29,8 +29,9 @@ import (
 // Nothing is fitted. To keep the replay affordable it follows only the 128-byte lines
 // whose hash falls in one of fusedSimSample buckets (set sampling, with the cache
 // scaled down alike) and scales the misses back up; it still walks every recomputed
-// product, about 3 s per 10⁸ on one core, so GalerkinStatsOf leaves it out and
-// SimulateFused runs it on request.
+// product, about 6 s per 10⁸ on one core of the development VM (8–12 s at ex56 ne = 64,
+// 37 s at ne = 100), so GalerkinStatsOf leaves it out and SimulateFused runs it on
+// request.
 
 // fusedSimSample is the set-sampling factor of the replay: one 128-byte line in this
 // many is followed.
@@ -58,8 +59,9 @@ func SimulateFused(A, P *bsr.Matrix, mc GalerkinMachine) (int64, error) {
 	if err := P.Validate(); err != nil {
 		return 0, err
 	}
-	if A.BlockRows != P.BlockRows || A.R != P.R || A.R != A.C {
-		return 0, fmt.Errorf("cuda: SimulateFused: A %d block rows of %d×%d, P %d of %d×%d", A.BlockRows, A.R, A.C, P.BlockRows, P.R, P.C)
+	if A.BlockRows != A.BlockCols || A.BlockRows != P.BlockRows || A.R != P.R || A.R != A.C {
+		return 0, fmt.Errorf("cuda: SimulateFused: A is %d×%d blocks of %d×%d, P %d×%d of %d×%d: want A square with square blocks and P.R = A.R",
+			A.BlockRows, A.BlockCols, A.R, A.C, P.BlockRows, P.BlockCols, P.R, P.C)
 	}
 	s, err := galerkinSchedule(A, P)
 	if err != nil {

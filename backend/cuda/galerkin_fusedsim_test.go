@@ -110,3 +110,24 @@ func fusedSectors(s *hostSchedule, A, P *bsr.Matrix) (map[uint64]bool, int64) {
 	}
 	return seen, reads
 }
+
+// TestSimulateFusedShapes checks that SimulateFused refuses operands whose shapes do
+// not make a Galerkin product, and accepts a valid pair.
+func TestSimulateFusedShapes(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	mc := GalerkinMachine{L2Bytes: 1 << 20, SMs: 4}
+	A := randomPattern(rng, 50, 50, 3, 3, 6, true)
+	P := randomPattern(rng, 50, 8, 3, 6, 3, false)
+	if b, err := SimulateFused(A, P, mc); err != nil || b <= 0 {
+		t.Fatalf("valid operands: %d bytes, error %v", b, err)
+	}
+	for name, pair := range map[string][2]*bsr.Matrix{
+		"P rows":       {A, randomPattern(rng, 40, 8, 3, 6, 3, false)},
+		"P block":      {A, randomPattern(rng, 50, 8, 2, 6, 3, false)},
+		"A not square": {randomPattern(rng, 50, 60, 3, 3, 6, false), P},
+	} {
+		if _, err := SimulateFused(pair[0], pair[1], mc); err == nil {
+			t.Errorf("%s: no error", name)
+		}
+	}
+}

@@ -665,18 +665,8 @@ func (b *Backend) GalerkinSymbolic(A, P *bsr.Matrix) (*GalerkinPlan, error) {
 // smem-tiles alone needs 1.3 GB), so a recurring solve prepares just the variant it
 // runs. An error from choose is returned as is.
 func (b *Backend) GalerkinSymbolicFor(A, P *bsr.Matrix, choose func(GalerkinStats) ([]GalerkinVariant, error)) (*GalerkinPlan, error) {
-	if err := A.Validate(); err != nil {
+	if err := checkGalerkin(A, P); err != nil {
 		return nil, err
-	}
-	if err := P.Validate(); err != nil {
-		return nil, err
-	}
-	if A.BlockRows != A.BlockCols || A.R != A.C || P.BlockRows != A.BlockRows || P.R != A.R {
-		return nil, fmt.Errorf("cuda: Galerkin: A is %d×%d blocks of %d×%d, P %d×%d of %d×%d: want A square with square blocks and P.R = A.R",
-			A.BlockRows, A.BlockCols, A.R, A.C, P.BlockRows, P.BlockCols, P.R, P.C)
-	}
-	if P.R > galerkinMax || P.C > galerkinMax {
-		return nil, fmt.Errorf("cuda: Galerkin: blocks %d×%d larger than %d×%d", P.R, P.C, galerkinMax, galerkinMax)
 	}
 	s, err := galerkinSchedule(A, P)
 	if err != nil {
@@ -1122,10 +1112,33 @@ func (pl *GalerkinPlan) DownloadAc() (*bsr.Matrix, error) {
 	return &m, nil
 }
 
+// checkGalerkin returns an error unless A and P are valid operands of the device
+// Galerkin product: A square with square blocks, P with A's block rows and block
+// height, blocks no larger than galerkinMax.
+func checkGalerkin(A, P *bsr.Matrix) error {
+	if err := A.Validate(); err != nil {
+		return err
+	}
+	if err := P.Validate(); err != nil {
+		return err
+	}
+	if A.BlockRows != A.BlockCols || A.R != A.C || P.BlockRows != A.BlockRows || P.R != A.R {
+		return fmt.Errorf("cuda: Galerkin: A is %d×%d blocks of %d×%d, P %d×%d of %d×%d: want A square with square blocks and P.R = A.R",
+			A.BlockRows, A.BlockCols, A.R, A.C, P.BlockRows, P.BlockCols, P.R, P.C)
+	}
+	if P.R > galerkinMax || P.C > galerkinMax {
+		return fmt.Errorf("cuda: Galerkin: blocks %d×%d larger than %d×%d", P.R, P.C, galerkinMax, galerkinMax)
+	}
+	return nil
+}
+
 // GalerkinStatsOf returns the pattern statistics of Ac = PᵀAP that the device
 // traffic model takes (PredictGalerkin), computed on the host from the symbolic phase
 // alone: the model can be evaluated without a device.
 func GalerkinStatsOf(A, P *bsr.Matrix) (GalerkinStats, error) {
+	if err := checkGalerkin(A, P); err != nil {
+		return GalerkinStats{}, err
+	}
 	s, err := galerkinSchedule(A, P)
 	if err != nil {
 		return GalerkinStats{}, err

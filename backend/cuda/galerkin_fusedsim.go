@@ -53,15 +53,8 @@ func fusedResidentCTAs(R, C int) int {
 // Set GalerkinStats.FusedSimBytes to it for PredictGalerkin to use it. Its cost is a
 // walk over the ProdAPFused products (seconds at ne = 64).
 func SimulateFused(A, P *bsr.Matrix, mc GalerkinMachine) (int64, error) {
-	if err := A.Validate(); err != nil {
-		return 0, err
-	}
-	if err := P.Validate(); err != nil {
-		return 0, err
-	}
-	if A.BlockRows != A.BlockCols || A.BlockRows != P.BlockRows || A.R != P.R || A.R != A.C {
-		return 0, fmt.Errorf("cuda: SimulateFused: A is %d×%d blocks of %d×%d, P %d×%d of %d×%d: want A square with square blocks and P.R = A.R",
-			A.BlockRows, A.BlockCols, A.R, A.C, P.BlockRows, P.BlockCols, P.R, P.C)
+	if err := checkGalerkin(A, P); err != nil {
+		return 0, fmt.Errorf("SimulateFused: %w", err)
 	}
 	s, err := galerkinSchedule(A, P)
 	if err != nil {

@@ -111,8 +111,9 @@ func fusedSectors(s *hostSchedule, A, P *bsr.Matrix) (map[uint64]bool, int64) {
 	return seen, reads
 }
 
-// TestSimulateFusedShapes checks that SimulateFused refuses operands whose shapes do
-// not make a Galerkin product, and accepts a valid pair.
+// TestSimulateFusedShapes checks that SimulateFused and GalerkinStatsOf refuse
+// operands whose shapes do not make a Galerkin product (without a GPU), and accept a
+// valid pair.
 func TestSimulateFusedShapes(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	mc := GalerkinMachine{L2Bytes: 1 << 20, SMs: 4}
@@ -127,7 +128,10 @@ func TestSimulateFusedShapes(t *testing.T) {
 		"A not square": {randomPattern(rng, 50, 60, 3, 3, 6, false), P},
 	} {
 		if _, err := SimulateFused(pair[0], pair[1], mc); err == nil {
-			t.Errorf("%s: no error", name)
+			t.Errorf("SimulateFused, %s: no error", name)
+		}
+		if _, err := GalerkinStatsOf(pair[0], pair[1]); err == nil {
+			t.Errorf("GalerkinStatsOf, %s: no error", name)
 		}
 	}
 }

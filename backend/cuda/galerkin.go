@@ -438,44 +438,48 @@ func (s *hostSchedule) slotCounts(A, P *bsr.Matrix) bool {
 	return true
 }
 
-// slotWords fills the slot words of the rows slotCounts laid out.
+// slotWords fills the slot words of the rows slotCounts laid out: W row i's entries
+// are A row i's blocks, each meeting the P row of its column; Ac row I's are Pᵀ row
+// I's entries, each meeting the W row of its fine row.
 func (s *hostSchedule) slotWords(A, P *bsr.Matrix) {
 	n, m := A.BlockRows, P.BlockCols
-	words := func(k int64) int64 { return (k + 7) / 8 }
-	s.wslw = make([]int64, s.wsw0[n])
-	par.For(n, 0, 1024, func(lo, hi int) {
-		pos := make([]int32, m)
-		for i := lo; i < hi; i++ {
-			for q, c := range s.wcol[s.wrp[i]:s.wrp[i+1]] {
-				pos[c] = int32(q)
-			}
-			w := s.wsw0[i]
-			for a := A.RowPtr[i]; a < A.RowPtr[i+1]; a++ {
-				j := A.ColIdx[a]
-				for k, p := int64(0), P.RowPtr[j]; p < P.RowPtr[j+1]; k, p = k+1, p+1 {
-					s.wslw[w+k/8] |= int64(uint64(pos[P.ColIdx[p]]) << (8 * (k % 8)))
-				}
-				w += words(P.RowPtr[j+1] - P.RowPtr[j])
-			}
+	s.wslw = fillSlotWords(n, m, 1024, s.wrp, s.wcol, s.wsw0, func(i int, meet func([]int32)) {
+		for _, j := range A.ColIdx[A.RowPtr[i]:A.RowPtr[i+1]] {
+			meet(P.ColIdx[P.RowPtr[j]:P.RowPtr[j+1]])
 		}
 	})
-	s.aslw = make([]int64, s.asw0[m])
-	par.For(m, 0, 64, func(lo, hi int) {
-		pos := make([]int32, m)
-		for I := lo; I < hi; I++ {
-			for q, c := range s.accol[s.acrp[I]:s.acrp[I+1]] {
-				pos[c] = int32(q)
-			}
-			w := s.asw0[I]
-			for e := s.ptrp[I]; e < s.ptrp[I+1]; e++ {
-				i := s.ptrow[e]
-				for k, c := range s.wcol[s.wrp[i]:s.wrp[i+1]] {
-					s.aslw[w+int64(k/8)] |= int64(uint64(pos[c]) << (8 * (k % 8)))
-				}
-				w += words(s.wrp[i+1] - s.wrp[i])
-			}
+	s.aslw = fillSlotWords(m, m, 64, s.acrp, s.accol, s.asw0, func(I int, meet func([]int32)) {
+		for _, i := range s.ptrow[s.ptrp[I]:s.ptrp[I+1]] {
+			meet(s.wcol[s.wrp[i]:s.wrp[i+1]])
 		}
 	})
+}
+
+// fillSlotWords returns the slot words of rows output rows (pattern outRp, outCol, m
+// columns; row r's words from sw0[r] on, in chunks of grain rows in parallel): entries
+// calls meet, in order, with the columns of the row each of row r's entries meets, and
+// byte k of that entry's words (eight a word) is the position in row r of its k-th
+// column.
+func fillSlotWords(rows, m, grain int, outRp []int64, outCol []int32, sw0 []int64, entries func(r int, meet func(cols []int32))) []int64 {
+	dst := make([]int64, sw0[rows])
+	par.For(rows, 0, grain, func(lo, hi int) {
+		pos := make([]int32, m)
+		var w int64
+		meet := func(cols []int32) {
+			for k, c := range cols {
+				dst[w+int64(k/8)] |= int64(uint64(pos[c]) << (8 * (k % 8)))
+			}
+			w += (int64(len(cols)) + 7) / 8
+		}
+		for r := lo; r < hi; r++ {
+			for q, c := range outCol[outRp[r]:outRp[r+1]] {
+				pos[c] = int32(q)
+			}
+			w = sw0[r]
+			entries(r, meet)
+		}
+	})
+	return dst
 }
 
 // tileDoubles mirrors GAL_TILE_DOUBLES in kernels/galerkin.cu: the shared memory (in

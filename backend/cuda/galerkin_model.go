@@ -569,6 +569,33 @@ func (b *Backend) DMMARate(reps int) (float64, error) {
 	return flops / (ms * 1e-3), nil
 }
 
+// DMMA16Rate measures the sm_90 shape mma.m16n8kK (k = 4, 8 or 16) as DMMARate does
+// m8n8k4 (kernels/galerkin.cu's gal_dmma16_rate_k*): flop/s counting 2·16·8·k per mma.
+// It fails on devices before sm_90, which lack these shapes.
+func (b *Backend) DMMA16Rate(reps, k int) (float64, error) {
+	if k != 4 && k != 8 && k != 16 {
+		return 0, fmt.Errorf("cuda: DMMA16Rate: k = %d, want 4, 8 or 16", k)
+	}
+	name := fmt.Sprintf("gal_dmma16_rate_k%d", k)
+	f, err := b.fnGlobal(name)
+	if err != nil {
+		return 0, err
+	}
+	const iters = 64
+	blocks := uint32(max(b.info.SMs, 1) * 8)
+	ms, err := b.TimeMedian(1, reps, func() {
+		b.enqueue(func() error {
+			b.args.I32(iters).F64(0.5).I32(0).Ptr(0)
+			return b.launch(name, f, blocks)
+		})
+	})
+	if err != nil {
+		return 0, fmt.Errorf("cuda: timing %s: %w", name, err)
+	}
+	flops := float64(blocks) * (threads / 32) * iters * 8 * float64(2*16*8*k)
+	return flops / (ms * 1e-3), nil
+}
+
 // smClockHz returns the device's maximum SM clock (CU_DEVICE_ATTRIBUTE_CLOCK_RATE).
 func (b *Backend) smClockHz() (float64, error) {
 	var khz int

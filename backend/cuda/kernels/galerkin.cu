@@ -1572,6 +1572,97 @@ extern "C" __global__ void __launch_bounds__(THREADS) gal_dmma_rate(int iters, d
     if (flag) out[(i64)blockIdx.x * blockDim.x + threadIdx.x] = s;
 }
 
+// The sm_90 FP64 shapes mma.m16n8kK (K = 4, 8, 16): D (16×8) = A (16×K) · B (K×8) + C.
+// Fragments (lane l, g = l >> 2, t = l & 3): lane l holds A[g + 8(j & 1)][t + 4(j >> 1)]
+// in a[j], B[t + 4j][g] in b[j], and C[g][2t], C[g][2t+1], C[g+8][2t], C[g+8][2t+1] in
+// c[0..3]. TestDMMA16Layout checks this layout against dense math on the device.
+#if __CUDA_ARCH__ >= 900
+template <int K>
+__device__ __forceinline__ void gal_dmma16(double (&c)[4], const double (&a)[K / 2], const double (&b)[K / 4]);
+
+template <>
+__device__ __forceinline__ void gal_dmma16<4>(double (&c)[4], const double (&a)[2], const double (&b)[1])
+{
+    asm("mma.sync.aligned.m16n8k4.row.col.f64.f64.f64.f64 {%0, %1, %2, %3}, {%4, %5}, {%6}, {%0, %1, %2, %3};"
+        : "+d"(c[0]), "+d"(c[1]), "+d"(c[2]), "+d"(c[3])
+        : "d"(a[0]), "d"(a[1]), "d"(b[0]));
+}
+
+template <>
+__device__ __forceinline__ void gal_dmma16<8>(double (&c)[4], const double (&a)[4], const double (&b)[2])
+{
+    asm("mma.sync.aligned.m16n8k8.row.col.f64.f64.f64.f64 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+        "{%0, %1, %2, %3};"
+        : "+d"(c[0]), "+d"(c[1]), "+d"(c[2]), "+d"(c[3])
+        : "d"(a[0]), "d"(a[1]), "d"(a[2]), "d"(a[3]), "d"(b[0]), "d"(b[1]));
+}
+
+template <>
+__device__ __forceinline__ void gal_dmma16<16>(double (&c)[4], const double (&a)[8], const double (&b)[4])
+{
+    asm("mma.sync.aligned.m16n8k16.row.col.f64.f64.f64.f64 {%0, %1, %2, %3}, {%4, %5, %6, %7, %8, %9, %10, %11}, "
+        "{%12, %13, %14, %15}, {%0, %1, %2, %3};"
+        : "+d"(c[0]), "+d"(c[1]), "+d"(c[2]), "+d"(c[3])
+        : "d"(a[0]), "d"(a[1]), "d"(a[2]), "d"(a[3]), "d"(a[4]), "d"(a[5]), "d"(a[6]), "d"(a[7]), "d"(b[0]),
+          "d"(b[1]), "d"(b[2]), "d"(b[3]));
+}
+
+// Rate probe for mma.m16n8kK: 8 independent chains a warp, as gal_dmma_rate.
+template <int K>
+__device__ __forceinline__ void gal_dmma16_rate(int iters, double y, int flag, double* __restrict__ out)
+{
+    double c[8][4], a[K / 2], b[K / 4];
+#pragma unroll
+    for (int j = 0; j < K / 2; j++) a[j] = threadIdx.x * 1e-3 + j;
+#pragma unroll
+    for (int j = 0; j < K / 4; j++) b[j] = y;
+#pragma unroll
+    for (int k = 0; k < 8; k++) c[k][0] = c[k][1] = c[k][2] = c[k][3] = k;
+    for (int it = 0; it < iters; it++) {
+#pragma unroll
+        for (int k = 0; k < 8; k++) gal_dmma16<K>(c[k], a, b);
+    }
+    double s = 0.0;
+#pragma unroll
+    for (int k = 0; k < 8; k++) s += c[k][0] + c[k][1] + c[k][2] + c[k][3];
+    if (flag) out[(i64)blockIdx.x * blockDim.x + threadIdx.x] = s;
+}
+
+// One mma.m16n8kK of the row-major A (16×K) and B (K×8) into the row-major D (16×8)
+// by the fragment layout above, one warp.
+template <int K>
+__device__ __forceinline__ void gal_dmma16_probe(const double* __restrict__ A, const double* __restrict__ B,
+                                                 double* __restrict__ D)
+{
+    if (threadIdx.x >= 32) return; // warp 0 alone: the others would write the same D
+    const int lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;
+    double c[4] = {0.0, 0.0, 0.0, 0.0}, a[K / 2], b[K / 4];
+#pragma unroll
+    for (int j = 0; j < K / 2; j++) a[j] = A[(g + 8 * (j & 1)) * K + t + 4 * (j >> 1)];
+#pragma unroll
+    for (int j = 0; j < K / 4; j++) b[j] = B[(t + 4 * j) * 8 + g];
+    gal_dmma16<K>(c, a, b);
+    D[g * 8 + 2 * t] = c[0];
+    D[g * 8 + 2 * t + 1] = c[1];
+    D[(g + 8) * 8 + 2 * t] = c[2];
+    D[(g + 8) * 8 + 2 * t + 1] = c[3];
+}
+
+#define GAL_DMMA16(K)                                                                                         \
+    extern "C" __global__ void __launch_bounds__(THREADS) gal_dmma16_rate_k##K(int iters, double y, int flag, \
+                                                                                double* __restrict__ out)    \
+    {                                                                                                         \
+        gal_dmma16_rate<K>(iters, y, flag, out);                                                              \
+    }                                                                                                         \
+    extern "C" __global__ void gal_dmma16_probe_k##K(const double* A, const double* B, double* D)            \
+    {                                                                                                         \
+        gal_dmma16_probe<K>(A, B, D);                                                                         \
+    }
+GAL_DMMA16(4)
+GAL_DMMA16(8)
+GAL_DMMA16(16)
+#endif
+
 // FP64 FMA rate probe: every thread runs 8 independent FMA chains of iters steps
 // (16·iters flops) in registers; the sums are stored only when flag is set (never, in
 // practice) so that the compiler keeps the chains.

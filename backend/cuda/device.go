@@ -25,7 +25,18 @@ type Options struct {
 	// deterministic variant timed on the product's first numeric phase (3 timed runs
 	// each): an empirical planner for the re-setup.
 	GalerkinTune bool
+	// Symmetric declares every operator A given to this backend's Galerkin plans
+	// (GalerkinSymbolicFor, NewGalerkin) symmetric, as the SPD operators of CG are;
+	// tc-pairs then computes the blocks of Ac on and above the diagonal and mirrors
+	// them (Ac = PᵀAP is symmetric with A), about half the Pᵀ·W work. The symbolic
+	// phase checks A's pattern and the values it is given and fails when they are not
+	// symmetric; the numeric phase trusts later values, as PETSc's MAT_SYMMETRIC does.
+	Symmetric bool
 }
+
+// SetSymmetric sets Options.Symmetric for the Galerkin plans made from now on (a
+// caller that learns whether its operator is symmetric after opening the device).
+func (b *Backend) SetSymmetric(sym bool) { b.opt.Symmetric = sym }
 
 // Info describes the device and the toolchain a Backend runs with.
 type Info struct {

@@ -136,6 +136,11 @@ type GalerkinStats struct {
 	// PairEntries: the tc-pairs warps (W columns of fine-row pairs, 0 when not offered);
 	// PairProds: their merged products (mma steps).
 	PairEntries, PairProds int64
+	// NnzAcUpper, ProdPWUpper: the Ac blocks on and above the diagonal and their
+	// Pᵀ·W products, what the symmetric half computes; Symmetric: the plan computes
+	// it (Options.Symmetric) for tc-block, smem-tiles and tc-pairs.
+	NnzAcUpper, ProdPWUpper int64
+	Symmetric               bool
 	// WRereadGaps[b]: the bytes of W rows that the Pᵀ·W pass reads again for a coarse
 	// row 2^b to 2^(b+1)−1 rows after the previous one reading it (the gaps between
 	// consecutive block columns of each P row, weighted by its W row's bytes).
@@ -173,10 +178,16 @@ type GalerkinPlan struct {
 	trow, trun, truns, tlist        *Buffer[int32] // smem-tiles: first rows, first runs, (P block, count) runs, tile-local products
 	pw, plist                       *Buffer[int32] // tc-pairs: W block pairs, (A, A, P) product triples
 	pwptr                           *Buffer[int64] // tc-pairs: each pair entry's first product
+	acsel, acabsU                   *Buffer[int32] // symmetric half: (Ac block, mirror) pairs, their (P, W) lists
+	acptrU                          *Buffer[int64] // symmetric half: each upper block's first product
 	wval, acval                     *Buffer[float64]
 	freed                           bool
 	// prepared: the variants whose schedules were uploaded (GalerkinSymbolicFor).
 	prepared map[GalerkinVariant]bool
+	// Symmetric: the plan was made with Options.Symmetric, so the Pᵀ·W stage of
+	// tc-block, smem-tiles and tc-pairs computes the blocks of Ac on and above the
+	// diagonal and mirrors them (galerkin_sym.go).
+	Symmetric bool
 }
 
 // hostSchedule is the host side of the symbolic phase.
@@ -221,6 +232,10 @@ type hostSchedule struct {
 	pwptr     []int64
 	// Between pairCounts and pairLists: each fine-row pair's first entry and product.
 	pairEnt, pairProd []int64
+	// The symmetric half (galerkin_sym.go): per upper Ac block its index and mirror,
+	// its first product and the (P block, W block) pairs of its products.
+	acsel, acabsU []int32
+	acptrU        []int64
 }
 
 // galerkinSchedule computes, on the host, the patterns of W = A·P and Ac = PᵀW, Pᵀ,
@@ -672,16 +687,29 @@ func (b *Backend) GalerkinSymbolicFor(A, P *bsr.Matrix, choose func(GalerkinStat
 	if err := checkGalerkin(A, P); err != nil {
 		return nil, err
 	}
+	sym := b.opt.Symmetric
+	if sym {
+		if err := CheckSymmetric(A); err != nil {
+			return nil, fmt.Errorf("cuda: Options.Symmetric: %w", err)
+		}
+	}
 	s, err := galerkinSchedule(A, P)
 	if err != nil {
 		return nil, err
 	}
-	st, err := s.stats(A, P)
+	var mir []int32
+	if sym {
+		if mir, err = s.acMirrors(); err != nil {
+			return nil, err
+		}
+	}
+	st, err := s.stats(A, P, sym)
 	if err != nil {
 		return nil, err
 	}
 	m := P.BlockCols
-	pl := &GalerkinPlan{b: b, Ac: &bsr.Matrix{BlockRows: m, BlockCols: m, R: P.C, C: P.C, RowPtr: s.acrp, ColIdx: s.accol}, Stats: st}
+	pl := &GalerkinPlan{b: b, Ac: &bsr.Matrix{BlockRows: m, BlockCols: m, R: P.C, C: P.C, RowPtr: s.acrp, ColIdx: s.accol}, Stats: st,
+		Symmetric: sym}
 	vs := GalerkinVariants
 	if choose != nil {
 		if vs, err = choose(st); err != nil {
@@ -695,7 +723,7 @@ func (b *Backend) GalerkinSymbolicFor(A, P *bsr.Matrix, choose func(GalerkinStat
 		}
 		pl.prepared[v] = st.offers(v)
 	}
-	s.fill(A, P, pl.needs)
+	s.fill(A, P, pl, mir)
 	if err := pl.upload(s); err != nil {
 		pl.Free()
 		return nil, err
@@ -727,8 +755,10 @@ var (
 	usersAbs     = []GalerkinVariant{GalerkinInspector, GalerkinTCBlock}                           // absolute lists
 	usersSlots   = []GalerkinVariant{GalerkinTCRows16, GalerkinTCRows32, GalerkinSmemRows}         // slot words
 	usersPT      = append(slices.Clip(usersListed), usersSlots...)                                 // Pᵀ's entries
-	usersWptr    = append(slices.Clip(usersListed), GalerkinInspector, GalerkinTCBlock, GalerkinSmemTiles, GalerkinTCPairs)
-	usersAcAbs   = append(slices.Clip(usersAbs), GalerkinSmemTiles, GalerkinTCPairs) // their Pᵀ·W is tc-block's
+	usersWptr    = append(slices.Clip(usersListed), GalerkinInspector, GalerkinTCBlock, GalerkinSmemTiles)
+	usersAcptr   = append(slices.Clip(usersListed), GalerkinInspector)
+	usersAcAbs   = []GalerkinVariant{GalerkinInspector}
+	usersTCBPW   = []GalerkinVariant{GalerkinTCBlock, GalerkinSmemTiles, GalerkinTCPairs} // tc-block's Pᵀ·W kernel, or its symmetric half
 	usersWrp     = append(slices.Clip(usersPT), GalerkinSmemTiles)
 	usersAcrp    = append(slices.Clip(usersSlots), GalerkinTwoPassND)
 	usersWrow    = []GalerkinVariant{GalerkinTwoPassND, GalerkinInspectorBlock, GalerkinInspectorRows}
@@ -741,12 +771,16 @@ var (
 // fill builds the lists that stats only counted, for the variants needs admits: the
 // absolute lists, the slot words, the smem-tiles products (each several bytes per
 // product; at ne = 100 the absolute W list alone is 1 GB of host memory).
-func (s *hostSchedule) fill(A, P *bsr.Matrix, needs func([]GalerkinVariant) bool) {
+func (s *hostSchedule) fill(A, P *bsr.Matrix, pl *GalerkinPlan, mir []int32) {
+	needs := pl.needs
 	if needs(usersAbs) {
 		s.absoluteW(A, P)
 	}
-	if needs(usersAcAbs) {
+	if pl.needsFullAc() {
 		s.absoluteAc()
+	}
+	if pl.Symmetric && needs(usersTCBPW) {
+		s.upperLists(mir)
 	}
 	if s.wsw0 != nil && needs(usersSlots) {
 		s.slotWords(A, P)
@@ -757,6 +791,12 @@ func (s *hostSchedule) fill(A, P *bsr.Matrix, needs func([]GalerkinVariant) bool
 	if pairsOffered(P.R) && needs(usersPairs) {
 		s.pairLists(A, P)
 	}
+}
+
+// needsFullAc reports whether a prepared variant reads the absolute Pᵀ·W lists of
+// every Ac block: the inspector, and tc-block's Pᵀ·W kernel without the symmetric half.
+func (pl *GalerkinPlan) needsFullAc() bool {
+	return pl.needs(usersAcAbs) || (!pl.Symmetric && pl.needs(usersTCBPW))
 }
 
 // needs reports whether a prepared variant is among users.
@@ -774,19 +814,20 @@ func (pl *GalerkinPlan) needs(users []GalerkinVariant) bool {
 func (pl *GalerkinPlan) upload(s *hostSchedule) error {
 	b := pl.b
 	for _, st := range []struct {
-		dst   **Buffer[int32]
-		src   []int32
-		users []GalerkinVariant
+		dst  **Buffer[int32]
+		src  []int32
+		need bool
 	}{
-		{&pl.wrow, s.wrow, usersWrow}, {&pl.wcol, s.wcol, usersTwoPass}, {&pl.acrow, s.acrow, usersListed},
-		{&pl.accol, s.accol, usersTwoPass}, {&pl.ptrow, s.ptrow, usersPT}, {&pl.wlist, asInt32(s.wlist), usersListed},
-		{&pl.aclist, asInt32(s.aclist), usersListed}, {&pl.wabs, s.wabs, usersAbs}, {&pl.acabs, s.acabs, usersAcAbs},
-		{&pl.wwin, s.wwin, usersSmemRow}, {&pl.acwin, s.acwin, usersSmemRow},
-		{&pl.trow, s.trow, usersTiles}, {&pl.trun, s.trun, usersTiles}, {&pl.truns, s.truns, usersTiles},
-		{&pl.tlist, asInt32(s.tlist), usersTiles}, {&pl.pw, s.pw, usersPairs}, {&pl.plist, s.plist, usersPairs},
+		{&pl.wrow, s.wrow, pl.needs(usersWrow)}, {&pl.wcol, s.wcol, pl.needs(usersTwoPass)}, {&pl.acrow, s.acrow, pl.needs(usersListed)},
+		{&pl.accol, s.accol, pl.needs(usersTwoPass)}, {&pl.ptrow, s.ptrow, pl.needs(usersPT)}, {&pl.wlist, asInt32(s.wlist), pl.needs(usersListed)},
+		{&pl.aclist, asInt32(s.aclist), pl.needs(usersListed)}, {&pl.wabs, s.wabs, pl.needs(usersAbs)}, {&pl.acabs, s.acabs, pl.needsFullAc()},
+		{&pl.wwin, s.wwin, pl.needs(usersSmemRow)}, {&pl.acwin, s.acwin, pl.needs(usersSmemRow)},
+		{&pl.trow, s.trow, pl.needs(usersTiles)}, {&pl.trun, s.trun, pl.needs(usersTiles)}, {&pl.truns, s.truns, pl.needs(usersTiles)},
+		{&pl.tlist, asInt32(s.tlist), pl.needs(usersTiles)}, {&pl.pw, s.pw, pl.needs(usersPairs)}, {&pl.plist, s.plist, pl.needs(usersPairs)},
+		{&pl.acsel, s.acsel, pl.Symmetric && pl.needs(usersTCBPW)}, {&pl.acabsU, s.acabsU, pl.Symmetric && pl.needs(usersTCBPW)},
 	} {
 		src := st.src
-		if !pl.needs(st.users) {
+		if !st.need {
 			src = nil
 		}
 		if err := upload(b, st.dst, src); err != nil {
@@ -794,17 +835,17 @@ func (pl *GalerkinPlan) upload(s *hostSchedule) error {
 		}
 	}
 	for _, st := range []struct {
-		dst   **Buffer[int64]
-		src   []int64
-		users []GalerkinVariant
+		dst  **Buffer[int64]
+		src  []int64
+		need bool
 	}{
-		{&pl.wrp, s.wrp, usersWrp}, {&pl.wptr, s.wptr, usersWptr}, {&pl.acrp, s.acrp, usersAcrp},
-		{&pl.acptr, s.acptr, usersWptr}, {&pl.ptrp, s.ptrp, usersPT}, {&pl.ptidx, s.ptidx, usersPT},
-		{&pl.wsw0, s.wsw0, usersSlots}, {&pl.wslw, s.wslw, usersSlots}, {&pl.asw0, s.asw0, usersSlots}, {&pl.aslw, s.aslw, usersSlots},
-		{&pl.pwptr, s.pwptr, usersPairs},
+		{&pl.wrp, s.wrp, pl.needs(usersWrp)}, {&pl.wptr, s.wptr, pl.needs(usersWptr)}, {&pl.acrp, s.acrp, pl.needs(usersAcrp)},
+		{&pl.acptr, s.acptr, pl.needs(usersAcptr) || pl.needsFullAc()}, {&pl.ptrp, s.ptrp, pl.needs(usersPT)}, {&pl.ptidx, s.ptidx, pl.needs(usersPT)},
+		{&pl.wsw0, s.wsw0, pl.needs(usersSlots)}, {&pl.wslw, s.wslw, pl.needs(usersSlots)}, {&pl.asw0, s.asw0, pl.needs(usersSlots)}, {&pl.aslw, s.aslw, pl.needs(usersSlots)},
+		{&pl.pwptr, s.pwptr, pl.needs(usersPairs)}, {&pl.acptrU, s.acptrU, pl.Symmetric && pl.needs(usersTCBPW)},
 	} {
 		src := st.src
-		if !pl.needs(st.users) {
+		if !st.need {
 			src = nil
 		}
 		if err := upload(b, st.dst, src); err != nil {
@@ -828,12 +869,12 @@ func (pl *GalerkinPlan) Free() {
 		return
 	}
 	pl.freed = true
-	for _, u := range []*Buffer[int64]{pl.wrp, pl.wptr, pl.acrp, pl.acptr, pl.ptrp, pl.ptidx, pl.wsw0, pl.wslw, pl.asw0, pl.aslw, pl.pwptr} {
+	for _, u := range []*Buffer[int64]{pl.wrp, pl.wptr, pl.acrp, pl.acptr, pl.ptrp, pl.ptidx, pl.wsw0, pl.wslw, pl.asw0, pl.aslw, pl.pwptr, pl.acptrU} {
 		if u != nil {
 			u.Free()
 		}
 	}
-	for _, u := range []*Buffer[int32]{pl.wrow, pl.wcol, pl.acrow, pl.accol, pl.ptrow, pl.wlist, pl.aclist, pl.wabs, pl.acabs, pl.wwin, pl.acwin, pl.trow, pl.trun, pl.truns, pl.tlist, pl.pw, pl.plist} {
+	for _, u := range []*Buffer[int32]{pl.wrow, pl.wcol, pl.acrow, pl.accol, pl.ptrow, pl.wlist, pl.aclist, pl.wabs, pl.acabs, pl.wwin, pl.acwin, pl.trow, pl.trun, pl.truns, pl.tlist, pl.pw, pl.plist, pl.acsel, pl.acabsU} {
 		if u != nil {
 			u.Free()
 		}
@@ -848,10 +889,10 @@ func (pl *GalerkinPlan) Free() {
 // Bytes returns the device memory the plan holds: schedules, W's and Ac's values.
 func (pl *GalerkinPlan) Bytes() int64 {
 	t := int64(0)
-	for _, u := range []*Buffer[int32]{pl.wrow, pl.wcol, pl.acrow, pl.accol, pl.ptrow, pl.wlist, pl.aclist, pl.wabs, pl.acabs, pl.wwin, pl.acwin, pl.trow, pl.trun, pl.truns, pl.tlist, pl.pw, pl.plist} {
+	for _, u := range []*Buffer[int32]{pl.wrow, pl.wcol, pl.acrow, pl.accol, pl.ptrow, pl.wlist, pl.aclist, pl.wabs, pl.acabs, pl.wwin, pl.acwin, pl.trow, pl.trun, pl.truns, pl.tlist, pl.pw, pl.plist, pl.acsel, pl.acabsU} {
 		t += u.Bytes()
 	}
-	for _, u := range []*Buffer[int64]{pl.wrp, pl.wptr, pl.acrp, pl.acptr, pl.ptrp, pl.ptidx, pl.wsw0, pl.wslw, pl.asw0, pl.aslw, pl.pwptr} {
+	for _, u := range []*Buffer[int64]{pl.wrp, pl.wptr, pl.acrp, pl.acptr, pl.ptrp, pl.ptidx, pl.wsw0, pl.wslw, pl.asw0, pl.aslw, pl.pwptr, pl.acptrU} {
 		t += u.Bytes()
 	}
 	return t + pl.wval.Bytes() + pl.acval.Bytes()
@@ -963,8 +1004,17 @@ func (pl *GalerkinPlan) NumericStage(v GalerkinVariant, stage Stage, A, P *Matri
 	nAcVal := int64(pl.acval.Len())
 	run := b.run
 	doAP, doPW := stage != StagePW, stage != StageAP
-	// Ac = Pᵀ·W with a warp per Ac block (tc-block's, also smem-tiles' second stage).
+	// Ac = Pᵀ·W with a warp per Ac block (tc-block's, also smem-tiles' and tc-pairs'
+	// second stage), or per block on and above the diagonal for the symmetric half.
 	acTCB := func() {
+		if pl.Symmetric {
+			nu := st.NnzAcUpper
+			sel, ptrU, absU := pl.acsel.Ptr(), pl.acptrU.Ptr(), pl.acabsU.Ptr()
+			run("gal_ac_tcbs_"+tag, blocksFor(nu*32), func() {
+				b.args.I32(rr).I32(cc).I64(nu).Ptr(sel).Ptr(ptrU).Ptr(absU).Ptr(wval).Ptr(pval).Ptr(acval)
+			})
+			return
+		}
 		run("gal_ac_tcb_"+tag, blocksFor(nAc*32), func() {
 			b.args.I32(rr).I32(cc).I64(nAc).Ptr(acptr).Ptr(acabs).Ptr(wval).Ptr(pval).Ptr(acval)
 		})
@@ -1147,12 +1197,12 @@ func GalerkinStatsOf(A, P *bsr.Matrix) (GalerkinStats, error) {
 	if err != nil {
 		return GalerkinStats{}, err
 	}
-	return s.stats(A, P)
+	return s.stats(A, P, false)
 }
 
 // stats fills GalerkinStats from the schedules, with the counting passes of the
 // smem-tiles and slot-word schedules (fill builds the lists themselves).
-func (s *hostSchedule) stats(A, P *bsr.Matrix) (GalerkinStats, error) {
+func (s *hostSchedule) stats(A, P *bsr.Matrix, sym bool) (GalerkinStats, error) {
 	m := P.BlockCols
 	nnzW, nnzAc := int64(len(s.wcol)), int64(len(s.accol))
 	if nnzW*int64(P.R*P.C) >= 1<<50 || nnzAc >= 1<<40 {
@@ -1178,6 +1228,8 @@ func (s *hostSchedule) stats(A, P *bsr.Matrix) (GalerkinStats, error) {
 	if pairsOffered(P.R) {
 		st.PairEntries, st.PairProds = s.pairCounts(A, P)
 	}
+	st.NnzAcUpper, st.ProdPWUpper = s.upperCounts()
+	st.Symmetric = sym
 	st.WRereadGaps = s.wRereadGaps(P)
 	st.PRereadGaps = pRereadGaps(A, P)
 	if s.slotCounts(A, P) {

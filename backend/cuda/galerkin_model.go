@@ -298,6 +298,12 @@ func PredictGalerkin(s GalerkinStats, mc GalerkinMachine, v GalerkinVariant, sta
 		rows := s.rowsThreadPerBlock(mc)
 		if v == GalerkinTCBlock {
 			rows = s.rowsWarpPerBlock(mc)
+			if s.Symmetric {
+				// The symmetric half: the upper blocks' lists, (block, mirror) pairs and
+				// pointers; a warp per upper block, so more coarse rows in flight.
+				sa = 8*s.ProdPWUpper + 16*s.NnzAcUpper
+				rows *= float64(s.NnzAc) / math.Max(1, float64(s.NnzAcUpper))
+			}
 		}
 		bytesAP = A + P + W + sw
 		bytesPW = W + P + Ac + sa + s.wRereads(mc, rows)
@@ -346,7 +352,12 @@ func PredictGalerkin(s GalerkinStats, mc GalerkinMachine, v GalerkinVariant, sta
 		prodAP = float64(s.PairProds)
 	}
 	linesAP := int64(prodAP*lap + float64(s.NnzW)*lines(8*s.R*s.C))
-	linesPW := int64(float64(s.ProdPW)*lpw + float64(s.NnzAc)*lines(8*s.C*s.C))
+	prodPW := float64(s.ProdPW)
+	symHalf := s.Symmetric && (v == GalerkinTCBlock || v == GalerkinTCPairs)
+	if symHalf {
+		prodPW = float64(s.ProdPWUpper)
+	}
+	linesPW := int64(prodPW*lpw + float64(s.NnzAc)*lines(8*s.C*s.C))
 	tc := v == GalerkinTCBlock || v == GalerkinTCRows16 || v == GalerkinTCRows32 || v == GalerkinTCPairs
 	k := int64((s.R + 3) / 4)
 	var pr GalerkinPrediction
@@ -356,6 +367,9 @@ func PredictGalerkin(s GalerkinStats, mc GalerkinMachine, v GalerkinVariant, sta
 	}
 	if v == GalerkinTCPairs {
 		mAP = s.PairProds
+	}
+	if symHalf {
+		mPW = s.ProdPWUpper * k
 	}
 	switch stage {
 	case StageAP:

@@ -3,6 +3,7 @@ package cuda
 import (
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"blockamg/bsr"
@@ -240,5 +241,148 @@ func TestTCPairsSchedule(t *testing.T) {
 			}
 		}
 		t.Logf("%dx%d: %d W blocks in %d entries, %d products merged to %d", tc.r, tc.r, len(s.wcol), entries, len(s.wlist), prods)
+	}
+}
+
+// symmetrize returns A + Aᵀ (block-wise: block (i,j) plus the transpose of (j,i)), a
+// matrix with a symmetric pattern and symmetric values.
+func symmetrize(t *testing.T, A *bsr.Matrix) *bsr.Matrix {
+	t.Helper()
+	r := A.R
+	var bi, bj []int32
+	var v []float64
+	for i := 0; i < A.BlockRows; i++ {
+		for a := A.RowPtr[i]; a < A.RowPtr[i+1]; a++ {
+			j := A.ColIdx[a]
+			blk := A.Val[a*int64(r*r) : (a+1)*int64(r*r)]
+			bi, bj = append(bi, int32(i), j), append(bj, j, int32(i))
+			v = append(v, blk...)
+			for x := 0; x < r; x++ {
+				for y := 0; y < r; y++ {
+					v = append(v, blk[y*r+x])
+				}
+			}
+		}
+	}
+	S, err := bsr.FromBlockTriplets(A.BlockRows, A.BlockCols, r, r, bi, bj, v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return S
+}
+
+// TestSymmetricHalfSchedule checks the symmetric half's lists on the host: executing
+// them (each upper block from its compact list, then copied transposed into its
+// mirror) gives the CPU package's Ac to 1e-13 and writes every Ac block exactly once;
+// the lists hold the upper blocks' products in tc-block's order. A non-symmetric Ac
+// pattern is refused.
+func TestSymmetricHalfSchedule(t *testing.T) {
+	rng := rand.New(rand.NewPCG(23, 6))
+	for _, tc := range []scheduleCase{
+		{501, 40, 3, 6, 20, 5}, {200, 17, 2, 3, 30, 7}, {64, 64, 1, 1, 64, 64}, {90, 30, 6, 6, 9, 4}, {120, 9, 3, 6, 12, 3},
+	} {
+		A0, P, _ := randomSchedule(t, rng, tc)
+		A := symmetrize(t, A0)
+		s, err := galerkinSchedule(A, P)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.absoluteAc()
+		want := cpuGalerkin(t, A, P)
+		W := hostW(s, A, P)
+		R, C := P.R, P.C
+		mir, err := s.acMirrors()
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.upperLists(mir)
+		nu, pu := s.upperCounts()
+		if int64(len(s.acsel)) != 2*nu || int64(len(s.acabsU)) != 2*pu || s.acptrU[nu] != pu {
+			t.Fatalf("%dx%d: counted %d blocks, %d products; lists hold %d, %d", R, C, nu, pu, len(s.acsel)/2, len(s.acabsU)/2)
+		}
+		Ac := make([]float64, len(s.accol)*C*C)
+		writes := make([]int, len(s.accol))
+		for w := int64(0); w < nu; w++ {
+			b, m := int64(s.acsel[2*w]), int64(s.acsel[2*w+1])
+			if s.accol[b] < s.acrow[b] {
+				t.Fatalf("entry %d names block (%d, %d) below the diagonal", w, s.acrow[b], s.accol[b])
+			}
+			// The compact list is the block's own, in order.
+			if !slices.Equal(s.acabsU[2*s.acptrU[w]:2*s.acptrU[w+1]], s.acabs[2*s.acptr[b]:2*s.acptr[b+1]]) {
+				t.Fatalf("block %d: compact list differs from its absolute list", b)
+			}
+			blk := Ac[b*int64(C*C) : (b+1)*int64(C*C)]
+			for q := s.acptrU[w]; q < s.acptrU[w+1]; q++ {
+				p, wb := int64(s.acabsU[2*q]), int64(s.acabsU[2*q+1])
+				for k := 0; k < R; k++ {
+					for r := 0; r < C; r++ {
+						pv := P.Val[p*int64(R*C)+int64(k*C+r)]
+						for c := 0; c < C; c++ {
+							blk[r*C+c] += pv * W[wb*int64(R*C)+int64(k*C+c)]
+						}
+					}
+				}
+			}
+			writes[b]++
+			if m < 0 {
+				if s.accol[b] != s.acrow[b] {
+					t.Fatalf("block (%d, %d) off the diagonal has no mirror", s.acrow[b], s.accol[b])
+				}
+				continue
+			}
+			if s.accol[m] != s.acrow[b] || s.acrow[m] != s.accol[b] {
+				t.Fatalf("block %d's mirror %d is not its transpose position", b, m)
+			}
+			for r := 0; r < C; r++ {
+				for c := 0; c < C; c++ {
+					Ac[m*int64(C*C)+int64(c*C+r)] = blk[r*C+c]
+				}
+			}
+			writes[m]++
+		}
+		for b, n := range writes {
+			if n != 1 {
+				t.Fatalf("%dx%d: Ac block %d written %d times", R, C, b, n)
+			}
+		}
+		if e := frobRel(Ac, want.Val); !(e <= 1e-13) {
+			t.Errorf("%dx%d: relative error %.3g against the CPU package", R, C, e)
+		}
+		t.Logf("%dx%d: %d of %d Ac blocks, %d of %d products", R, C, nu, len(s.accol), pu, len(s.aclist))
+	}
+	// An unsymmetric Ac pattern (row 0: columns 0, 1; row 1: column 1) is refused,
+	// naming the block without a mirror.
+	s := &hostSchedule{acrp: []int64{0, 2, 3}, accol: []int32{0, 1, 1}, acrow: []int32{0, 0, 1}}
+	if _, err := s.acMirrors(); err == nil || !strings.Contains(err.Error(), "(0, 1) has no mirror (1, 0)") {
+		t.Errorf("unsymmetric Ac pattern: error %v, want block (0, 1) without a mirror", err)
+	}
+}
+
+// TestCheckSymmetric: A + Aᵀ passes; a perturbed entry and a block without its
+// mirror are refused, naming the block.
+func TestCheckSymmetric(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 5))
+	A := symmetrize(t, randomPattern(rng, 80, 80, 3, 3, 7, true))
+	if err := CheckSymmetric(A); err != nil {
+		t.Fatalf("A + Aᵀ: %v", err)
+	}
+	// Perturb one off-diagonal entry of block 0 of a row that has one.
+	for i := 0; i < A.BlockRows; i++ {
+		a := A.RowPtr[i]
+		if int(A.ColIdx[a]) == i {
+			continue
+		}
+		B := *A
+		B.Val = slices.Clone(A.Val)
+		B.Val[a*9+1] += 1e-6
+		if err := CheckSymmetric(&B); err == nil || !strings.Contains(err.Error(), "not symmetric: block") {
+			t.Fatalf("perturbed A: error %v, want a block that is not symmetric", err)
+		}
+		break
+	}
+	U := randomPattern(rng, 80, 80, 2, 2, 7, true)
+	U.Val = nil // the pattern alone
+	if err := CheckSymmetric(U); err == nil || !strings.Contains(err.Error(), "is stored,") {
+		t.Fatalf("unsymmetric pattern: error %v, want a block without its mirror", err)
 	}
 }

@@ -82,23 +82,7 @@ func frobRel(got, want []float64) float64 {
 // the Ac lists, in the order the kernels use. It checks the schedule without a GPU.
 func hostExecute(s *hostSchedule, A, P *bsr.Matrix) []float64 {
 	R, C := P.R, P.C
-	W := make([]float64, len(s.wcol)*R*C)
-	for w := range s.wcol {
-		i := s.wrow[w]
-		for _, u := range s.wlist[s.wptr[w]:s.wptr[w+1]] {
-			a := A.RowPtr[i] + int64(u>>16)
-			j := A.ColIdx[a]
-			p := P.RowPtr[j] + int64(u&0xffff)
-			for r := 0; r < R; r++ {
-				for k := 0; k < R; k++ {
-					av := A.Val[a*int64(R*R)+int64(r*R+k)]
-					for c := 0; c < C; c++ {
-						W[w*R*C+r*C+c] += av * P.Val[p*int64(R*C)+int64(k*C+c)]
-					}
-				}
-			}
-		}
-	}
+	W := hostW(s, A, P)
 	Ac := make([]float64, len(s.accol)*C*C)
 	for b := range s.accol {
 		I := s.acrow[b]
@@ -117,6 +101,29 @@ func hostExecute(s *hostSchedule, A, P *bsr.Matrix) []float64 {
 		}
 	}
 	return Ac
+}
+
+// hostW is W = A·P from the schedule's W lists, on the host.
+func hostW(s *hostSchedule, A, P *bsr.Matrix) []float64 {
+	R, C := P.R, P.C
+	W := make([]float64, len(s.wcol)*R*C)
+	for w := range s.wcol {
+		i := s.wrow[w]
+		for _, u := range s.wlist[s.wptr[w]:s.wptr[w+1]] {
+			a := A.RowPtr[i] + int64(u>>16)
+			j := A.ColIdx[a]
+			p := P.RowPtr[j] + int64(u&0xffff)
+			for r := 0; r < R; r++ {
+				for k := 0; k < R; k++ {
+					av := A.Val[a*int64(R*R)+int64(r*R+k)]
+					for c := 0; c < C; c++ {
+						W[w*R*C+r*C+c] += av * P.Val[p*int64(R*C)+int64(k*C+c)]
+					}
+				}
+			}
+		}
+	}
+	return W
 }
 
 // TestGalerkinScheduleHost checks the host symbolic phase without a GPU: Ac's pattern
@@ -176,7 +183,8 @@ func checkGalerkinDevice(t *testing.T, be *Backend, name string, A, P *bsr.Matri
 	if generic {
 		gens = append(gens, true)
 	}
-	full := map[GalerkinVariant][]float64{} // the specialised kernels' Ac of each variant
+	full := map[GalerkinVariant][]float64{}  // the specialised kernels' Ac of each variant
+	fullW := map[GalerkinVariant][]float64{} // and their W, for tc-block and tc-pairs
 	for _, gen := range gens {
 		pl.Generic = gen
 		for _, v := range GalerkinVariants {
@@ -214,6 +222,13 @@ func checkGalerkinDevice(t *testing.T, be *Backend, name string, A, P *bsr.Matri
 					first = got.Val
 					if !gen {
 						full[v] = got.Val
+						if v == GalerkinTCBlock || v == GalerkinTCPairs {
+							w := make([]float64, pl.wval.Len())
+							if err := pl.wval.Download(w); err != nil {
+								t.Fatal(err)
+							}
+							fullW[v] = w
+						}
 					}
 				} else if v.Deterministic() {
 					for i := range first {
@@ -226,7 +241,16 @@ func checkGalerkinDevice(t *testing.T, be *Backend, name string, A, P *bsr.Matri
 			}
 		}
 	}
-	// tc-pairs sums tc-block's terms in tc-block's order: the same bits.
+	// tc-pairs sums tc-block's terms in tc-block's order: the same bits, in W and in Ac
+	// (its Pᵀ·W is tc-block's kernel).
+	if x, y := fullW[GalerkinTCBlock], fullW[GalerkinTCPairs]; x != nil && y != nil {
+		for i := range x {
+			if math.Float64bits(x[i]) != math.Float64bits(y[i]) {
+				t.Errorf("%s: tc-pairs W value %d is %v, tc-block's %v", name, i, y[i], x[i])
+				break
+			}
+		}
+	}
 	if x, y := full[GalerkinTCBlock], full[GalerkinTCPairs]; x != nil && y != nil {
 		for i := range x {
 			if math.Float64bits(x[i]) != math.Float64bits(y[i]) {
@@ -234,6 +258,9 @@ func checkGalerkinDevice(t *testing.T, be *Backend, name string, A, P *bsr.Matri
 				break
 			}
 		}
+	}
+	if CheckSymmetric(A) == nil {
+		checkSymmetricHalf(t, be, name, A, P, dA, dP, want, full)
 	}
 	// A plan prepared for one variant (GalerkinSymbolicFor) offers only it, holds no
 	// more device memory, and gives the full plan's bits (its buffers are the same).
@@ -295,6 +322,13 @@ func TestGalerkinRandom(t *testing.T) {
 		P := randomPattern(rng, 300, 90, sh[0], sh[1], 12, false)
 		_, special := galerkinShapes[sh]
 		checkGalerkinDevice(t, be, fmt.Sprintf("wide random %d×%d", sh[0], sh[1]), A, P, special)
+	}
+	// Symmetric A (A + Aᵀ of a random one): tc-pairs' symmetric half too.
+	for _, sh := range [][2]int{{3, 6}, {1, 1}, {2, 5}, {4, 4}} {
+		A := symmetrize(t, randomPattern(rng, 150, 150, sh[0], sh[0], 12, true))
+		P := randomPattern(rng, 150, 40, sh[0], sh[1], 5, false)
+		_, special := galerkinShapes[sh]
+		checkGalerkinDevice(t, be, fmt.Sprintf("symmetric random %d×%d", sh[0], sh[1]), A, P, special)
 	}
 }
 
@@ -424,5 +458,86 @@ func TestGalerkinModelAgainstNcu(t *testing.T) {
 		if math.Abs(rel) > 0.25 {
 			t.Errorf("%s: predicted %.1f MB, %+.1f%% from the measured %.1f MB", v, got, 100*rel, measured[v])
 		}
+	}
+}
+
+// checkSymmetricHalf makes a plan with Options.Symmetric for a symmetric A and checks
+// the variants whose Pᵀ·W is the symmetric half (tc-block, smem-tiles, tc-pairs, where
+// offered): Ac within 1e-12 of the CPU, the same bits on two runs, its blocks on and
+// above the diagonal the bits of the variant's full product (each block's terms are
+// summed in the same order), and exactly symmetric (each block below the diagonal the
+// transpose of its mirror).
+func checkSymmetricHalf(t *testing.T, be *Backend, name string, A, P *bsr.Matrix, dA, dP *Matrix, want *bsr.Matrix, full map[GalerkinVariant][]float64) {
+	t.Helper()
+	be.opt.Symmetric = true
+	defer func() { be.opt.Symmetric = false }()
+	pl, err := be.GalerkinSymbolicFor(A, P, func(GalerkinStats) ([]GalerkinVariant, error) { return usersTCBPW, nil })
+	if err != nil {
+		t.Fatalf("%s symmetric: %v", name, err)
+	}
+	defer pl.Free()
+	if !pl.Symmetric || !pl.Stats.Symmetric {
+		t.Fatalf("%s: plan made with Options.Symmetric says it is not symmetric", name)
+	}
+	C := P.C
+	ac := pl.Ac
+	for _, v := range usersTCBPW {
+		if !pl.Available(v) || full[v] == nil {
+			continue
+		}
+		label := fmt.Sprintf("%s symmetric %s", name, v)
+		var first []float64
+		for run := 0; run < 2; run++ {
+			if err := pl.PoisonAc(); err != nil {
+				t.Fatal(err)
+			}
+			if err := pl.Numeric(v, dA, dP); err != nil {
+				t.Fatal(err)
+			}
+			got, err := pl.DownloadAc()
+			if err != nil {
+				t.Fatalf("%s: %v", label, err)
+			}
+			if e := frobRel(got.Val, want.Val); !(e <= 1e-12) {
+				t.Errorf("%s: relative Frobenius error %.3g against the CPU package", label, e)
+			}
+			if run == 1 {
+				for i := range first {
+					if math.Float64bits(first[i]) != math.Float64bits(got.Val[i]) {
+						t.Fatalf("%s: value %d differs between two runs", label, i)
+					}
+				}
+			}
+			first = got.Val
+		}
+		ref := full[v]
+		for I := 0; I < ac.BlockRows; I++ {
+			for b := ac.RowPtr[I]; b < ac.RowPtr[I+1]; b++ {
+				J := int(ac.ColIdx[b])
+				blk := first[b*int64(C*C) : (b+1)*int64(C*C)]
+				if J >= I {
+					for i, x := range blk {
+						if math.Float64bits(x) != math.Float64bits(ref[b*int64(C*C)+int64(i)]) {
+							t.Fatalf("%s: block (%d, %d) value %d is %v, the full product's %v", label, I, J, i, x, ref[b*int64(C*C)+int64(i)])
+						}
+					}
+					continue
+				}
+				row := ac.ColIdx[ac.RowPtr[J]:ac.RowPtr[J+1]]
+				q, ok := slices.BinarySearch(row, int32(I))
+				if !ok {
+					t.Fatalf("%s: Ac block (%d, %d) has no mirror", label, I, J)
+				}
+				m := first[(ac.RowPtr[J]+int64(q))*int64(C*C):]
+				for r := 0; r < C; r++ {
+					for c := 0; c < C; c++ {
+						if math.Float64bits(blk[r*C+c]) != math.Float64bits(m[c*C+r]) {
+							t.Fatalf("%s: block (%d, %d) is not the transpose of (%d, %d)", label, I, J, J, I)
+						}
+					}
+				}
+			}
+		}
+		t.Logf("%s: %d of %d Ac blocks, %d of %d Pᵀ·W products", label, pl.Stats.NnzAcUpper, pl.Stats.NnzAc, pl.Stats.ProdPWUpper, pl.Stats.ProdPW)
 	}
 }

@@ -49,6 +49,7 @@ func runGalerkin(args []string, stdout, stderr io.Writer) error {
 	l2KB := fs.Float64("l2-kb", 0, "model private cache size per thread in KiB (0: DefaultMachine's)")
 	simulate := fs.Bool("simulate", false, "also replay each variant's accesses (one thread) through a software LRU cache at the model's cache sizes and compare the predicted bytes (slow: ~100× a run)")
 	gpu := fs.Bool("gpu", false, "run the GPU variants on an NVIDIA GPU (ex56 --ne only; an error without one)")
+	symmetric := fs.Bool("symmetric", true, "with --gpu: declare A symmetric (ex56's is; checked): tc-pairs computes the Ac blocks on and above the diagonal and mirrors them; false: all of them")
 	am := amg.DefaultOptions()
 	fs.Float64Var(&am.Threshold, "threshold", am.Threshold, "with --ne: strength threshold of the hierarchy (-pc_gamg_threshold)")
 	fs.IntVar(&am.AggressiveLevels, "aggressive-levels", am.AggressiveLevels, "with --ne: levels coarsened with distance-2 MIS")
@@ -85,7 +86,7 @@ func runGalerkin(args []string, stdout, stderr io.Writer) error {
 		if *matrix != "" || *source != "amg" || am.FilterTheta != 0 {
 			return errors.New("--gpu runs on the ex56 hierarchy (--ne) only, without --filter for now")
 		}
-		return runGalerkinGPU(*ne, *variant, *runs, stdout, stderr)
+		return runGalerkinGPU(*ne, *variant, *runs, *levels, *symmetric, stdout, stderr)
 	}
 	var variants []galerkin.Variant
 	if *variant == "all" {

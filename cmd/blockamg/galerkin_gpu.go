@@ -29,8 +29,10 @@ import (
 // on each level the baseline a user would otherwise pick, cuSPARSE's generic SpGEMM on
 // the scalar expansion (cusparseLevel), timed the same way; it comes last so that a
 // library failure cannot cost the variants' figures. BLOCKAMG_GALERKIN_CUSPARSE=0
-// leaves it out. Without a driver it returns "no CUDA driver found".
-func runGalerkinGPU(ne int, variant string, runs int, stdout, stderr io.Writer) error {
+// leaves it out. levels > 0 keeps the finest levels products only; symmetric sets
+// cuda.Options.Symmetric (ex56's operators are). Without a driver it returns "no CUDA
+// driver found".
+func runGalerkinGPU(ne int, variant string, runs, levels int, symmetric bool, stdout, stderr io.Writer) error {
 	if ne < 1 {
 		return fmt.Errorf("--ne %d: want at least 1", ne)
 	}
@@ -45,7 +47,7 @@ func runGalerkinGPU(ne int, variant string, runs int, stdout, stderr io.Writer) 
 		}
 		variants = []cuda.GalerkinVariant{v}
 	}
-	be, err := cuda.New(cuda.Options{})
+	be, err := cuda.New(cuda.Options{Symmetric: symmetric})
 	switch {
 	case errors.Is(err, cudadrv.ErrNoDriver):
 		return errors.New("no CUDA driver found")
@@ -80,7 +82,7 @@ func runGalerkinGPU(ne int, variant string, runs int, stdout, stderr io.Writer) 
 	fmt.Fprintf(stdout, "ex56 ne=%d, %d unknowns, %d levels; median of %d runs\n", ne, A.Rows(), len(h.Levels), runs)
 	var done []gpuLevel
 	for l, L := range h.Levels {
-		if L.P == nil {
+		if L.P == nil || (levels > 0 && l >= levels) {
 			continue
 		}
 		lv, err := galerkinGPULevel(be, mc, l, L.A, L.P, variants, runs, stdout, stderr)
@@ -163,6 +165,10 @@ func galerkinGPULevel(be *cuda.Backend, mc cuda.GalerkinMachine, l int, A, P *bs
 	pick := cuda.ChooseGalerkin(st, mc)
 	fmt.Fprintf(stdout, "\nlevel %d: A %d×%d blocks of %d×%d (%d), P %d blocks of %d×%d, W %d, Ac %d×%d blocks (%d); products A·P %d, Pᵀ·W %d (fused recomputes %d A·P)\n",
 		l, st.N, st.N, st.R, st.R, st.NnzA, st.NnzP, st.R, st.C, st.NnzW, st.M, st.M, st.NnzAc, st.ProdAP, st.ProdPW, st.ProdAPFused)
+	if st.Symmetric {
+		fmt.Fprintf(stdout, "  symmetric A: tc-block, smem-tiles and tc-pairs compute the %d Ac blocks on and above the diagonal (%d of the Pᵀ·W products) and mirror them\n",
+			st.NnzAcUpper, st.ProdPWUpper)
+	}
 	fmt.Fprintf(stdout, "  symbolic (host) %.2f s, plan %.1f MB on the device; floor %.4f ms (%.1f MB at copy bandwidth, %.2f GFLOP at the FMA rate), A·P floor %.4f ms; pick %s\n",
 		sym.Seconds(), float64(pl.Bytes())/1e6, floor*1e3, float64(st.FloorBytes())/1e6, float64(st.FloorFlops())/1e9, floorAP*1e3, pick)
 	fmt.Fprintf(stdout, "  %-18s %10s %7s %10s %7s %12s %9s %9s %10s\n", "variant", "ms", "×floor", "A·P ms", "×floor", "pred MB", "pred ms", "GFLOP/s", "rel err")

@@ -16,7 +16,7 @@ func TestGalerkinGPUNoDriver(t *testing.T) {
 		t.Skip("a CUDA driver is present")
 	}
 	var out, errb bytes.Buffer
-	err := runGalerkinGPU(4, "all", 3, &out, &errb)
+	err := runGalerkinGPU(4, "all", 3, 0, true, &out, &errb)
 	if err == nil || err.Error() != "no CUDA driver found" {
 		t.Fatalf("got error %v, want \"no CUDA driver found\"", err)
 	}
@@ -32,7 +32,7 @@ func TestGalerkinGPUArgs(t *testing.T) {
 		ne, runs int
 		v        string
 	}{{0, 3, "all"}, {4, 0, "all"}, {4, 3, "nope"}} {
-		if err := runGalerkinGPU(tc.ne, tc.v, tc.runs, &out, &out); err == nil {
+		if err := runGalerkinGPU(tc.ne, tc.v, tc.runs, 0, true, &out, &out); err == nil {
 			t.Errorf("ne=%d runs=%d variant=%q: no error", tc.ne, tc.runs, tc.v)
 		}
 	}
@@ -56,7 +56,7 @@ func TestGalerkinGPUReport(t *testing.T) {
 			t.Fatal(err)
 		}
 		var out bytes.Buffer
-		if err := runGalerkinGPU(ne, "all", runs, &out, os.Stderr); err != nil {
+		if err := runGalerkinGPU(ne, "all", runs, 0, true, &out, os.Stderr); err != nil {
 			t.Fatal(err)
 		}
 		os.Stdout.Write(out.Bytes())

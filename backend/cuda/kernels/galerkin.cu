@@ -517,6 +517,45 @@ __device__ __forceinline__ void gal_dmma(double& c0, double& c1, double a, doubl
         : "d"(a), "d"(b));
 }
 
+// The sm_90 FP64 shapes mma.m16n8kK (K = 4, 8, 16): D (16×8) = A (16×K) · B (K×8) + C.
+// Fragments (lane l, g = l >> 2, t = l & 3): lane l holds A[g + 8(j & 1)][t + 4(j >> 1)]
+// in a[j], B[t + 4j][g] in b[j], and C[g][2t], C[g][2t+1], C[g+8][2t], C[g+8][2t+1] in
+// c[0..3]. TestDMMA16Layout checks this layout against dense math on the device. One
+// m16n8k4 issues like one m8n8k4 and does twice its work (H200: 57.7 against 26.5
+// TFLOP/s).
+#if __CUDA_ARCH__ >= 900
+template <int K>
+__device__ __forceinline__ void gal_dmma16(double (&c)[4], const double (&a)[K / 2], const double (&b)[K / 4]);
+
+template <>
+__device__ __forceinline__ void gal_dmma16<4>(double (&c)[4], const double (&a)[2], const double (&b)[1])
+{
+    asm("mma.sync.aligned.m16n8k4.row.col.f64.f64.f64.f64 {%0, %1, %2, %3}, {%4, %5}, {%6}, {%0, %1, %2, %3};"
+        : "+d"(c[0]), "+d"(c[1]), "+d"(c[2]), "+d"(c[3])
+        : "d"(a[0]), "d"(a[1]), "d"(b[0]));
+}
+
+template <>
+__device__ __forceinline__ void gal_dmma16<8>(double (&c)[4], const double (&a)[4], const double (&b)[2])
+{
+    asm("mma.sync.aligned.m16n8k8.row.col.f64.f64.f64.f64 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+        "{%0, %1, %2, %3};"
+        : "+d"(c[0]), "+d"(c[1]), "+d"(c[2]), "+d"(c[3])
+        : "d"(a[0]), "d"(a[1]), "d"(a[2]), "d"(a[3]), "d"(b[0]), "d"(b[1]));
+}
+
+template <>
+__device__ __forceinline__ void gal_dmma16<16>(double (&c)[4], const double (&a)[8], const double (&b)[4])
+{
+    asm("mma.sync.aligned.m16n8k16.row.col.f64.f64.f64.f64 {%0, %1, %2, %3}, {%4, %5, %6, %7, %8, %9, %10, %11}, "
+        "{%12, %13, %14, %15}, {%0, %1, %2, %3};"
+        : "+d"(c[0]), "+d"(c[1]), "+d"(c[2]), "+d"(c[3])
+        : "d"(a[0]), "d"(a[1]), "d"(a[2]), "d"(a[3]), "d"(a[4]), "d"(a[5]), "d"(a[6]), "d"(a[7]), "d"(b[0]),
+          "d"(b[1]), "d"(b[2]), "d"(b[3]));
+}
+
+#endif
+
 // KC chunks of four along K (kch of them used).
 template <int KC>
 __device__ __forceinline__ void gal_dmma_k(double& c0, double& c1, const double (&a)[KC], const double (&b)[KC],
@@ -1010,6 +1049,41 @@ __device__ __forceinline__ void gal_w_tcp(int rr, int cc, i64 n, const int2* __r
             double* __restrict__ out = wval + (i64)w * (R * C) + (g - half * R) * C;
             if (2 * tg < C) out[2 * tg] = c0;
             if (2 * tg + 1 < C) out[2 * tg + 1] = c1;
+        }
+    }
+}
+
+// Ac = Pᵀ·W, the symmetric half (Options.Symmetric): gal_ac_tcb over the Ac blocks on
+// and above the diagonal only, warp w computing block sel[w].x from its list
+// acabs[acptr[w] .. acptr[w+1]) (compact: the upper blocks' lists in order) and
+// storing it also transposed into its mirror sel[w].y (−1 on the diagonal). The
+// upper blocks get gal_ac_tcb's bits; the lower ones their exact transposes.
+template <int R_, int C_>
+__device__ __forceinline__ void gal_ac_tcbs(int rr, int cc, i64 n, const int2* __restrict__ sel,
+                                            const i64* __restrict__ acptr, const int2* __restrict__ acabs,
+                                            const double* __restrict__ wval, const double* __restrict__ pval,
+                                            double* __restrict__ acval)
+{
+    const int R = R_ ? R_ : rr;
+    const int C = C_ ? C_ : cc;
+    constexpr int KC = R_ ? (R_ + 3) / 4 : 2;
+    const int kch = (R + 3) >> 2;
+    const i64 w = ((i64)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+    if (w >= n) return;
+    const int lane = threadIdx.x & 31, g = lane >> 2, tg = lane & 3;
+    const GalFrag<KC> f(C, R, C, kch, g, tg, true);
+    double c0 = 0.0, c1 = 0.0;
+    const i64 t0 = acptr[w];
+    gal_tcb_walk<KC>(acabs + t0, (int)(acptr[w + 1] - t0), pval, 8 * R * C, wval, 8 * R * C, f, kch, c0, c1);
+    if (g < C) {
+        const int2 bm = __ldg(sel + w);
+        double* __restrict__ out = acval + (i64)bm.x * C * C + g * C;
+        if (2 * tg < C) out[2 * tg] = c0;
+        if (2 * tg + 1 < C) out[2 * tg + 1] = c1;
+        if (bm.y >= 0) {
+            double* __restrict__ mir = acval + (i64)bm.y * C * C + g;
+            if (2 * tg < C) mir[2 * tg * C] = c0;
+            if (2 * tg + 1 < C) mir[(2 * tg + 1) * C] = c1;
         }
     }
 }
@@ -1523,6 +1597,12 @@ __device__ __forceinline__ void gal_w_tile(int rr, int cc, int ntile, const int*
     {                                                                                                         \
         gal_ac_tcb<R, C>(rr, cc, n, acptr, acabs, wval, pval, acval);                                        \
     }                                                                                                         \
+    extern "C" __global__ void __launch_bounds__(THREADS, 6) gal_ac_tcbs_##TAG(                               \
+        int rr, int cc, i64 n, const int2* sel, const i64* acptr, const int2* acabs, const double* wval,      \
+        const double* pval, double* acval)                                                                    \
+    {                                                                                                         \
+        gal_ac_tcbs<R, C>(rr, cc, n, sel, acptr, acabs, wval, pval, acval);                                  \
+    }                                                                                                         \
     GAL_TCR(R, C, TAG, 16)                                                                                    \
     GAL_TCR(R, C, TAG, 32)                                                                                    \
     GAL_SMR(R, C, TAG)                                                                                        \
@@ -1572,41 +1652,8 @@ extern "C" __global__ void __launch_bounds__(THREADS) gal_dmma_rate(int iters, d
     if (flag) out[(i64)blockIdx.x * blockDim.x + threadIdx.x] = s;
 }
 
-// The sm_90 FP64 shapes mma.m16n8kK (K = 4, 8, 16): D (16×8) = A (16×K) · B (K×8) + C.
-// Fragments (lane l, g = l >> 2, t = l & 3): lane l holds A[g + 8(j & 1)][t + 4(j >> 1)]
-// in a[j], B[t + 4j][g] in b[j], and C[g][2t], C[g][2t+1], C[g+8][2t], C[g+8][2t+1] in
-// c[0..3]. TestDMMA16Layout checks this layout against dense math on the device.
+// Probes of the mma.m16n8kK shapes (gal_dmma16 above): rates and layout.
 #if __CUDA_ARCH__ >= 900
-template <int K>
-__device__ __forceinline__ void gal_dmma16(double (&c)[4], const double (&a)[K / 2], const double (&b)[K / 4]);
-
-template <>
-__device__ __forceinline__ void gal_dmma16<4>(double (&c)[4], const double (&a)[2], const double (&b)[1])
-{
-    asm("mma.sync.aligned.m16n8k4.row.col.f64.f64.f64.f64 {%0, %1, %2, %3}, {%4, %5}, {%6}, {%0, %1, %2, %3};"
-        : "+d"(c[0]), "+d"(c[1]), "+d"(c[2]), "+d"(c[3])
-        : "d"(a[0]), "d"(a[1]), "d"(b[0]));
-}
-
-template <>
-__device__ __forceinline__ void gal_dmma16<8>(double (&c)[4], const double (&a)[4], const double (&b)[2])
-{
-    asm("mma.sync.aligned.m16n8k8.row.col.f64.f64.f64.f64 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
-        "{%0, %1, %2, %3};"
-        : "+d"(c[0]), "+d"(c[1]), "+d"(c[2]), "+d"(c[3])
-        : "d"(a[0]), "d"(a[1]), "d"(a[2]), "d"(a[3]), "d"(b[0]), "d"(b[1]));
-}
-
-template <>
-__device__ __forceinline__ void gal_dmma16<16>(double (&c)[4], const double (&a)[8], const double (&b)[4])
-{
-    asm("mma.sync.aligned.m16n8k16.row.col.f64.f64.f64.f64 {%0, %1, %2, %3}, {%4, %5, %6, %7, %8, %9, %10, %11}, "
-        "{%12, %13, %14, %15}, {%0, %1, %2, %3};"
-        : "+d"(c[0]), "+d"(c[1]), "+d"(c[2]), "+d"(c[3])
-        : "d"(a[0]), "d"(a[1]), "d"(a[2]), "d"(a[3]), "d"(a[4]), "d"(a[5]), "d"(a[6]), "d"(a[7]), "d"(b[0]),
-          "d"(b[1]), "d"(b[2]), "d"(b[3]));
-}
-
 // Rate probe for mma.m16n8kK: 8 independent chains a warp, as gal_dmma_rate.
 template <int K>
 __device__ __forceinline__ void gal_dmma16_rate(int iters, double y, int flag, double* __restrict__ out)

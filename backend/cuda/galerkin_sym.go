@@ -1,0 +1,138 @@
+package cuda
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"sync/atomic"
+
+	"blockamg/bsr"
+	"blockamg/internal/par"
+)
+
+// The symmetric half of Ac = Pᵀ·W. When A is symmetric so is Ac (Acᵀ = PᵀAᵀP), so the
+// Pᵀ·W stage need only compute the blocks on and above the diagonal, (I, J) with
+// J ≥ I, and store each also transposed at its mirror (J, I). On ex56's fine level
+// that is 55% of the Pᵀ·W products (ne = 64: 6.94M of 12.65M). The upper blocks are
+// summed exactly as by tc-block's kernel (the same list, in the same order), so they
+// carry its bits; the lower ones are their exact transposes, where the full product
+// would differ from them in the last bits.
+//
+// Options.Symmetric asks for it; the symbolic phase checks A (CheckSymmetric) and
+// finds each block's mirror in Ac's pattern (acMirrors). The kernel is
+// gal_ac_tcbs (kernels/galerkin.cu): one warp per upper block, over compact lists
+// that hold only the upper blocks' products (upperLists).
+
+// CheckSymmetric returns nil when A has a symmetric pattern and, when it has values,
+// symmetric values: block (j, i) = block (i, j)ᵀ to 1e-12 of A's largest entry (an
+// assembled operator may differ in its last bits); otherwise an error naming the
+// first block found that is not. Options.Symmetric needs it to pass.
+func CheckSymmetric(A *bsr.Matrix) error {
+	if A.BlockRows != A.BlockCols || A.R != A.C {
+		return fmt.Errorf("A is %d×%d blocks of %d×%d, not square", A.BlockRows, A.BlockCols, A.R, A.C)
+	}
+	r := A.R
+	bs := int64(r * r)
+	scale := 0.0
+	for _, v := range A.Val {
+		scale = max(scale, math.Abs(v))
+	}
+	tol := 1e-12 * scale
+	var first atomic.Pointer[error]
+	par.For(A.BlockRows, 0, 1024, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			for a := A.RowPtr[i]; a < A.RowPtr[i+1]; a++ {
+				j := A.ColIdx[a]
+				row := A.ColIdx[A.RowPtr[j]:A.RowPtr[j+1]]
+				q, ok := slices.BinarySearch(row, int32(i))
+				if !ok {
+					err := fmt.Errorf("A is not symmetric: block (%d, %d) is stored, (%d, %d) is not", i, j, j, i)
+					first.CompareAndSwap(nil, &err)
+					return
+				}
+				if A.Val == nil {
+					continue
+				}
+				x, y := A.Val[a*bs:(a+1)*bs], A.Val[(A.RowPtr[j]+int64(q))*bs:]
+				for u := 0; u < r; u++ {
+					for v := 0; v < r; v++ {
+						if d := math.Abs(x[u*r+v] - y[v*r+u]); !(d <= tol) {
+							err := fmt.Errorf("A is not symmetric: block (%d, %d) entry (%d, %d) is %g, block (%d, %d) entry (%d, %d) is %g",
+								i, j, u, v, x[u*r+v], j, i, v, u, y[v*r+u])
+							first.CompareAndSwap(nil, &err)
+							return
+						}
+					}
+				}
+			}
+		}
+	})
+	if e := first.Load(); e != nil {
+		return *e
+	}
+	return nil
+}
+
+// acMirrors returns, per Ac block (I, J), the index of (J, I), or an error naming a
+// block whose mirror the pattern lacks.
+func (s *hostSchedule) acMirrors() ([]int32, error) {
+	m := len(s.acrp) - 1
+	mir := make([]int32, len(s.accol))
+	var bad atomic.Int64
+	bad.Store(-1)
+	par.For(m, 0, 256, func(lo, hi int) {
+		for I := lo; I < hi; I++ {
+			for b := s.acrp[I]; b < s.acrp[I+1]; b++ {
+				J := s.accol[b]
+				row := s.accol[s.acrp[J]:s.acrp[J+1]]
+				q, ok := slices.BinarySearch(row, int32(I))
+				if !ok {
+					bad.CompareAndSwap(-1, b)
+					continue
+				}
+				mir[b] = int32(s.acrp[J] + int64(q))
+			}
+		}
+	})
+	if b := bad.Load(); b >= 0 {
+		return nil, fmt.Errorf("cuda: Galerkin: Ac block (%d, %d) has no mirror (%d, %d): A's pattern is not symmetric",
+			s.acrow[b], s.accol[b], s.accol[b], s.acrow[b])
+	}
+	return mir, nil
+}
+
+// upperCounts returns the Ac blocks on and above the diagonal and their products.
+func (s *hostSchedule) upperCounts() (blocks, prods int64) {
+	for b, J := range s.accol {
+		if J >= s.acrow[b] {
+			blocks++
+			prods += s.acptr[b+1] - s.acptr[b]
+		}
+	}
+	return blocks, prods
+}
+
+// upperLists builds the symmetric half's lists: per upper block, in Ac's order, its
+// index and mirror (acsel pairs; −1 on the diagonal), its first product (acptrU), and
+// its products as (P block, W block) global indices (acabsU, tc-block's pairs).
+func (s *hostSchedule) upperLists(mir []int32) {
+	nu, pu := s.upperCounts()
+	s.acsel, s.acptrU, s.acabsU = make([]int32, 0, 2*nu), make([]int64, 1, nu+1), make([]int32, 0, 2*pu)
+	for b, J := range s.accol {
+		I := s.acrow[b]
+		if J < I {
+			continue
+		}
+		m := mir[b]
+		if J == I {
+			m = -1
+		}
+		s.acsel = append(s.acsel, int32(b), m)
+		for t := s.acptr[b]; t < s.acptr[b+1]; t++ {
+			u := s.aclist[t]
+			e := s.ptrp[I] + int64(u>>16)
+			s.acabsU = append(s.acabsU, int32(s.ptidx[e]), int32(s.wrp[s.ptrow[e]]+int64(u&0xffff)))
+		}
+		s.acptrU = append(s.acptrU, int64(len(s.acabsU)/2))
+	}
+}

@@ -1,6 +1,8 @@
 package cuda
 
 import (
+	"slices"
+
 	"blockamg/bsr"
 	"blockamg/internal/par"
 )
@@ -44,10 +46,19 @@ func (s *hostSchedule) pairCounts(A, P *bsr.Matrix) (entries, prods int64) {
 	return ents[np], pr[np]
 }
 
+// pairGroup is the number of consecutive fine-row pairs whose entries pairLists orders
+// by W column: the eight warps of a thread block then mostly share P blocks across
+// row pairs (neighbouring rows meet the same P rows) where, in row-pair order, they
+// shared A blocks across columns, which L1 already kept. On the H200 (ex56 fine level,
+// BENCHMARKS.md, ninth pass) the A·P kernel ran 2.5–3% faster with groups of 2 to 16
+// than in row-pair order; 8 was kept.
+const pairGroup = 8
+
 // pairLists builds the tc-pairs schedule: per pair entry its two W blocks (pw, −1
 // where absent) and the start of its merged products (pwptr), per product its two A
-// blocks (−1 where absent) and P block (plist, triples). Pairs are filled in parallel
-// at the offsets pairCounts found (it runs first when it has not).
+// blocks (−1 where absent) and P block (plist, triples). The entries of each group of
+// pairGroup row pairs are ordered by W column, then row pair. Groups are filled in
+// parallel at the offsets pairCounts found (it runs first when it has not).
 func (s *hostSchedule) pairLists(A, P *bsr.Matrix) {
 	np := (A.BlockRows + 1) / 2
 	if s.pairEnt == nil {
@@ -55,19 +66,42 @@ func (s *hostSchedule) pairLists(A, P *bsr.Matrix) {
 	}
 	ents, pr := s.pairEnt, s.pairProd
 	pw, pwptr, plist := make([]int32, 2*ents[np]), make([]int64, ents[np]+1), make([]int32, 3*pr[np])
-	par.For(np, 0, 1024, func(lo, hi int) {
-		for q := lo; q < hi; q++ {
-			e, t := ents[q], pr[q]
-			start := t
-			s.walkPair(A, P, q, func(w0, w1, _ int64) {
-				pw[2*e], pw[2*e+1] = int32(w0), int32(w1)
-				pwptr[e], pwptr[e+1] = start, t
+	ng := (np + pairGroup - 1) / pairGroup
+	type entry struct {
+		J, w0, w1 int32
+		first     int // its triples in buf
+		n         int
+	}
+	par.For(ng, 0, 64, func(lo, hi int) {
+		var group []entry
+		var buf []int32
+		for gi := lo; gi < hi; gi++ {
+			q0, q1 := gi*pairGroup, min((gi+1)*pairGroup, np)
+			group, buf = group[:0], buf[:0]
+			for q := q0; q < q1; q++ {
+				start := len(buf)
+				s.walkPair(A, P, q, func(w0, w1, _ int64) {
+					w := w0
+					if w < 0 {
+						w = w1
+					}
+					group = append(group, entry{J: s.wcol[w], w0: int32(w0), w1: int32(w1), first: start, n: (len(buf) - start) / 3})
+					start = len(buf)
+				}, func(a0, a1, p int64) {
+					buf = append(buf, int32(a0), int32(a1), int32(p))
+				})
+			}
+			// Stable: row pairs stay in order within a column.
+			slices.SortStableFunc(group, func(a, b entry) int { return int(a.J - b.J) })
+			e, t := ents[q0], pr[q0]
+			for _, en := range group {
+				pw[2*e], pw[2*e+1] = en.w0, en.w1
+				pwptr[e] = t
+				copy(plist[3*t:], buf[en.first:en.first+3*en.n])
+				t += int64(en.n)
 				e++
-				start = t
-			}, func(a0, a1, p int64) {
-				plist[3*t], plist[3*t+1], plist[3*t+2] = int32(a0), int32(a1), int32(p)
-				t++
-			})
+				pwptr[e] = t
+			}
 		}
 	})
 	s.pw, s.pwptr, s.plist = pw, pwptr, plist

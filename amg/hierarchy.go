@@ -151,6 +151,9 @@ func (h *Hierarchy) coarsen(l int) (*Level, error) {
 		sw.lap(&L.Times.Filter)
 	}
 	L.rap, err = galerkin.Symbolic(A, L.P, opt.GalerkinVariant)
+	if err == nil && opt.Symmetric {
+		err = L.rap.SetSymmetric(A, true)
+	}
 	if err == nil {
 		err = L.rap.Numeric(A, L.P, w)
 	}

@@ -65,6 +65,12 @@ type Options struct {
 	// GalerkinVariant selects the PᵀAP algorithm; galerkin.Auto lets its planner choose.
 	// Default galerkin.Auto.
 	GalerkinVariant galerkin.Variant
+	// Symmetric declares the fine operator symmetric, as CG's is: each level's PᵀAP
+	// then computes the blocks of Ac on and above the diagonal and mirrors them
+	// (galerkin.Plan.SetSymmetric; the Pᵀ·W stage's work about halves). Setup checks
+	// every level's operator and fails when one is not symmetric; Update trusts new
+	// values to stay symmetric. Default false.
+	Symmetric bool
 	// Workers bounds the goroutines of every parallel phase (<= 0: GOMAXPROCS). Results
 	// are bitwise identical for any value.
 	Workers int

@@ -61,6 +61,11 @@ type Plan struct {
 
 	extra planExtra // per-variant data, see the variant files
 
+	// The symmetric half (symmetric.go): set by SetSymmetric; mirror[b] is the index
+	// of Ac block (J, I) for block b = (I, J).
+	sym    bool
+	mirror []int64
+
 	// Scratch spaces kept between Numeric calls (getScratch).
 	scratchMu   sync.Mutex
 	scratchAll  []*scratch
@@ -227,6 +232,7 @@ func (p *Plan) Numeric(A, P *bsr.Matrix, workers int) error {
 	default:
 		panic("galerkin: plan has no variant")
 	}
+	p.mirrorLower(workers)
 	return nil
 }
 

@@ -26,7 +26,7 @@ func (p *Plan) numericTwoPass(A, P *bsr.Matrix, workers int) {
 			p.setAcPos(I, sc)
 			for t := p.pt.rowPtr[I]; t < p.pt.rowPtr[I+1]; t++ {
 				i := int(p.pt.colIdx[t])
-				p.acAdd(i, p.pBlock(P, p.ptPerm[t]), p.wVal[p.w.rowPtr[i]*bk:p.w.rowPtr[i+1]*bk], sc, out)
+				p.acAdd(I, i, p.pBlock(P, p.ptPerm[t]), p.wVal[p.w.rowPtr[i]*bk:p.w.rowPtr[i+1]*bk], sc, out)
 			}
 		}
 	})

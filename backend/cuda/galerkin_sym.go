@@ -2,7 +2,6 @@ package cuda
 
 import (
 	"fmt"
-	"math"
 	"slices"
 	"sync/atomic"
 
@@ -23,52 +22,11 @@ import (
 // gal_ac_tcbs (kernels/galerkin.cu): one warp per upper block, over compact lists
 // that hold only the upper blocks' products (upperLists).
 
-// CheckSymmetric returns nil when A has a symmetric pattern and, when it has values,
-// symmetric values: block (j, i) = block (i, j)ᵀ to 1e-12 of A's largest entry (an
-// assembled operator may differ in its last bits); otherwise an error naming the
-// first block found that is not. Options.Symmetric needs it to pass.
+// CheckSymmetric is A.CheckSymmetric (bsr): nil when A's pattern and values are
+// symmetric, which Options.Symmetric needs.
 func CheckSymmetric(A *bsr.Matrix) error {
-	if A.BlockRows != A.BlockCols || A.R != A.C {
-		return fmt.Errorf("A is %d×%d blocks of %d×%d, not square", A.BlockRows, A.BlockCols, A.R, A.C)
-	}
-	r := A.R
-	bs := int64(r * r)
-	scale := 0.0
-	for _, v := range A.Val {
-		scale = max(scale, math.Abs(v))
-	}
-	tol := 1e-12 * scale
-	var first atomic.Pointer[error]
-	par.For(A.BlockRows, 0, 1024, func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			for a := A.RowPtr[i]; a < A.RowPtr[i+1]; a++ {
-				j := A.ColIdx[a]
-				row := A.ColIdx[A.RowPtr[j]:A.RowPtr[j+1]]
-				q, ok := slices.BinarySearch(row, int32(i))
-				if !ok {
-					err := fmt.Errorf("A is not symmetric: block (%d, %d) is stored, (%d, %d) is not", i, j, j, i)
-					first.CompareAndSwap(nil, &err)
-					return
-				}
-				if A.Val == nil {
-					continue
-				}
-				x, y := A.Val[a*bs:(a+1)*bs], A.Val[(A.RowPtr[j]+int64(q))*bs:]
-				for u := 0; u < r; u++ {
-					for v := 0; v < r; v++ {
-						if d := math.Abs(x[u*r+v] - y[v*r+u]); !(d <= tol) {
-							err := fmt.Errorf("A is not symmetric: block (%d, %d) entry (%d, %d) is %g, block (%d, %d) entry (%d, %d) is %g",
-								i, j, u, v, x[u*r+v], j, i, v, u, y[v*r+u])
-							first.CompareAndSwap(nil, &err)
-							return
-						}
-					}
-				}
-			}
-		}
-	})
-	if e := first.Load(); e != nil {
-		return *e
+	if err := A.CheckSymmetric(); err != nil {
+		return fmt.Errorf("A is %w", err)
 	}
 	return nil
 }

@@ -55,6 +55,7 @@ type solveConfig struct {
 	gpuGal    string // --gpu-galerkin
 	quiet     bool
 	wStats    bool
+	half      bool // --galerkin-half
 }
 
 // problem is what solve works on: the matrix, its right-hand side and near-null space,
@@ -106,6 +107,7 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 	fs.BoolVar(&cfg.gpu, "gpu", false, "run on an NVIDIA GPU (an error when none is usable; never falls back)")
 	fs.StringVar(&cfg.gpuGal, "gpu-galerkin", "model", "with --gpu: the device PᵀAP variant per level: model (the GPU traffic model's pick), tune (the fastest, timed on the first set-up) or a variant name (levels that do not offer it use the model's pick)")
 	fs.BoolVar(&cfg.quiet, "q", false, "no progress on stderr")
+	fs.BoolVar(&cfg.half, "galerkin-half", true, "with a symmetric A (checked), compute the Ac blocks on and above the diagonal and mirror them, on the CPU and the GPU (false: all of them)")
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return err
@@ -401,6 +403,19 @@ func solveRun(c *solveConfig, open func(h *amg.Hierarchy, p *problem) (engine, e
 		p.A.MulVecWorkers(c.threads, 1, xstar, 0, p.b)
 	}
 
+	// CG needs a symmetric operator, and then every Ac is symmetric: the Galerkin
+	// products compute half of each (amg.Options.Symmetric). A matrix that is not
+	// symmetric keeps the full products, and is said so.
+	c.amg.Symmetric = false
+	if c.half {
+		if err := p.A.CheckSymmetric(); err != nil {
+			if !c.quiet {
+				fmt.Fprintf(stderr, "blockamg solve: A is %v; CG expects a symmetric operator; the Galerkin products compute all of Ac\n", err)
+			}
+		} else {
+			c.amg.Symmetric = true
+		}
+	}
 	done := pr.start("AMG set-up")
 	t := time.Now()
 	h, err := amg.Setup(p.A, p.ns, c.amg)

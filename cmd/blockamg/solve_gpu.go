@@ -62,13 +62,9 @@ func solveGPU(c *solveConfig, stdout, stderr io.Writer) error {
 		}
 	}()
 	open := func(h *amg.Hierarchy, p *problem) (engine, error) {
-		// CG's operator is symmetric: the Galerkin products may then compute half of
-		// each Ac (tc-pairs). One that is not keeps the full products.
-		if err := cuda.CheckSymmetric(h.Levels[0].A); err != nil {
-			fmt.Fprintf(stderr, "blockamg solve: %v; the Galerkin products compute all of Ac\n", err)
-		} else {
-			be.SetSymmetric(true)
-		}
+		// The device's Galerkin products compute half of each Ac when the host's do
+		// (solveRun checked the fine operator).
+		be.SetSymmetric(c.amg.Symmetric)
 		e, err := newBackendEngine(be, h, nil)
 		if err != nil {
 			return nil, err

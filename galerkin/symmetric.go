@@ -1,0 +1,89 @@
+package galerkin
+
+import (
+	"fmt"
+	"slices"
+
+	"blockamg/bsr"
+	"blockamg/internal/par"
+)
+
+// The symmetric half. When A is symmetric so is Ac = PᵀAP, so a plan told so
+// (SetSymmetric) sums only the blocks of Ac on and above the diagonal, (I, J) with
+// J ≥ I: each Pᵀ·W row operation skips the blocks of W row i left of column I (its
+// columns are sorted). A last pass copies each block below the diagonal from the
+// transpose of its mirror. On ex56's fine level that is 55% of the Pᵀ·W products.
+// Every variant sums the upper blocks exactly as without the half, so they keep the
+// full product's bits (and the variants still agree bitwise with each other); the
+// lower blocks are their exact transposes.
+
+// SetSymmetric declares A symmetric for the plan's Numeric calls, which then compute
+// the symmetric half of Ac and mirror it. It checks A (values included, when A has
+// them: bsr.Matrix.CheckSymmetric) and needs A's pattern to be the one given to
+// Symbolic; later values are trusted to stay symmetric. sym false returns the plan to
+// the full product.
+func (p *Plan) SetSymmetric(A *bsr.Matrix, sym bool) error {
+	if !sym {
+		p.sym, p.mirror = false, nil
+		return nil
+	}
+	if A == nil || !sameIndex(A.RowPtr, A.ColIdx, p.aPtr, p.aCol) {
+		return fmt.Errorf("%w: SetSymmetric's A", ErrPattern)
+	}
+	if err := A.CheckSymmetric(); err != nil {
+		return fmt.Errorf("galerkin: SetSymmetric: A is %w", err)
+	}
+	ac := p.Ac
+	mir := make([]int64, ac.NNZBlocks())
+	par.For(p.m, 0, 1024, func(lo, hi int) {
+		for I := lo; I < hi; I++ {
+			for b := ac.RowPtr[I]; b < ac.RowPtr[I+1]; b++ {
+				J := ac.ColIdx[b]
+				q, ok := slices.BinarySearch(ac.ColIdx[ac.RowPtr[J]:ac.RowPtr[J+1]], int32(I))
+				if !ok {
+					// Unreachable for a symmetric A: PᵀAP's pattern is then symmetric.
+					panic(fmt.Sprintf("galerkin: Ac block (%d, %d) has no mirror", I, J))
+				}
+				mir[b] = ac.RowPtr[J] + int64(q)
+			}
+		}
+	})
+	p.sym, p.mirror = true, mir
+	return nil
+}
+
+// Symmetric reports whether the plan computes the symmetric half (SetSymmetric).
+func (p *Plan) Symmetric() bool { return p.sym }
+
+// upperFrom returns the first block of W row i whose column is at least I (0 without
+// the symmetric half): where Ac row I's share of the row starts.
+func (p *Plan) upperFrom(i, I int) int64 {
+	if !p.sym {
+		return 0
+	}
+	q, _ := slices.BinarySearch(p.w.colIdx[p.w.rowPtr[i]:p.w.rowPtr[i+1]], int32(I))
+	return int64(q)
+}
+
+// mirrorLower copies each Ac block below the diagonal from the transpose of its
+// mirror, once the blocks on and above it are final.
+func (p *Plan) mirrorLower(workers int) {
+	if !p.sym {
+		return
+	}
+	ac := p.Ac
+	k := p.k
+	kk := int64(k * k)
+	par.For(p.m, workers, 256, func(lo, hi int) {
+		for I := lo; I < hi; I++ {
+			for b := ac.RowPtr[I]; b < ac.RowPtr[I+1] && int(ac.ColIdx[b]) < I; b++ {
+				dst, src := ac.Val[b*kk:(b+1)*kk], ac.Val[p.mirror[b]*kk:(p.mirror[b]+1)*kk]
+				for r := 0; r < k; r++ {
+					for c := 0; c < k; c++ {
+						dst[r*k+c] = src[c*k+r]
+					}
+				}
+			}
+		}
+	})
+}

@@ -1200,6 +1200,26 @@ func GalerkinStatsOf(A, P *bsr.Matrix) (GalerkinStats, error) {
 	return s.stats(A, P, false)
 }
 
+// GalerkinStatsSymmetric is GalerkinStatsOf for a plan made with Options.Symmetric:
+// the model then prices the symmetric half of tc-block's, smem-tiles' and tc-pairs'
+// Pᵀ·W. A must pass CheckSymmetric.
+func GalerkinStatsSymmetric(A, P *bsr.Matrix) (GalerkinStats, error) {
+	if err := checkGalerkin(A, P); err != nil {
+		return GalerkinStats{}, err
+	}
+	if err := CheckSymmetric(A); err != nil {
+		return GalerkinStats{}, fmt.Errorf("cuda: GalerkinStatsSymmetric: %w", err)
+	}
+	s, err := galerkinSchedule(A, P)
+	if err != nil {
+		return GalerkinStats{}, err
+	}
+	if _, err := s.acMirrors(); err != nil {
+		return GalerkinStats{}, err
+	}
+	return s.stats(A, P, true)
+}
+
 // stats fills GalerkinStats from the schedules, with the counting passes of the
 // smem-tiles and slot-word schedules (fill builds the lists themselves).
 func (s *hostSchedule) stats(A, P *bsr.Matrix, sym bool) (GalerkinStats, error) {

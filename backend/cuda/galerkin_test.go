@@ -447,6 +447,22 @@ func TestGalerkinModelAgainstNcu(t *testing.T) {
 			t.Errorf("bandwidth %.1f TB/s: the model picks %s, want tc-pairs", bw/1e12, v)
 		}
 	}
+	// A plan for the symmetric A (Options.Symmetric): tc-pairs with the symmetric half
+	// of Pᵀ·W, measured on the final kernels (BENCHMARKS.md, ninth pass).
+	stSym, err := GalerkinStatsSymmetric(lv[0][0], lv[0][1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	const tcPairsSymMB = 2230.6 // 2026-11-30 12:48 UTC, gal_w_tcp_3x6 (entries by groups) + gal_ac_tcbs_3x6
+	got := float64(PredictGalerkin(stSym, mc, GalerkinTCPairs, StageAll).Bytes) / 1e6
+	rel := got/tcPairsSymMB - 1
+	t.Logf("%-18s symmetric A: predicted %8.1f MB, measured %8.1f MB: %+.1f%%", GalerkinTCPairs, got, tcPairsSymMB, 100*rel)
+	if math.Abs(rel) > 0.25 {
+		t.Errorf("tc-pairs, symmetric A: predicted %.1f MB, %+.1f%% from the measured %.1f MB", got, 100*rel, tcPairsSymMB)
+	}
+	if v := ChooseGalerkin(stSym, GalerkinMachine{L2Bytes: 60 << 20, Bandwidth: 4.2e12, FMARate: 3.3e13, SMs: 132, TCRate: 5.5e13, L1Rate: 132 * 1.98e9}); v != GalerkinTCPairs {
+		t.Errorf("symmetric A: the model picks %s, want tc-pairs (measured fastest: 1.77 ms, smem-tiles 2.01, tc-block 2.29)", v)
+	}
 	for _, v := range GalerkinVariants {
 		got := float64(PredictGalerkin(st, mc, v, StageAll).Bytes) / 1e6
 		if measured[v] == 0 {

@@ -564,23 +564,7 @@ func (b *Backend) FMARate(reps int) (float64, error) {
 // 8 thread blocks of 8 warps per SM, the median of reps timed launches after one
 // warm-up; flop/s counting 512 per mma (8·8·4 multiply-adds).
 func (b *Backend) DMMARate(reps int) (float64, error) {
-	f, err := b.fnGlobal("gal_dmma_rate")
-	if err != nil {
-		return 0, err
-	}
-	const iters = 64
-	blocks := uint32(max(b.info.SMs, 1) * 8)
-	ms, err := b.TimeMedian(1, reps, func() {
-		b.enqueue(func() error {
-			b.args.I32(iters).F64(0.5).I32(0).Ptr(0)
-			return b.launch("gal_dmma_rate", f, blocks)
-		})
-	})
-	if err != nil {
-		return 0, fmt.Errorf("cuda: timing gal_dmma_rate: %w", err)
-	}
-	flops := float64(blocks) * (threads / 32) * iters * 8 * 512
-	return flops / (ms * 1e-3), nil
+	return b.mmaRate(reps, "gal_dmma_rate", 512)
 }
 
 // DMMA16Rate measures the sm_90 shape mma.m16n8kK (k = 4, 8 or 16) as DMMARate does
@@ -590,7 +574,12 @@ func (b *Backend) DMMA16Rate(reps, k int) (float64, error) {
 	if k != 4 && k != 8 && k != 16 {
 		return 0, fmt.Errorf("cuda: DMMA16Rate: k = %d, want 4, 8 or 16", k)
 	}
-	name := fmt.Sprintf("gal_dmma16_rate_k%d", k)
+	return b.mmaRate(reps, fmt.Sprintf("gal_dmma16_rate_k%d", k), 2*16*8*k)
+}
+
+// mmaRate times a rate probe kernel (8 chains of 64 mma per warp, 8 thread blocks of
+// 8 warps per SM) and returns flop/s at flops per mma.
+func (b *Backend) mmaRate(reps int, name string, flops int) (float64, error) {
 	f, err := b.fnGlobal(name)
 	if err != nil {
 		return 0, err
@@ -606,8 +595,7 @@ func (b *Backend) DMMA16Rate(reps, k int) (float64, error) {
 	if err != nil {
 		return 0, fmt.Errorf("cuda: timing %s: %w", name, err)
 	}
-	flops := float64(blocks) * (threads / 32) * iters * 8 * float64(2*16*8*k)
-	return flops / (ms * 1e-3), nil
+	return float64(blocks) * (threads / 32) * iters * 8 * float64(flops) / (ms * 1e-3), nil
 }
 
 // smClockHz returns the device's maximum SM clock (CU_DEVICE_ATTRIBUTE_CLOCK_RATE).

@@ -27,10 +27,12 @@ type Options struct {
 	GalerkinTune bool
 	// Symmetric declares every operator A given to this backend's Galerkin plans
 	// (GalerkinSymbolicFor, NewGalerkin) symmetric, as the SPD operators of CG are;
-	// tc-pairs then computes the blocks of Ac on and above the diagonal and mirrors
-	// them (Ac = PᵀAP is symmetric with A), about half the Pᵀ·W work. The symbolic
-	// phase checks A's pattern and the values it is given and fails when they are not
-	// symmetric; the numeric phase trusts later values, as PETSc's MAT_SYMMETRIC does.
+	// the Pᵀ·W stage of tc-block, smem-tiles and tc-pairs then computes the blocks of
+	// Ac on and above the diagonal and mirrors them (Ac = PᵀAP is symmetric with A),
+	// 55% of the products on ex56 (galerkin_sym.go). The symbolic phase checks A's
+	// pattern and the values it is given (bsr's CheckSymmetric) and fails when they
+	// are not symmetric; the numeric phase trusts later values, as PETSc's
+	// MAT_SYMMETRIC does.
 	Symmetric bool
 }
 

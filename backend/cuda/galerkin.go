@@ -689,8 +689,8 @@ func (b *Backend) GalerkinSymbolicFor(A, P *bsr.Matrix, choose func(GalerkinStat
 	}
 	sym := b.opt.Symmetric
 	if sym {
-		if err := CheckSymmetric(A); err != nil {
-			return nil, fmt.Errorf("cuda: Options.Symmetric: %w", err)
+		if err := A.CheckSymmetric(); err != nil {
+			return nil, fmt.Errorf("cuda: Options.Symmetric: A is %w", err)
 		}
 	}
 	s, err := galerkinSchedule(A, P)
@@ -1202,13 +1202,13 @@ func GalerkinStatsOf(A, P *bsr.Matrix) (GalerkinStats, error) {
 
 // GalerkinStatsSymmetric is GalerkinStatsOf for a plan made with Options.Symmetric:
 // the model then prices the symmetric half of tc-block's, smem-tiles' and tc-pairs'
-// Pᵀ·W. A must pass CheckSymmetric.
+// Pᵀ·W. A must pass bsr's CheckSymmetric.
 func GalerkinStatsSymmetric(A, P *bsr.Matrix) (GalerkinStats, error) {
 	if err := checkGalerkin(A, P); err != nil {
 		return GalerkinStats{}, err
 	}
-	if err := CheckSymmetric(A); err != nil {
-		return GalerkinStats{}, fmt.Errorf("cuda: GalerkinStatsSymmetric: %w", err)
+	if err := A.CheckSymmetric(); err != nil {
+		return GalerkinStats{}, fmt.Errorf("cuda: GalerkinStatsSymmetric: A is %w", err)
 	}
 	s, err := galerkinSchedule(A, P)
 	if err != nil {

@@ -357,32 +357,3 @@ func TestSymmetricHalfSchedule(t *testing.T) {
 		t.Errorf("unsymmetric Ac pattern: error %v, want block (0, 1) without a mirror", err)
 	}
 }
-
-// TestCheckSymmetric: A + Aᵀ passes; a perturbed entry and a block without its
-// mirror are refused, naming the block.
-func TestCheckSymmetric(t *testing.T) {
-	rng := rand.New(rand.NewPCG(5, 5))
-	A := symmetrize(t, randomPattern(rng, 80, 80, 3, 3, 7, true))
-	if err := CheckSymmetric(A); err != nil {
-		t.Fatalf("A + Aᵀ: %v", err)
-	}
-	// Perturb one off-diagonal entry of block 0 of a row that has one.
-	for i := 0; i < A.BlockRows; i++ {
-		a := A.RowPtr[i]
-		if int(A.ColIdx[a]) == i {
-			continue
-		}
-		B := *A
-		B.Val = slices.Clone(A.Val)
-		B.Val[a*9+1] += 1e-6
-		if err := CheckSymmetric(&B); err == nil || !strings.Contains(err.Error(), "not symmetric: block") {
-			t.Fatalf("perturbed A: error %v, want a block that is not symmetric", err)
-		}
-		break
-	}
-	U := randomPattern(rng, 80, 80, 2, 2, 7, true)
-	U.Val = nil // the pattern alone
-	if err := CheckSymmetric(U); err == nil || !strings.Contains(err.Error(), "is stored,") {
-		t.Fatalf("unsymmetric pattern: error %v, want a block without its mirror", err)
-	}
-}

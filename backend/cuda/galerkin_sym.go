@@ -5,7 +5,6 @@ import (
 	"slices"
 	"sync/atomic"
 
-	"blockamg/bsr"
 	"blockamg/internal/par"
 )
 
@@ -17,19 +16,10 @@ import (
 // carry its bits; the lower ones are their exact transposes, where the full product
 // would differ from them in the last bits.
 //
-// Options.Symmetric asks for it; the symbolic phase checks A (CheckSymmetric) and
+// Options.Symmetric asks for it; the symbolic phase checks A (bsr's CheckSymmetric) and
 // finds each block's mirror in Ac's pattern (acMirrors). The kernel is
 // gal_ac_tcbs (kernels/galerkin.cu): one warp per upper block, over compact lists
 // that hold only the upper blocks' products (upperLists).
-
-// CheckSymmetric is A.CheckSymmetric (bsr): nil when A's pattern and values are
-// symmetric, which Options.Symmetric needs.
-func CheckSymmetric(A *bsr.Matrix) error {
-	if err := A.CheckSymmetric(); err != nil {
-		return fmt.Errorf("A is %w", err)
-	}
-	return nil
-}
 
 // acMirrors returns, per Ac block (I, J), the index of (J, I), or an error naming a
 // block whose mirror the pattern lacks.

@@ -259,7 +259,7 @@ func checkGalerkinDevice(t *testing.T, be *Backend, name string, A, P *bsr.Matri
 			}
 		}
 	}
-	if CheckSymmetric(A) == nil {
+	if A.CheckSymmetric() == nil {
 		checkSymmetricHalf(t, be, name, A, P, dA, dP, want, full)
 	}
 	// A plan prepared for one variant (GalerkinSymbolicFor) offers only it, holds no

@@ -342,25 +342,28 @@ type levelSetup struct {
 // solveReport is the --json output. Its schema is documented in README.md; fields are
 // only ever added.
 type solveReport struct {
-	Problem            string          `json:"problem"`
-	Unknowns           int             `json:"unknowns"`
-	BlockSize          int             `json:"block_size"`
-	NullSpace          int             `json:"nullspace_vectors"`
-	Threads            int             `json:"threads"`
-	Iterations         int             `json:"iterations"`
-	RelativeResidual   float64         `json:"relative_residual"`
-	AssemblySeconds    float64         `json:"assembly_seconds"`
-	SetupSeconds       float64         `json:"setup_seconds"`
-	SolveSeconds       float64         `json:"solve_seconds"`
-	ResetupSeconds     float64         `json:"resetup_seconds,omitempty"`
-	GridComplexity     float64         `json:"grid_complexity"`
-	OperatorComplexity float64         `json:"operator_complexity"`
-	PeakRSSBytes       int64           `json:"peak_rss_bytes"`
-	SolutionError      float64         `json:"solution_error,omitempty"`
-	Levels             []amg.LevelInfo `json:"levels"`
-	Phases             amg.PhaseTimes  `json:"phases"`
-	Steps              []stepResult    `json:"steps,omitempty"`
-	History            []float64       `json:"history"`
+	Problem            string  `json:"problem"`
+	Unknowns           int     `json:"unknowns"`
+	BlockSize          int     `json:"block_size"`
+	NullSpace          int     `json:"nullspace_vectors"`
+	Threads            int     `json:"threads"`
+	Iterations         int     `json:"iterations"`
+	RelativeResidual   float64 `json:"relative_residual"`
+	AssemblySeconds    float64 `json:"assembly_seconds"`
+	SetupSeconds       float64 `json:"setup_seconds"`
+	SolveSeconds       float64 `json:"solve_seconds"`
+	ResetupSeconds     float64 `json:"resetup_seconds,omitempty"`
+	GridComplexity     float64 `json:"grid_complexity"`
+	OperatorComplexity float64 `json:"operator_complexity"`
+	// SymmetricGalerkin: the Galerkin products computed the symmetric half of each Ac
+	// (a symmetric A, --galerkin-half).
+	SymmetricGalerkin bool            `json:"symmetric_galerkin"`
+	PeakRSSBytes      int64           `json:"peak_rss_bytes"`
+	SolutionError     float64         `json:"solution_error,omitempty"`
+	Levels            []amg.LevelInfo `json:"levels"`
+	Phases            amg.PhaseTimes  `json:"phases"`
+	Steps             []stepResult    `json:"steps,omitempty"`
+	History           []float64       `json:"history"`
 	// With --w-stats: stored blocks of W = A·P per level (all but the coarsest).
 	WBlocks []int64 `json:"w_blocks,omitempty"`
 	// GPU runs only: the device, the time to upload the hierarchy and the host↔device
@@ -449,7 +452,7 @@ func solveRun(c *solveConfig, open func(h *amg.Hierarchy, p *problem) (engine, e
 		Iterations: res.Iterations, RelativeResidual: res.Residual / nonzero(bnorm),
 		AssemblySeconds: (p.symbolic + p.numeric).Seconds(), SetupSeconds: setup.Seconds(),
 		SolveSeconds: solve.Seconds(), GridComplexity: h.GridComplexity(),
-		OperatorComplexity: h.OperatorComplexity(), Levels: h.Info(), Phases: phases,
+		OperatorComplexity: h.OperatorComplexity(), SymmetricGalerkin: c.amg.Symmetric, Levels: h.Info(), Phases: phases,
 		History: res.History,
 	}
 	rep.NullSpace = p.A.R
@@ -557,7 +560,11 @@ func printSolve(w io.Writer, r *solveReport, p *problem) {
 			l.NNZBlocks, float64(l.Bytes)/1e6, l.PNNZBlocks, pshape, dropped, w, l.EigMax)
 	}
 	tw.Flush()
-	fmt.Fprintf(w, "grid complexity %.3f, operator complexity %.3f\n\n", r.GridComplexity, r.OperatorComplexity)
+	half := "all of each Ac"
+	if r.SymmetricGalerkin {
+		half = "the symmetric half of each Ac (A is symmetric)"
+	}
+	fmt.Fprintf(w, "grid complexity %.3f, operator complexity %.3f; Galerkin products compute %s\n\n", r.GridComplexity, r.OperatorComplexity, half)
 
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "phase\tseconds\t")

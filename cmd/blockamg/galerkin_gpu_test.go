@@ -38,6 +38,22 @@ func TestGalerkinGPUArgs(t *testing.T) {
 	}
 }
 
+// TestGalerkinGPULevels: --levels 1 benchmarks the fine level alone (it once printed
+// every level). Needs a GPU.
+func TestGalerkinGPULevels(t *testing.T) {
+	if err := cudadrv.Load(); err != nil {
+		t.Skipf("no CUDA driver: %v", err)
+	}
+	t.Setenv("BLOCKAMG_GALERKIN_CUSPARSE", "0")
+	var out, errb bytes.Buffer
+	if err := runGalerkinGPU(6, "tc-block", 2, 1, true, &out, &errb); err != nil {
+		t.Fatal(err)
+	}
+	if s := out.String(); !strings.Contains(s, "\nlevel 0:") || strings.Contains(s, "\nlevel 1:") {
+		t.Errorf("--levels 1: want level 0 alone, got\n%s", s)
+	}
+}
+
 // TestGalerkinGPUReport runs the report for the sizes in BLOCKAMG_GALERKIN_GPU_NE
 // (comma-separated; skipped when unset) with BLOCKAMG_GALERKIN_GPU_RUNS runs (default
 // 10), printing it, and checks that every variant's error is reported.

@@ -252,7 +252,7 @@ func (p *Plan) numericFusedRow(A, P *bsr.Matrix, workers int) {
 				d := s.defD[y]
 				i := int(s.defRow[d])
 				nw := p.w.rowPtr[i+1] - p.w.rowPtr[i]
-				p.acAdd(I, i, p.pBlock(P, s.defP[y]), s.defBuf[s.defOff[d]*bk:(s.defOff[d]+nw)*bk], sc, out)
+				p.acAdd(s.defP[y], i, p.pBlock(P, s.defP[y]), s.defBuf[s.defOff[d]*bk:(s.defOff[d]+nw)*bk], sc, out)
 			}
 		}
 	})
@@ -334,7 +334,7 @@ func (p *Plan) fusedBatch(A, P *bsr.Matrix, s *fusedSched, i0, i1 int, rows []in
 				// the cache anyway, rather than in a sweep of its own.
 				clear(out)
 			}
-			p.acAdd(I, i, p.pBlock(P, bs.pairQ[x]), bs.wv[r-i0], sc, out)
+			p.acAdd(bs.pairQ[x], i, p.pBlock(P, bs.pairQ[x]), bs.wv[r-i0], sc, out)
 		}
 		bs.head[I] = -1
 	}

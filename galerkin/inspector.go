@@ -106,7 +106,7 @@ func (p *Plan) numericInspector(A, P *bsr.Matrix, workers int) {
 			for t := p.pt.rowPtr[I]; t < p.pt.rowPtr[I+1]; t++ {
 				i := p.pt.colIdx[t]
 				w0, w1 := p.w.rowPtr[i], p.w.rowPtr[i+1]
-				f := p.upperFrom(int(i), I) // the symmetric half: W's blocks from column I on
+				f := p.upperFrom(p.ptPerm[t]) // the symmetric half: W's blocks from column I on
 				p.kern.acAcc(p.pBlock(P, p.ptPerm[t]), p.wVal[(w0+f)*bk:w1*bk], d.acSlots[x+f:x+w1-w0], nil, out)
 				x += w1 - w0
 			}

@@ -62,9 +62,11 @@ type Plan struct {
 	extra planExtra // per-variant data, see the variant files
 
 	// The symmetric half (symmetric.go): set by SetSymmetric; mirror[b] is the index
-	// of Ac block (J, I) for block b = (I, J).
+	// of Ac block (J, I) for block b = (I, J), fromP[q] the first block of W row i
+	// whose column is at least I for P block q = (i, I).
 	sym    bool
 	mirror []int64
+	fromP  []int32
 
 	// Scratch spaces kept between Numeric calls (getScratch).
 	scratchMu   sync.Mutex

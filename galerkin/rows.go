@@ -77,11 +77,11 @@ func (p *Plan) setAcPos(I int, sc *scratch) {
 	}
 }
 
-// acAdd adds pv ᵀ·W(i,:) to the values out of Ac row I, where wv holds W row i and
-// sc.pos maps the columns of Ac row I (setAcPos); with the symmetric half, only W's
-// blocks from column I on.
-func (p *Plan) acAdd(I, i int, pv, wv []float64, sc *scratch, out []float64) {
-	f := p.upperFrom(i, I)
+// acAdd adds P(i,I)ᵀ·W(i,:) to the values out of Ac row I, where q is P block (i, I),
+// pv its values, wv W row i and sc.pos maps the columns of Ac row I (setAcPos); with
+// the symmetric half, only W's blocks from column I on.
+func (p *Plan) acAdd(q int64, i int, pv, wv []float64, sc *scratch, out []float64) {
+	f := p.upperFrom(q)
 	p.kern.acAcc(pv, wv[f*int64(p.b*p.k):], p.w.colIdx[p.w.rowPtr[i]+f:p.w.rowPtr[i+1]], sc.pos, out)
 }
 

@@ -24,7 +24,7 @@ import (
 // the full product.
 func (p *Plan) SetSymmetric(A *bsr.Matrix, sym bool) error {
 	if !sym {
-		p.sym, p.mirror = false, nil
+		p.sym, p.mirror, p.fromP = false, nil, nil
 		return nil
 	}
 	if A == nil || !sameIndex(A.RowPtr, A.ColIdx, p.aPtr, p.aCol) {
@@ -48,21 +48,33 @@ func (p *Plan) SetSymmetric(A *bsr.Matrix, sym bool) error {
 			}
 		}
 	})
-	p.sym, p.mirror = true, mir
+	// Per P block (i, I): where Ac row I's share of W row i starts (its first block
+	// of column ≥ I), found once here rather than searched for in every Numeric.
+	from := make([]int32, p.pPtr[p.n])
+	par.For(p.n, 0, 1024, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			wrow := p.w.colIdx[p.w.rowPtr[i]:p.w.rowPtr[i+1]]
+			for q := p.pPtr[i]; q < p.pPtr[i+1]; q++ {
+				f, _ := slices.BinarySearch(wrow, p.pCol[q])
+				from[q] = int32(f)
+			}
+		}
+	})
+	p.sym, p.mirror, p.fromP = true, mir, from
 	return nil
 }
 
 // Symmetric reports whether the plan computes the symmetric half (SetSymmetric).
 func (p *Plan) Symmetric() bool { return p.sym }
 
-// upperFrom returns the first block of W row i whose column is at least I (0 without
-// the symmetric half): where Ac row I's share of the row starts.
-func (p *Plan) upperFrom(i, I int) int64 {
+// upperFrom returns, for P block q = (i, I), the first block of W row i whose column
+// is at least I (0 without the symmetric half): where Ac row I's share of the row
+// starts.
+func (p *Plan) upperFrom(q int64) int64 {
 	if !p.sym {
 		return 0
 	}
-	q, _ := slices.BinarySearch(p.w.colIdx[p.w.rowPtr[i]:p.w.rowPtr[i+1]], int32(I))
-	return int64(q)
+	return int64(p.fromP[q])
 }
 
 // mirrorLower copies each Ac block below the diagonal from the transpose of its

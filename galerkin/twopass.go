@@ -26,7 +26,8 @@ func (p *Plan) numericTwoPass(A, P *bsr.Matrix, workers int) {
 			p.setAcPos(I, sc)
 			for t := p.pt.rowPtr[I]; t < p.pt.rowPtr[I+1]; t++ {
 				i := int(p.pt.colIdx[t])
-				p.acAdd(I, i, p.pBlock(P, p.ptPerm[t]), p.wVal[p.w.rowPtr[i]*bk:p.w.rowPtr[i+1]*bk], sc, out)
+				q := p.ptPerm[t]
+				p.acAdd(q, i, p.pBlock(P, q), p.wVal[p.w.rowPtr[i]*bk:p.w.rowPtr[i+1]*bk], sc, out)
 			}
 		}
 	})

@@ -27,6 +27,7 @@ func init() {
 // galerkinLevel is one product to benchmark.
 type galerkinLevel struct {
 	A, P *bsr.Matrix
+	sym  bool // the plans compute the symmetric half (--symmetric and a symmetric A)
 }
 
 func runGalerkin(args []string, stdout, stderr io.Writer) error {
@@ -49,7 +50,7 @@ func runGalerkin(args []string, stdout, stderr io.Writer) error {
 	l2KB := fs.Float64("l2-kb", 0, "model private cache size per thread in KiB (0: DefaultMachine's)")
 	simulate := fs.Bool("simulate", false, "also replay each variant's accesses (one thread) through a software LRU cache at the model's cache sizes and compare the predicted bytes (slow: ~100× a run)")
 	gpu := fs.Bool("gpu", false, "run the GPU variants on an NVIDIA GPU (ex56 --ne only; an error without one)")
-	symmetric := fs.Bool("symmetric", true, "with --gpu: declare A symmetric (ex56's is; checked): tc-pairs computes the Ac blocks on and above the diagonal and mirrors them; false: all of them")
+	symmetric := fs.Bool("symmetric", true, "for a symmetric A (checked), every variant computes the Ac blocks on and above the diagonal and mirrors them (on the GPU tc-block, smem-tiles and tc-pairs); false: all of them")
 	am := amg.DefaultOptions()
 	fs.Float64Var(&am.Threshold, "threshold", am.Threshold, "with --ne: strength threshold of the hierarchy (-pc_gamg_threshold)")
 	fs.IntVar(&am.AggressiveLevels, "aggressive-levels", am.AggressiveLevels, "with --ne: levels coarsened with distance-2 MIS")
@@ -129,7 +130,20 @@ func runGalerkin(args []string, stdout, stderr io.Writer) error {
 	if *levels > 0 && len(filtered) > *levels {
 		filtered = filtered[:*levels]
 	}
-	fmt.Fprintf(stdout, "galerkin: %s, %d level(s)\n", what, len(lv))
+	half := "all of each Ac"
+	if *symmetric {
+		if err := lv[0].A.CheckSymmetric(); err != nil {
+			fmt.Fprintf(stderr, "galerkin: A is %v; the products compute all of each Ac\n", err)
+		} else {
+			half = "the symmetric half of each Ac (--symmetric=false: all of it)"
+			for _, l := range []([]galerkinLevel){lv, filtered} {
+				for i := range l {
+					l[i].sym = true
+				}
+			}
+		}
+	}
+	fmt.Fprintf(stdout, "galerkin: %s, %d level(s); the products compute %s\n", what, len(lv), half)
 	// The model's machine for each thread count, calibrated once.
 	machines := make([]galerkin.Machine, len(workers))
 	for i, w := range workers {
@@ -384,6 +398,9 @@ func timeVariants(L galerkinLevel, variants []galerkin.Variant, workers int, tc 
 		if err != nil {
 			return nil, err
 		}
+		if err := p.SetSymmetric(L.A, L.sym); err != nil {
+			return nil, err
+		}
 		start := time.Now()
 		doFlush()
 		mid := time.Now()
@@ -475,7 +492,7 @@ func galerkinProblem(ne int, source, matrix, prolong string, b, k int, am amg.Op
 			return nil, "", fmt.Errorf("%s is %d×%d and %s %d×%d: want A square with as many rows as P",
 				matrix, A.Rows(), A.Cols(), prolong, P.Rows(), P.Cols())
 		}
-		return []galerkinLevel{{A, P}}, fmt.Sprintf("files %s and %s", matrix, prolong), nil
+		return []galerkinLevel{{A: A, P: P}}, fmt.Sprintf("files %s and %s", matrix, prolong), nil
 	case ne < 1:
 		return nil, "", errors.New("--ne N (N ≥ 1) or --matrix and --prolongator are required")
 	}
@@ -494,7 +511,7 @@ func galerkinProblem(ne int, source, matrix, prolong string, b, k int, am amg.Op
 		var lv []galerkinLevel
 		for _, L := range h.Levels {
 			if L.P != nil {
-				lv = append(lv, galerkinLevel{L.A, L.P})
+				lv = append(lv, galerkinLevel{A: L.A, P: L.P})
 			}
 		}
 		return lv, fmt.Sprintf("ex56 ne=%d (%d unknowns), amg smoothed-aggregation hierarchy (GAMG defaults, 6 rigid-body modes)", ne, A.Rows()), nil
@@ -503,7 +520,7 @@ func galerkinProblem(ne int, source, matrix, prolong string, b, k int, am amg.Op
 		if err != nil {
 			return nil, "", err
 		}
-		lv := []galerkinLevel{{pr.A, pr.P}}
+		lv := []galerkinLevel{{A: pr.A, P: pr.P}}
 		A, P, coarse := pr.A, pr.P, pr.Coarse
 		for P.BlockCols > 1 && coarse[0]*coarse[1]*coarse[2] > 1 {
 			plan, err := galerkin.Symbolic(A, P, galerkin.TwoPass)
@@ -521,7 +538,7 @@ func galerkinProblem(ne int, source, matrix, prolong string, b, k int, am amg.Op
 			if P.BlockCols >= A.BlockRows {
 				break
 			}
-			lv = append(lv, galerkinLevel{A, P})
+			lv = append(lv, galerkinLevel{A: A, P: P})
 		}
 		return lv, fmt.Sprintf("synthetic %d³-node 27-point grid (%d unknowns), 3×3×3 node-cube aggregates smoothed once", ne+1, pr.A.Rows()), nil
 	}

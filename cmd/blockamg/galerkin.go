@@ -131,7 +131,7 @@ func runGalerkin(args []string, stdout, stderr io.Writer) error {
 		filtered = filtered[:*levels]
 	}
 	half := "all of each Ac"
-	if *symmetric {
+	if *symmetric && len(lv) > 0 {
 		if err := lv[0].A.CheckSymmetric(); err != nil {
 			fmt.Fprintf(stderr, "galerkin: A is %v; the products compute all of each Ac\n", err)
 		} else {

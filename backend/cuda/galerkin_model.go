@@ -400,6 +400,9 @@ func PredictGalerkin(s GalerkinStats, mc GalerkinMachine, v GalerkinVariant, sta
 		if v == GalerkinTCPairs {
 			ap = tcPairsCycles
 		}
+		if symHalf {
+			pw = tcbCyclesPWSym
+		}
 		// L1Rate is SMs × clock: SM cycles a second.
 		pr.Seconds = math.Max(pr.Seconds, pickStage(stage, ap*float64(mAP), pw*float64(mPW))/mc.L1Rate)
 	}
@@ -421,6 +424,11 @@ const (
 	tcbCyclesAP   = 15.3
 	tcbCyclesPW   = 11.4
 	tcPairsCycles = 17.2
+	// tcbCyclesPWSym: the symmetric half's kernel (gal_ac_tcbs), per product, fitted
+	// on the same level (ninth pass: 0.356 ms for 6.94·10⁶ products, Nsight
+	// Compute). More than the full kernel's: each warp also stores the mirror, and a
+	// warp per upper block leaves fewer warps a coarse row.
+	tcbCyclesPWSym = 13.4
 )
 
 // tcRowsStep is the time one warp of a tc-rows kernel spends per block product of its

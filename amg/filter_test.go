@@ -68,21 +68,5 @@ func TestFilteredHierarchy(t *testing.T) {
 	}
 
 	// Update with scaled values equals a fresh Setup on those values, bit for bit.
-	A2 := A.Clone()
-	A2.Scale(1.5)
-	fresh, err := Setup(A2, ns, opt)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := h.Update(A2); err != nil {
-		t.Fatal(err)
-	}
-	for l := range h.Levels {
-		if !sameBits(h.Levels[l].A.Val, fresh.Levels[l].A.Val) {
-			t.Fatalf("level %d: operator after Update differs from a fresh Setup", l)
-		}
-		if l < len(h.Levels)-1 && !sameBits(h.Levels[l].P.Val, fresh.Levels[l].P.Val) {
-			t.Fatalf("level %d: filtered P after Update differs from a fresh Setup", l)
-		}
-	}
+	updateMatchesFresh(t, h, A, ns, opt, 1.5)
 }

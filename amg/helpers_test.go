@@ -124,3 +124,27 @@ func sameBits(a, b []float64) bool {
 	}
 	return true
 }
+
+// updateMatchesFresh updates h with a copy of A scaled by s and checks every level's
+// operator and prolongator against a fresh Setup with opt on those values, bit for
+// bit (Update redoes the numeric set-up in the same order).
+func updateMatchesFresh(t *testing.T, h *Hierarchy, A *bsr.Matrix, ns *NullSpace, opt Options, s float64) {
+	t.Helper()
+	A2 := A.Clone()
+	A2.Scale(s)
+	fresh, err := Setup(A2, ns, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := h.Update(A2); err != nil {
+		t.Fatal(err)
+	}
+	for l := range h.Levels {
+		if !sameBits(h.Levels[l].A.Val, fresh.Levels[l].A.Val) {
+			t.Fatalf("level %d: operator after Update differs from a fresh Setup", l)
+		}
+		if l < len(h.Levels)-1 && !sameBits(h.Levels[l].P.Val, fresh.Levels[l].P.Val) {
+			t.Fatalf("level %d: P after Update differs from a fresh Setup", l)
+		}
+	}
+}

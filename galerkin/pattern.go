@@ -1,7 +1,10 @@
 package galerkin
 
 import (
+	"fmt"
 	"slices"
+	"sort"
+	"sync/atomic"
 
 	"blockamg/internal/par"
 )
@@ -117,4 +120,33 @@ func ProductPattern(xRows int, xPtr []int64, xCol []int32, yPtr []int64, yCol []
 func TransposePattern(rows, cols int, ptr []int64, col []int32) ([]int64, []int32, []int64) {
 	p, perm := transposePattern(rows, cols, ptr, col)
 	return p.rowPtr, p.colIdx, perm
+}
+
+// MirrorPattern returns, for a square pattern (rows rows, sorted columns), the index
+// of each entry's mirror: entry b = (I, J) maps to the entry (J, I). It is the map the
+// symmetric half of PᵀAP copies its lower blocks by, here and in the CUDA backend's
+// device schedules. An entry whose mirror is not stored is an error naming it (a
+// PᵀAP pattern has none when A's pattern is symmetric).
+func MirrorPattern(rows int, ptr []int64, col []int32) ([]int64, error) {
+	mir := make([]int64, ptr[rows])
+	var bad atomic.Int64
+	bad.Store(-1)
+	par.For(rows, 0, 256, func(lo, hi int) {
+		for I := lo; I < hi; I++ {
+			for b := ptr[I]; b < ptr[I+1]; b++ {
+				J := col[b]
+				q, ok := slices.BinarySearch(col[ptr[J]:ptr[J+1]], int32(I))
+				if !ok {
+					bad.CompareAndSwap(-1, b)
+					continue
+				}
+				mir[b] = ptr[J] + int64(q)
+			}
+		}
+	})
+	if b := bad.Load(); b >= 0 {
+		I := sort.Search(rows, func(r int) bool { return ptr[r+1] > b }) // the row holding entry b
+		return nil, fmt.Errorf("block (%d, %d) has no mirror (%d, %d)", I, col[b], col[b], I)
+	}
+	return mir, nil
 }

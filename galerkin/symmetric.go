@@ -33,21 +33,11 @@ func (p *Plan) SetSymmetric(A *bsr.Matrix, sym bool) error {
 	if err := A.CheckSymmetric(); err != nil {
 		return fmt.Errorf("galerkin: SetSymmetric: A is %w", err)
 	}
-	ac := p.Ac
-	mir := make([]int64, ac.NNZBlocks())
-	par.For(p.m, 0, 1024, func(lo, hi int) {
-		for I := lo; I < hi; I++ {
-			for b := ac.RowPtr[I]; b < ac.RowPtr[I+1]; b++ {
-				J := ac.ColIdx[b]
-				q, ok := slices.BinarySearch(ac.ColIdx[ac.RowPtr[J]:ac.RowPtr[J+1]], int32(I))
-				if !ok {
-					// Unreachable for a symmetric A: PᵀAP's pattern is then symmetric.
-					panic(fmt.Sprintf("galerkin: Ac block (%d, %d) has no mirror", I, J))
-				}
-				mir[b] = ac.RowPtr[J] + int64(q)
-			}
-		}
-	})
+	mir, err := MirrorPattern(p.m, p.Ac.RowPtr, p.Ac.ColIdx)
+	if err != nil {
+		// Unreachable for a symmetric A: PᵀAP's pattern is then symmetric.
+		return fmt.Errorf("galerkin: SetSymmetric: Ac %w", err)
+	}
 	// Per P block (i, I): where Ac row I's share of W row i starts (its first block
 	// of column ≥ I), found once here rather than searched for in every Numeric.
 	from := make([]int32, p.pPtr[p.n])

@@ -129,3 +129,22 @@ func TestSymmetricHalf(t *testing.T) {
 		t.Errorf("non-symmetric A: error %v", err)
 	}
 }
+
+// TestMirrorPattern: each entry maps to its transpose position; an entry without one
+// is named (here in the last row, so the row is found from the entry's index).
+func TestMirrorPattern(t *testing.T) {
+	// Rows: 0: {0, 1}; 1: {0, 1, 2}; 2: {1, 2}.
+	ptr, col := []int64{0, 2, 5, 7}, []int32{0, 1, 0, 1, 2, 1, 2}
+	mir, err := MirrorPattern(3, ptr, col)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []int64{0, 2, 1, 3, 5, 4, 6}; !slices.Equal(mir, want) {
+		t.Fatalf("mirrors %v, want %v", mir, want)
+	}
+	// Row 1 without column 2: entry (2, 1) has no mirror.
+	ptr, col = []int64{0, 2, 4, 6}, []int32{0, 1, 0, 1, 1, 2}
+	if _, err := MirrorPattern(3, ptr, col); err == nil || err.Error() != "block (2, 1) has no mirror (1, 2)" {
+		t.Errorf("missing mirror: error %v", err)
+	}
+}

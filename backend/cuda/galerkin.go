@@ -684,26 +684,8 @@ func (b *Backend) GalerkinSymbolic(A, P *bsr.Matrix) (*GalerkinPlan, error) {
 // smem-tiles alone needs 1.3 GB), so a recurring solve prepares just the variant it
 // runs. An error from choose is returned as is.
 func (b *Backend) GalerkinSymbolicFor(A, P *bsr.Matrix, choose func(GalerkinStats) ([]GalerkinVariant, error)) (*GalerkinPlan, error) {
-	if err := checkGalerkin(A, P); err != nil {
-		return nil, err
-	}
 	sym := b.opt.Symmetric
-	if sym {
-		if err := A.CheckSymmetric(); err != nil {
-			return nil, fmt.Errorf("cuda: Options.Symmetric: A is %w", err)
-		}
-	}
-	s, err := galerkinSchedule(A, P)
-	if err != nil {
-		return nil, err
-	}
-	var mir []int32
-	if sym {
-		if mir, err = s.acMirrors(); err != nil {
-			return nil, err
-		}
-	}
-	st, err := s.stats(A, P, sym)
+	s, mir, st, err := symbolicHost(A, P, sym)
 	if err != nil {
 		return nil, err
 	}
@@ -771,7 +753,7 @@ var (
 // fill builds the lists that stats only counted, for the variants needs admits: the
 // absolute lists, the slot words, the smem-tiles products (each several bytes per
 // product; at ne = 100 the absolute W list alone is 1 GB of host memory).
-func (s *hostSchedule) fill(A, P *bsr.Matrix, pl *GalerkinPlan, mir []int32) {
+func (s *hostSchedule) fill(A, P *bsr.Matrix, pl *GalerkinPlan, mir []int64) {
 	needs := pl.needs
 	if needs(usersAbs) {
 		s.absoluteW(A, P)
@@ -1190,34 +1172,42 @@ func checkGalerkin(A, P *bsr.Matrix) error {
 // traffic model takes (PredictGalerkin), computed on the host from the symbolic phase
 // alone: the model can be evaluated without a device.
 func GalerkinStatsOf(A, P *bsr.Matrix) (GalerkinStats, error) {
-	if err := checkGalerkin(A, P); err != nil {
-		return GalerkinStats{}, err
-	}
-	s, err := galerkinSchedule(A, P)
-	if err != nil {
-		return GalerkinStats{}, err
-	}
-	return s.stats(A, P, false)
+	_, _, st, err := symbolicHost(A, P, false)
+	return st, err
 }
 
 // GalerkinStatsSymmetric is GalerkinStatsOf for a plan made with Options.Symmetric:
 // the model then prices the symmetric half of tc-block's, smem-tiles' and tc-pairs'
 // Pᵀ·W. A must pass bsr's CheckSymmetric.
 func GalerkinStatsSymmetric(A, P *bsr.Matrix) (GalerkinStats, error) {
+	_, _, st, err := symbolicHost(A, P, true)
+	return st, err
+}
+
+// symbolicHost is the host part of every symbolic entry (GalerkinSymbolicFor and the
+// two statistics functions): the operand checks, and with sym A's symmetry; the
+// schedules; with sym Ac's mirrors (acMirrors); the statistics.
+func symbolicHost(A, P *bsr.Matrix, sym bool) (*hostSchedule, []int64, GalerkinStats, error) {
 	if err := checkGalerkin(A, P); err != nil {
-		return GalerkinStats{}, err
+		return nil, nil, GalerkinStats{}, err
 	}
-	if err := A.CheckSymmetric(); err != nil {
-		return GalerkinStats{}, fmt.Errorf("cuda: GalerkinStatsSymmetric: A is %w", err)
+	if sym {
+		if err := A.CheckSymmetric(); err != nil {
+			return nil, nil, GalerkinStats{}, fmt.Errorf("cuda: Galerkin, symmetric plan (Options.Symmetric): A is %w", err)
+		}
 	}
 	s, err := galerkinSchedule(A, P)
 	if err != nil {
-		return GalerkinStats{}, err
+		return nil, nil, GalerkinStats{}, err
 	}
-	if _, err := s.acMirrors(); err != nil {
-		return GalerkinStats{}, err
+	var mir []int64
+	if sym {
+		if mir, err = s.acMirrors(); err != nil {
+			return nil, nil, GalerkinStats{}, err
+		}
 	}
-	return s.stats(A, P, true)
+	st, err := s.stats(A, P, sym)
+	return s, mir, st, err
 }
 
 // stats fills GalerkinStats from the schedules, with the counting passes of the

@@ -2,10 +2,8 @@ package cuda
 
 import (
 	"fmt"
-	"slices"
-	"sync/atomic"
 
-	"blockamg/internal/par"
+	"blockamg/galerkin"
 )
 
 // The symmetric half of Ac = Pᵀ·W. When A is symmetric so is Ac (Acᵀ = PᵀAᵀP), so the
@@ -21,30 +19,12 @@ import (
 // gal_ac_tcbs (kernels/galerkin.cu): one warp per upper block, over compact lists
 // that hold only the upper blocks' products (upperLists).
 
-// acMirrors returns, per Ac block (I, J), the index of (J, I), or an error naming a
-// block whose mirror the pattern lacks.
-func (s *hostSchedule) acMirrors() ([]int32, error) {
-	m := len(s.acrp) - 1
-	mir := make([]int32, len(s.accol))
-	var bad atomic.Int64
-	bad.Store(-1)
-	par.For(m, 0, 256, func(lo, hi int) {
-		for I := lo; I < hi; I++ {
-			for b := s.acrp[I]; b < s.acrp[I+1]; b++ {
-				J := s.accol[b]
-				row := s.accol[s.acrp[J]:s.acrp[J+1]]
-				q, ok := slices.BinarySearch(row, int32(I))
-				if !ok {
-					bad.CompareAndSwap(-1, b)
-					continue
-				}
-				mir[b] = int32(s.acrp[J] + int64(q))
-			}
-		}
-	})
-	if b := bad.Load(); b >= 0 {
-		return nil, fmt.Errorf("cuda: Galerkin: Ac block (%d, %d) has no mirror (%d, %d): A's pattern is not symmetric",
-			s.acrow[b], s.accol[b], s.accol[b], s.acrow[b])
+// acMirrors returns, per Ac block (I, J), the index of (J, I) (galerkin's
+// MirrorPattern), or an error naming a block whose mirror the pattern lacks.
+func (s *hostSchedule) acMirrors() ([]int64, error) {
+	mir, err := galerkin.MirrorPattern(len(s.acrp)-1, s.acrp, s.accol)
+	if err != nil {
+		return nil, fmt.Errorf("cuda: Galerkin: Ac %w: A's pattern is not symmetric", err)
 	}
 	return mir, nil
 }
@@ -63,7 +43,7 @@ func (s *hostSchedule) upperCounts() (blocks, prods int64) {
 // upperLists builds the symmetric half's lists: per upper block, in Ac's order, its
 // index and mirror (acsel pairs; −1 on the diagonal), its first product (acptrU), and
 // its products as (P block, W block) global indices (acabsU, tc-block's pairs).
-func (s *hostSchedule) upperLists(mir []int32) {
+func (s *hostSchedule) upperLists(mir []int64) {
 	nu, pu := s.upperCounts()
 	s.acsel, s.acptrU, s.acabsU = make([]int32, 0, 2*nu), make([]int64, 1, nu+1), make([]int32, 0, 2*pu)
 	for b, J := range s.accol {
@@ -71,7 +51,7 @@ func (s *hostSchedule) upperLists(mir []int32) {
 		if J < I {
 			continue
 		}
-		m := mir[b]
+		m := int32(mir[b])
 		if J == I {
 			m = -1
 		}

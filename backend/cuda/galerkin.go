@@ -992,13 +992,13 @@ func (pl *GalerkinPlan) NumericStage(v GalerkinVariant, stage Stage, A, P *Matri
 		if pl.Symmetric {
 			nu := st.NnzAcUpper
 			sel, ptrU, absU := pl.acsel.Ptr(), pl.acptrU.Ptr(), pl.acabsU.Ptr()
-			run("gal_ac_tcbs_"+tag, blocksFor(nu*32), func() {
+			run("gal_ac_tcb_"+tag, blocksFor(nu*32), func() {
 				b.args.I32(rr).I32(cc).I64(nu).Ptr(sel).Ptr(ptrU).Ptr(absU).Ptr(wval).Ptr(pval).Ptr(acval)
 			})
 			return
 		}
 		run("gal_ac_tcb_"+tag, blocksFor(nAc*32), func() {
-			b.args.I32(rr).I32(cc).I64(nAc).Ptr(acptr).Ptr(acabs).Ptr(wval).Ptr(pval).Ptr(acval)
+			b.args.I32(rr).I32(cc).I64(nAc).Ptr(0).Ptr(acptr).Ptr(acabs).Ptr(wval).Ptr(pval).Ptr(acval)
 		})
 	}
 	switch v {

@@ -424,7 +424,7 @@ const (
 	tcbCyclesAP   = 15.3
 	tcbCyclesPW   = 11.4
 	tcPairsCycles = 17.2
-	// tcbCyclesPWSym: the symmetric half's kernel (gal_ac_tcbs), per product, fitted
+	// tcbCyclesPWSym: the symmetric half (gal_ac_tcb with sel), per product, fitted
 	// on the same level (ninth pass: 0.356 ms for 6.94·10⁶ products, Nsight
 	// Compute). More than the full kernel's: each warp also stores the mirror, and a
 	// warp per upper block leaves fewer warps a coarse row.

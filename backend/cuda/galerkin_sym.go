@@ -15,9 +15,9 @@ import (
 // would differ from them in the last bits.
 //
 // Options.Symmetric asks for it; the symbolic phase checks A (bsr's CheckSymmetric) and
-// finds each block's mirror in Ac's pattern (acMirrors). The kernel is
-// gal_ac_tcbs (kernels/galerkin.cu): one warp per upper block, over compact lists
-// that hold only the upper blocks' products (upperLists).
+// finds each block's mirror in Ac's pattern (acMirrors). The kernel is the full
+// product's gal_ac_tcb (kernels/galerkin.cu) given a sel list: one warp per upper
+// block, over compact lists that hold only the upper blocks' products (upperLists).
 
 // acMirrors returns, per Ac block (I, J), the index of (J, I) (galerkin's
 // MirrorPattern), or an error naming a block whose mirror the pattern lacks.

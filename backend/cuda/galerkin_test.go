@@ -152,6 +152,54 @@ func TestGalerkinScheduleHost(t *testing.T) {
 	}
 }
 
+// numericTwice runs variant v of plan pl twice on the device, each time into a
+// poisoned Ac, and checks each result against the CPU's (want, 1e-12 relative), that
+// nothing crossed the bus during the numeric phase, and for a deterministic variant
+// that the two runs agree bitwise. It returns the first run's Ac values (nil after a
+// failed download).
+func numericTwice(t *testing.T, be *Backend, label string, pl *GalerkinPlan, v GalerkinVariant, dA, dP *Matrix, want *bsr.Matrix) []float64 {
+	t.Helper()
+	var first []float64
+	for run := 0; run < 2; run++ {
+		be.SetPhase("galerkin-setup")
+		if err := pl.PoisonAc(); err != nil {
+			t.Fatal(err)
+		}
+		phase := "galerkin-numeric-" + label
+		be.SetPhase(phase)
+		if err := pl.Numeric(v, dA, dP); err != nil {
+			t.Fatal(err)
+		}
+		if err := be.Err(); err != nil {
+			t.Fatalf("%s: %v", label, err)
+		}
+		if tr := be.Counters().Phase(phase); tr.H2DBytes != 0 || tr.D2HBytes != 0 {
+			t.Errorf("%s: numeric phase copied %d B to and %d B from the device, want none", label, tr.H2DBytes, tr.D2HBytes)
+		}
+		be.SetPhase("galerkin-setup")
+		got, err := pl.DownloadAc()
+		if err != nil {
+			t.Fatalf("%s: %v", label, err)
+		}
+		if e := frobRel(got.Val, want.Val); !(e <= 1e-12) {
+			t.Errorf("%s: relative Frobenius error %.3g against the CPU package", label, e)
+		}
+		if run == 0 {
+			first = got.Val
+			continue
+		}
+		if v.Deterministic() {
+			for i := range first {
+				if math.Float64bits(first[i]) != math.Float64bits(got.Val[i]) {
+					t.Errorf("%s: value %d differs between two runs (%v, %v)", label, i, first[i], got.Val[i])
+					break
+				}
+			}
+		}
+	}
+	return first
+}
+
 // checkGalerkinDevice runs every variant on the device (specialised and, when asked,
 // generic kernels), compares with the CPU result, checks bitwise determinism over two
 // runs for the deterministic variants and that nothing crosses the bus during the
@@ -193,50 +241,15 @@ func checkGalerkinDevice(t *testing.T, be *Backend, name string, A, P *bsr.Matri
 				t.Logf("%s: not offered (%s)", label, pl.Unavailable(v))
 				continue
 			}
-			var first []float64
-			for run := 0; run < 2; run++ {
-				be.SetPhase("galerkin-setup")
-				if err := pl.PoisonAc(); err != nil {
-					t.Fatal(err)
-				}
-				phase := "galerkin-numeric-" + label
-				be.SetPhase(phase)
-				if err := pl.Numeric(v, dA, dP); err != nil {
-					t.Fatal(err)
-				}
-				if err := be.Err(); err != nil {
-					t.Fatalf("%s: %v", label, err)
-				}
-				if tr := be.Counters().Phase(phase); tr.H2DBytes != 0 || tr.D2HBytes != 0 {
-					t.Errorf("%s: numeric phase copied %d B to and %d B from the device, want none", label, tr.H2DBytes, tr.D2HBytes)
-				}
-				be.SetPhase("galerkin-setup")
-				got, err := pl.DownloadAc()
-				if err != nil {
-					t.Fatal(err)
-				}
-				if e := frobRel(got.Val, want.Val); !(e <= 1e-12) {
-					t.Errorf("%s: relative Frobenius error %.3g against the CPU package", label, e)
-				}
-				if run == 0 {
-					first = got.Val
-					if !gen {
-						full[v] = got.Val
-						if v == GalerkinTCBlock || v == GalerkinTCPairs {
-							w := make([]float64, pl.wval.Len())
-							if err := pl.wval.Download(w); err != nil {
-								t.Fatal(err)
-							}
-							fullW[v] = w
-						}
+			first := numericTwice(t, be, label, pl, v, dA, dP, want)
+			if first != nil && !gen {
+				full[v] = first
+				if v == GalerkinTCBlock || v == GalerkinTCPairs {
+					w := make([]float64, pl.wval.Len())
+					if err := pl.wval.Download(w); err != nil {
+						t.Fatal(err)
 					}
-				} else if v.Deterministic() {
-					for i := range first {
-						if math.Float64bits(first[i]) != math.Float64bits(got.Val[i]) {
-							t.Errorf("%s: value %d differs between two runs (%v, %v)", label, i, first[i], got.Val[i])
-							break
-						}
-					}
+					fullW[v] = w
 				}
 			}
 		}
@@ -453,7 +466,7 @@ func TestGalerkinModelAgainstNcu(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const tcPairsSymMB = 2230.6 // 2026-11-30 12:48 UTC, gal_w_tcp_3x6 (entries by groups) + gal_ac_tcbs_3x6
+	const tcPairsSymMB = 2230.6 // 2026-11-30 12:48 UTC, gal_w_tcp_3x6 (entries by groups) + gal_ac_tcbs_3x6 (now gal_ac_tcb_3x6 with sel)
 	got := float64(PredictGalerkin(stSym, mc, GalerkinTCPairs, StageAll).Bytes) / 1e6
 	rel := got/tcPairsSymMB - 1
 	t.Logf("%-18s symmetric A: predicted %8.1f MB, measured %8.1f MB: %+.1f%%", GalerkinTCPairs, got, tcPairsSymMB, 100*rel)
@@ -502,29 +515,9 @@ func checkSymmetricHalf(t *testing.T, be *Backend, name string, A, P *bsr.Matrix
 			continue
 		}
 		label := fmt.Sprintf("%s symmetric %s", name, v)
-		var first []float64
-		for run := 0; run < 2; run++ {
-			if err := pl.PoisonAc(); err != nil {
-				t.Fatal(err)
-			}
-			if err := pl.Numeric(v, dA, dP); err != nil {
-				t.Fatal(err)
-			}
-			got, err := pl.DownloadAc()
-			if err != nil {
-				t.Fatalf("%s: %v", label, err)
-			}
-			if e := frobRel(got.Val, want.Val); !(e <= 1e-12) {
-				t.Errorf("%s: relative Frobenius error %.3g against the CPU package", label, e)
-			}
-			if run == 1 {
-				for i := range first {
-					if math.Float64bits(first[i]) != math.Float64bits(got.Val[i]) {
-						t.Fatalf("%s: value %d differs between two runs", label, i)
-					}
-				}
-			}
-			first = got.Val
+		first := numericTwice(t, be, label, pl, v, dA, dP, want)
+		if first == nil {
+			continue
 		}
 		ref := full[v]
 		for I := 0; I < ac.BlockRows; I++ {

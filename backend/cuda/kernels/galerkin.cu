@@ -1053,16 +1053,20 @@ __device__ __forceinline__ void gal_w_tcp(int rr, int cc, i64 n, const int2* __r
     }
 }
 
-// Ac = Pᵀ·W, the symmetric half (Options.Symmetric): gal_ac_tcb over the Ac blocks on
-// and above the diagonal only, warp w computing block sel[w].x from its list
-// acabs[acptr[w] .. acptr[w+1]) (compact: the upper blocks' lists in order) and
-// storing it also transposed into its mirror sel[w].y (−1 on the diagonal). The
-// upper blocks get gal_ac_tcb's bits; the lower ones their exact transposes.
+// Ac = Pᵀ·W, warp per Ac block: its list of (P block, W block) global indices
+// (gal_tcb_walk, X = Pᵀ from P's block). Deterministic.
+//
+// With sel (the symmetric half, Options.Symmetric) the warps cover only the Ac blocks
+// on and above the diagonal: warp w computes block sel[w].x from its list acabs[acptr[w]
+// .. acptr[w+1]) (compact: the upper blocks' lists in order) and stores it also
+// transposed into its mirror sel[w].y (−1 on the diagonal). The upper blocks get the
+// full product's bits; the lower ones their exact transposes. Without sel (null) warp
+// w computes block w.
 template <int R_, int C_>
-__device__ __forceinline__ void gal_ac_tcbs(int rr, int cc, i64 n, const int2* __restrict__ sel,
-                                            const i64* __restrict__ acptr, const int2* __restrict__ acabs,
-                                            const double* __restrict__ wval, const double* __restrict__ pval,
-                                            double* __restrict__ acval)
+__device__ __forceinline__ void gal_ac_tcb(int rr, int cc, i64 n, const int2* __restrict__ sel,
+                                           const i64* __restrict__ acptr, const int2* __restrict__ acabs,
+                                           const double* __restrict__ wval, const double* __restrict__ pval,
+                                           double* __restrict__ acval)
 {
     const int R = R_ ? R_ : rr;
     const int C = C_ ? C_ : cc;
@@ -1076,7 +1080,7 @@ __device__ __forceinline__ void gal_ac_tcbs(int rr, int cc, i64 n, const int2* _
     const i64 t0 = acptr[w];
     gal_tcb_walk<KC>(acabs + t0, (int)(acptr[w + 1] - t0), pval, 8 * R * C, wval, 8 * R * C, f, kch, c0, c1);
     if (g < C) {
-        const int2 bm = __ldg(sel + w);
+        const int2 bm = sel ? __ldg(sel + w) : make_int2((int)w, -1);
         double* __restrict__ out = acval + (i64)bm.x * C * C + g * C;
         if (2 * tg < C) out[2 * tg] = c0;
         if (2 * tg + 1 < C) out[2 * tg + 1] = c1;
@@ -1085,31 +1089,6 @@ __device__ __forceinline__ void gal_ac_tcbs(int rr, int cc, i64 n, const int2* _
             if (2 * tg < C) mir[2 * tg * C] = c0;
             if (2 * tg + 1 < C) mir[(2 * tg + 1) * C] = c1;
         }
-    }
-}
-
-// Ac = Pᵀ·W, warp per Ac block: its list of (P block, W block) global indices
-// (gal_tcb_walk, X = Pᵀ from P's block). Deterministic.
-template <int R_, int C_>
-__device__ __forceinline__ void gal_ac_tcb(int rr, int cc, i64 nnzAc, const i64* __restrict__ acptr,
-                                           const int2* __restrict__ acabs, const double* __restrict__ wval,
-                                           const double* __restrict__ pval, double* __restrict__ acval)
-{
-    const int R = R_ ? R_ : rr;
-    const int C = C_ ? C_ : cc;
-    constexpr int KC = R_ ? (R_ + 3) / 4 : 2;
-    const int kch = (R + 3) >> 2;
-    const i64 b = ((i64)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
-    if (b >= nnzAc) return;
-    const int lane = threadIdx.x & 31, g = lane >> 2, tg = lane & 3;
-    const GalFrag<KC> f(C, R, C, kch, g, tg, true);
-    double c0 = 0.0, c1 = 0.0;
-    const i64 t0 = acptr[b];
-    gal_tcb_walk<KC>(acabs + t0, (int)(acptr[b + 1] - t0), pval, 8 * R * C, wval, 8 * R * C, f, kch, c0, c1);
-    if (g < C) {
-        double* __restrict__ out = acval + b * C * C + g * C;
-        if (2 * tg < C) out[2 * tg] = c0;
-        if (2 * tg + 1 < C) out[2 * tg + 1] = c1;
     }
 }
 
@@ -1592,16 +1571,10 @@ __device__ __forceinline__ void gal_w_tile(int rr, int cc, int ntile, const int*
         gal_w_tcb<R, C>(rr, cc, n, wptr, wabs, aval, pval, wval);                                            \
     }                                                                                                         \
     extern "C" __global__ void __launch_bounds__(THREADS, 6) gal_ac_tcb_##TAG(                                \
-        int rr, int cc, i64 n, const i64* acptr, const int2* acabs, const double* wval, const double* pval,   \
-        double* acval)                                                                                        \
-    {                                                                                                         \
-        gal_ac_tcb<R, C>(rr, cc, n, acptr, acabs, wval, pval, acval);                                        \
-    }                                                                                                         \
-    extern "C" __global__ void __launch_bounds__(THREADS, 6) gal_ac_tcbs_##TAG(                               \
         int rr, int cc, i64 n, const int2* sel, const i64* acptr, const int2* acabs, const double* wval,      \
         const double* pval, double* acval)                                                                    \
     {                                                                                                         \
-        gal_ac_tcbs<R, C>(rr, cc, n, sel, acptr, acabs, wval, pval, acval);                                  \
+        gal_ac_tcb<R, C>(rr, cc, n, sel, acptr, acabs, wval, pval, acval);                                   \
     }                                                                                                         \
     GAL_TCR(R, C, TAG, 16)                                                                                    \
     GAL_TCR(R, C, TAG, 32)                                                                                    \

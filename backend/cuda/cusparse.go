@@ -524,23 +524,29 @@ func (g *CusparseGalerkin) product(x, y, c *spCSR, work *[2]rawBuf) error {
 // the device idle while the host drives the sequence (cuSPARSE reads each product's
 // size back before the copy).
 func (g *CusparseGalerkin) Time(stage Stage) (float64, error) {
+	return g.c.timeEvents(func() error { return g.run(stage) })
+}
+
+// timeEvents runs f on the device thread between the handle's two events on the
+// backend's stream and returns the device time between them in milliseconds.
+func (c *Cusparse) timeEvents(f func() error) (float64, error) {
 	var ms float32
-	err := g.c.b.call(func() error {
-		s := g.c.b.stream
-		if err := cudadrv.EventRecord(g.c.ev[0], s); err != nil {
+	err := c.b.call(func() error {
+		s := c.b.stream
+		if err := cudadrv.EventRecord(c.ev[0], s); err != nil {
 			return err
 		}
-		if err := g.run(stage); err != nil {
+		if err := f(); err != nil {
 			return err
 		}
-		if err := cudadrv.EventRecord(g.c.ev[1], s); err != nil {
+		if err := cudadrv.EventRecord(c.ev[1], s); err != nil {
 			return err
 		}
-		if err := cudadrv.EventSynchronize(g.c.ev[1]); err != nil {
+		if err := cudadrv.EventSynchronize(c.ev[1]); err != nil {
 			return err
 		}
 		var err error
-		ms, err = cudadrv.EventElapsed(g.c.ev[0], g.c.ev[1])
+		ms, err = cudadrv.EventElapsed(c.ev[0], c.ev[1])
 		return err
 	})
 	return float64(ms), err
@@ -550,14 +556,19 @@ func (g *CusparseGalerkin) Time(stage Stage) (float64, error) {
 // returns the median in milliseconds: Backend.TimeMedian's protocol. A cuSPARSE
 // failure is returned and, unlike the backend's own work, is not made sticky.
 func (g *CusparseGalerkin) TimeMedian(warm, reps int, stage Stage) (float64, error) {
+	return timeMedian(warm, reps, func() error { return g.Run(stage) }, func() (float64, error) { return g.Time(stage) })
+}
+
+// timeMedian is TimeMedian's protocol over a run and a timed run.
+func timeMedian(warm, reps int, run func() error, timed func() (float64, error)) (float64, error) {
 	for i := 0; i < warm; i++ {
-		if err := g.Run(stage); err != nil {
+		if err := run(); err != nil {
 			return 0, err
 		}
 	}
 	ts := make([]float64, 0, reps)
 	for i := 0; i < reps; i++ {
-		ms, err := g.Time(stage)
+		ms, err := timed()
 		if err != nil {
 			return 0, err
 		}
@@ -569,9 +580,12 @@ func (g *CusparseGalerkin) TimeMedian(warm, reps int, stage Stage) (float64, err
 
 // Poison fills the products' current arrays with 0xFF bytes (NaN values, −1 indices),
 // so that a later Download shows anything the next run leaves unwritten.
-func (g *CusparseGalerkin) Poison() error {
-	return g.c.b.call(func() error {
-		for _, m := range []*spCSR{&g.w, &g.ac} {
+func (g *CusparseGalerkin) Poison() error { return g.c.poison(&g.w, &g.ac) }
+
+// poison fills the arrays of ms that exist with 0xFF bytes.
+func (c *Cusparse) poison(ms ...*spCSR) error {
+	return c.b.call(func() error {
+		for _, m := range ms {
 			for _, r := range []*rawBuf{&m.rowPtr, &m.col, &m.vl} {
 				if r.ptr != 0 {
 					if err := cudadrv.MemsetD8(r.ptr, 0xFF, r.bytes); err != nil {
@@ -586,13 +600,13 @@ func (g *CusparseGalerkin) Poison() error {
 
 // DownloadAc copies Ac = Pᵀ·A·P of the last whole run to the host (an empty matrix
 // when cuSPARSE returned none), after the stream's work, counting the bytes.
-func (g *CusparseGalerkin) DownloadAc() (*CSR32, error) { return g.download(&g.ac) }
+func (g *CusparseGalerkin) DownloadAc() (*CSR32, error) { return g.c.download(&g.ac) }
 
 // DownloadW copies W = A·P of the last run to the host.
-func (g *CusparseGalerkin) DownloadW() (*CSR32, error) { return g.download(&g.w) }
+func (g *CusparseGalerkin) DownloadW() (*CSR32, error) { return g.c.download(&g.w) }
 
-func (g *CusparseGalerkin) download(m *spCSR) (*CSR32, error) {
-	b := g.c.b
+func (c *Cusparse) download(m *spCSR) (*CSR32, error) {
+	b := c.b
 	out := &CSR32{Rows: m.rows, Cols: m.cols, RowPtr: make([]int32, m.rows+1)}
 	err := b.call(func() error {
 		if err := cudadrv.StreamSynchronize(b.stream); err != nil {
@@ -629,6 +643,27 @@ func (g *CusparseGalerkin) download(m *spCSR) (*CSR32, error) {
 		}
 	}
 	return out, nil
+}
+
+// ReleaseProducts frees W, Ac and the work buffers of Run (the next Run allocates them
+// again) and keeps the operands, so that Reuse has the memory: at ex56 ne = 64
+// cusparseSpGEMM's work buffers alone hold about 100 GB.
+func (g *CusparseGalerkin) ReleaseProducts() {
+	if g.freed || g.c.b.closed {
+		return
+	}
+	g.haveW = false
+	g.w.nnz, g.ac.nnz = 0, 0
+	g.c.b.call(func() error {
+		cudadrv.StreamSynchronize(g.c.b.stream)
+		g.w.free()
+		g.ac.free()
+		for i := range g.work {
+			g.work[i][0].free()
+			g.work[i][1].free()
+		}
+		return nil
+	})
 }
 
 // Free releases the device memory after the stream's work; freeing twice is a no-op.

@@ -247,6 +247,7 @@ func TestCusparseGalerkinEx56(t *testing.T) {
 		if !(ap > 0 && all > 0) {
 			t.Errorf("%s: times A·P %g ms, whole %g ms: want positive", name, ap, all)
 		}
+		checkCusparseReuse(t, name, g, pl.Ac)
 		g.Free()
 	}
 	if levels == 0 {
@@ -255,4 +256,44 @@ func TestCusparseGalerkinEx56(t *testing.T) {
 	if err := be.Err(); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// checkCusparseReuse checks cuSPARSE's reuse pipeline on g's operands: after a first
+// numeric run and poisoned values, a second run's Ac has the reference's scalar
+// pattern and values to 1e-12; then it times the numeric stages once.
+func checkCusparseReuse(t *testing.T, name string, g *CusparseGalerkin, want *bsr.Matrix) {
+	t.Helper()
+	r, err := g.Reuse()
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	defer r.Free()
+	if err := r.Run(StageAll); err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	if err := r.PoisonValues(); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Run(StageAll); err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	got, err := r.DownloadAc()
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	ck := CompareCSR32(got, want, 1e-12)
+	if ck.Verdict != "ok" || ck.Nnz != ck.WantNnz || ck.Outside != 0 || ck.Missing != 0 {
+		t.Errorf("%s: cuSPARSE reuse Pᵀ(AP) against the CPU: %+v", name, ck)
+	}
+	if r.NnzW() != g.NnzW() {
+		t.Errorf("%s: reuse W has %d scalar nonzeros, cusparseSpGEMM's %d", name, r.NnzW(), g.NnzW())
+	}
+	ms, err := r.TimeMedian(1, 3, StageAll)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !(ms > 0) {
+		t.Errorf("%s: reuse time %g ms, want positive", name, ms)
+	}
+	t.Logf("%s: cuSPARSE reuse numeric %.3f ms (median of 3), rel err %.2e, holds %.1f MB", name, ms, ck.RelErr, float64(r.Bytes())/1e6)
 }

@@ -72,6 +72,12 @@ var cusp struct {
 	workEstimation func(h uintptr, opA, opB int32, alpha unsafe.Pointer, a, b uintptr, beta unsafe.Pointer, c uintptr, computeType, alg int32, desc uintptr, bufSize *uint64, buf uintptr) int32
 	compute        func(h uintptr, opA, opB int32, alpha unsafe.Pointer, a, b uintptr, beta unsafe.Pointer, c uintptr, computeType, alg int32, desc uintptr, bufSize *uint64, buf uintptr) int32
 	copy           func(h uintptr, opA, opB int32, alpha unsafe.Pointer, a, b uintptr, beta unsafe.Pointer, c uintptr, computeType, alg int32, desc uintptr) int32
+	// The reuse pipeline (cusparseSpGEMMreuse_*, cuSPARSE ≥ 11.3): the pattern once,
+	// then numeric products on it.
+	reuseWork    func(h uintptr, opA, opB int32, a, b, c uintptr, alg int32, desc uintptr, bufSize *uint64, buf uintptr) int32
+	reuseNnz     func(h uintptr, opA, opB int32, a, b, c uintptr, alg int32, desc uintptr, s2 *uint64, b2 uintptr, s3 *uint64, b3 uintptr, s4 *uint64, b4 uintptr) int32
+	reuseCopy    func(h uintptr, opA, opB int32, a, b, c uintptr, alg int32, desc uintptr, s5 *uint64, b5 uintptr) int32
+	reuseCompute func(h uintptr, opA, opB int32, alpha unsafe.Pointer, a, b uintptr, beta unsafe.Pointer, c uintptr, computeType, alg int32, desc uintptr) int32
 }
 
 // cusparseCandidates lists where LoadCusparse looks, in order: BLOCKAMG_CUSPARSE, the
@@ -144,6 +150,10 @@ func loadCusparse() error {
 		{&cusp.workEstimation, "cusparseSpGEMM_workEstimation"},
 		{&cusp.compute, "cusparseSpGEMM_compute"},
 		{&cusp.copy, "cusparseSpGEMM_copy"},
+		{&cusp.reuseWork, "cusparseSpGEMMreuse_workEstimation"},
+		{&cusp.reuseNnz, "cusparseSpGEMMreuse_nnz"},
+		{&cusp.reuseCopy, "cusparseSpGEMMreuse_copy"},
+		{&cusp.reuseCompute, "cusparseSpGEMMreuse_compute"},
 	}); !ok {
 		return fmt.Errorf("%w: %s lacks %s", ErrNoCusparse, cusp.path, name)
 	}
@@ -297,4 +307,51 @@ func SpGEMMCopy(h SparseHandle, a, b, c SpMatDescr, d SpGEMMDescr) error {
 		unsafe.Pointer(&spgemmScalars[0]), uintptr(a), uintptr(b), unsafe.Pointer(&spgemmScalars[1]), uintptr(c),
 		cudaR64F, sparseSpGEMMDefault, uintptr(d))
 	return sparseCheck("cusparseSpGEMM_copy", r)
+}
+
+// SpGEMMReuseWorkEstimation is cusparseSpGEMMreuse_workEstimation, the first step of
+// the reuse pipeline for C = A·B (no transposes, CUSPARSE_SPGEMM_DEFAULT): with
+// buf == 0 it returns the size of buffer 1, with a buffer of that size it does the work.
+func SpGEMMReuseWorkEstimation(h SparseHandle, a, b, c SpMatDescr, d SpGEMMDescr, bufSize uint64, buf DevPtr) (uint64, error) {
+	cuspLoaded()
+	n := bufSize
+	r := cusp.reuseWork(uintptr(h), sparseOpNonTranspose, sparseOpNonTranspose, uintptr(a), uintptr(b), uintptr(c),
+		sparseSpGEMMDefault, uintptr(d), &n, uintptr(buf))
+	runtime.KeepAlive(&n)
+	return n, sparseCheck("cusparseSpGEMMreuse_workEstimation", r)
+}
+
+// SpGEMMReuseNnz is cusparseSpGEMMreuse_nnz, the reuse pipeline's second step: with
+// the three buffers 0 it returns the sizes of buffers 2, 3 and 4; with buffers of those
+// sizes it computes C's row offsets (then SpMatGetSize gives C's nonzeros).
+func SpGEMMReuseNnz(h SparseHandle, a, b, c SpMatDescr, d SpGEMMDescr, size [3]uint64, buf [3]DevPtr) ([3]uint64, error) {
+	cuspLoaded()
+	n := size
+	r := cusp.reuseNnz(uintptr(h), sparseOpNonTranspose, sparseOpNonTranspose, uintptr(a), uintptr(b), uintptr(c),
+		sparseSpGEMMDefault, uintptr(d), &n[0], uintptr(buf[0]), &n[1], uintptr(buf[1]), &n[2], uintptr(buf[2]))
+	runtime.KeepAlive(&n)
+	return n, sparseCheck("cusparseSpGEMMreuse_nnz", r)
+}
+
+// SpGEMMReuseCopy is cusparseSpGEMMreuse_copy, the third step: with buf == 0 it returns
+// the size of buffer 5; with a buffer of that size it writes C's column indices into
+// the arrays c points to (CsrSetPointers after SpMatGetSize).
+func SpGEMMReuseCopy(h SparseHandle, a, b, c SpMatDescr, d SpGEMMDescr, bufSize uint64, buf DevPtr) (uint64, error) {
+	cuspLoaded()
+	n := bufSize
+	r := cusp.reuseCopy(uintptr(h), sparseOpNonTranspose, sparseOpNonTranspose, uintptr(a), uintptr(b), uintptr(c),
+		sparseSpGEMMDefault, uintptr(d), &n, uintptr(buf))
+	runtime.KeepAlive(&n)
+	return n, sparseCheck("cusparseSpGEMMreuse_copy", r)
+}
+
+// SpGEMMReuseCompute is cusparseSpGEMMreuse_compute: C's values for the current values
+// of A and B on the pattern the first three steps made (α = 1, β = 0, float64). It
+// needs buffers 4 and 5 of those steps, still allocated.
+func SpGEMMReuseCompute(h SparseHandle, a, b, c SpMatDescr, d SpGEMMDescr) error {
+	cuspLoaded()
+	r := cusp.reuseCompute(uintptr(h), sparseOpNonTranspose, sparseOpNonTranspose,
+		unsafe.Pointer(&spgemmScalars[0]), uintptr(a), uintptr(b), unsafe.Pointer(&spgemmScalars[1]), uintptr(c),
+		cudaR64F, sparseSpGEMMDefault, uintptr(d))
+	return sparseCheck("cusparseSpGEMMreuse_compute", r)
 }

@@ -141,6 +141,10 @@ type GalerkinStats struct {
 	// it (Options.Symmetric) for tc-block, smem-tiles and tc-pairs.
 	NnzAcUpper, ProdPWUpper int64
 	Symmetric               bool
+	// WUnread, ProdAPUnread: with Symmetric, the W blocks the half never reads and
+	// their A·P products, which tc-pairs leaves out (PairEntries and PairProds count
+	// without them).
+	WUnread, ProdAPUnread int64
 	// WRereadGaps[b]: the bytes of W rows that the Pᵀ·W pass reads again for a coarse
 	// row 2^b to 2^(b+1)−1 rows after the previous one reading it (the gaps between
 	// consecutive block columns of each P row, weighted by its W row's bytes).
@@ -232,6 +236,9 @@ type hostSchedule struct {
 	pwptr     []int64
 	// Between pairCounts and pairLists: each fine-row pair's first entry and product.
 	pairEnt, pairProd []int64
+	// wSkip (symmetric plans, galerkin_sym.go): per W block, whether the symmetric
+	// half of Pᵀ·W never reads it, so tc-pairs need not compute it; nil: all are read.
+	wSkip []bool
 	// The symmetric half (galerkin_sym.go): per upper Ac block its index and mirror,
 	// its first product and the (P block, W block) pairs of its products.
 	acsel, acabsU []int32
@@ -1234,6 +1241,15 @@ func (s *hostSchedule) stats(A, P *bsr.Matrix, sym bool) (GalerkinStats, error) 
 	}
 	if s.tileCut(A, P) {
 		st.Tiles, st.TileBlocks = int64(len(s.trow)-1), s.tileBlocks
+	}
+	if sym {
+		s.wSkip = s.unreadW(P)
+		for w, sk := range s.wSkip {
+			if sk {
+				st.WUnread++
+				st.ProdAPUnread += s.wptr[w+1] - s.wptr[w]
+			}
+		}
 	}
 	if pairsOffered(P.R) {
 		st.PairEntries, st.PairProds = s.pairCounts(A, P)

@@ -308,7 +308,12 @@ func PredictGalerkin(s GalerkinStats, mc GalerkinMachine, v GalerkinVariant, sta
 		bytesAP = A + P + W + sw
 		bytesPW = W + P + Ac + sa + s.wRereads(mc, rows)
 	case GalerkinTCPairs:
-		bytesAP = A + P + W + 12*s.PairProds + 16*s.PairEntries + 8
+		// With the symmetric half it writes only the W blocks the half reads.
+		wWritten := W
+		if s.Symmetric && s.NnzW > 0 {
+			wWritten = int64(float64(W) * float64(s.NnzW-s.WUnread) / float64(s.NnzW))
+		}
+		bytesAP = A + P + wWritten + 12*s.PairProds + 16*s.PairEntries + 8
 		bytesPW = PredictGalerkin(s, mc, GalerkinTCBlock, StagePW).Bytes // the same kernel
 	case GalerkinTCRows16, GalerkinTCRows32:
 		bytesAP = A + P + W + 8*s.SlotWordsW + 8*int64(s.N+1)

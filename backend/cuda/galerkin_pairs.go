@@ -109,7 +109,8 @@ func (s *hostSchedule) pairLists(A, P *bsr.Matrix) {
 }
 
 // walkPair visits the W columns of fine rows 2q and 2q+1 in order, calling entry with
-// the two W blocks (−1 where a row lacks the column) and the length of their merged
+// the two W blocks (−1 where a row lacks the column, or where wSkip leaves the block
+// out; a column with neither is not visited) and the length of their merged
 // product list after the list's products, which emit (when non-nil) gets in order:
 // the two A blocks (−1 where absent) and the P block.
 func (s *hostSchedule) walkPair(A, P *bsr.Matrix, q int, entry func(w0, w1, merged int64), emit func(a0, a1, p int64)) {
@@ -139,6 +140,18 @@ func (s *hostSchedule) walkPair(A, P *bsr.Matrix, q int, entry func(w0, w1, merg
 			w0, w1 = x0, x1
 			x0++
 			x1++
+		}
+		// A W block the symmetric half never reads is left out (never written).
+		if s.wSkip != nil {
+			if w0 >= 0 && s.wSkip[w0] {
+				w0 = -1
+			}
+			if w1 >= 0 && s.wSkip[w1] {
+				w1 = -1
+			}
+			if w0 < 0 && w1 < 0 {
+				continue
+			}
 		}
 		var t0, f0, t1, f1 int64
 		if w0 >= 0 {

@@ -1,6 +1,7 @@
 package cuda
 
 import (
+	"math"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -297,6 +298,27 @@ func TestSymmetricHalfSchedule(t *testing.T) {
 		}
 		s.upperLists(mir)
 		nu, pu := s.upperCounts()
+		// The W blocks tc-pairs leaves out are never read by the half, and where
+		// pairs are offered the half runs on W as tc-pairs' lists compute it, with
+		// the left-out blocks NaN.
+		s.wSkip = s.unreadW(P)
+		skipped := 0
+		for q := int64(0); q < pu; q++ {
+			if s.wSkip[s.acabsU[2*q+1]] {
+				t.Fatalf("%dx%d: W block %d is read by the half but left out", R, C, s.acabsU[2*q+1])
+			}
+		}
+		if pairsOffered(R) {
+			W = pairsW(t, s, A, P)
+			for w, sk := range s.wSkip {
+				if sk {
+					skipped++
+				}
+				if sk != math.IsNaN(W[int64(w)*int64(R*C)]) {
+					t.Fatalf("%dx%d: W block %d left out %v, computed %v", R, C, w, sk, W[int64(w)*int64(R*C)])
+				}
+			}
+		}
 		if int64(len(s.acsel)) != 2*nu || int64(len(s.acabsU)) != 2*pu || s.acptrU[nu] != pu {
 			t.Fatalf("%dx%d: counted %d blocks, %d products; lists hold %d, %d", R, C, nu, pu, len(s.acsel)/2, len(s.acabsU)/2)
 		}
@@ -348,7 +370,7 @@ func TestSymmetricHalfSchedule(t *testing.T) {
 		if e := frobRel(Ac, want.Val); !(e <= 1e-13) {
 			t.Errorf("%dx%d: relative error %.3g against the CPU package", R, C, e)
 		}
-		t.Logf("%dx%d: %d of %d Ac blocks, %d of %d products", R, C, nu, len(s.accol), pu, len(s.aclist))
+		t.Logf("%dx%d: %d of %d Ac blocks, %d of %d products; tc-pairs leaves out %d of %d W blocks", R, C, nu, len(s.accol), pu, len(s.aclist), skipped, len(s.wcol))
 	}
 	// An unsymmetric Ac pattern (row 0: columns 0, 1; row 1: column 1) is refused,
 	// naming the block without a mirror.
@@ -356,4 +378,42 @@ func TestSymmetricHalfSchedule(t *testing.T) {
 	if _, err := s.acMirrors(); err == nil || !strings.Contains(err.Error(), "(0, 1) has no mirror (1, 0)") {
 		t.Errorf("unsymmetric Ac pattern: error %v, want block (0, 1) without a mirror", err)
 	}
+}
+
+// pairsW computes W on the host from the tc-pairs lists (pairLists, honouring wSkip):
+// each entry's halves summed over their A blocks in list order; blocks in no entry
+// are NaN.
+func pairsW(t *testing.T, s *hostSchedule, A, P *bsr.Matrix) []float64 {
+	t.Helper()
+	R, C := P.R, P.C
+	s.pairLists(A, P)
+	W := make([]float64, len(s.wcol)*R*C)
+	for i := range W {
+		W[i] = math.NaN()
+	}
+	for e := int64(0); e < int64(len(s.pwptr))-1; e++ {
+		for half := 0; half < 2; half++ {
+			w := int64(s.pw[2*e+int64(half)])
+			if w < 0 {
+				continue
+			}
+			blk := W[w*int64(R*C) : (w+1)*int64(R*C)]
+			clear(blk)
+			for q := s.pwptr[e]; q < s.pwptr[e+1]; q++ {
+				a, p := int64(s.plist[3*q+int64(half)]), int64(s.plist[3*q+2])
+				if a < 0 {
+					continue
+				}
+				for r := 0; r < R; r++ {
+					for k := 0; k < R; k++ {
+						av := A.Val[a*int64(R*R)+int64(r*R+k)]
+						for c := 0; c < C; c++ {
+							blk[r*C+c] += av * P.Val[p*int64(R*C)+int64(k*C+c)]
+						}
+					}
+				}
+			}
+		}
+	}
+	return W
 }

@@ -10,6 +10,7 @@ import (
 
 	"blockamg/bsr"
 	"blockamg/galerkin"
+	"blockamg/internal/cudadrv"
 	"blockamg/internal/par"
 )
 
@@ -184,6 +185,7 @@ type GalerkinPlan struct {
 	pwptr                           *Buffer[int64] // tc-pairs: each pair entry's first product
 	acsel, acabsU                   *Buffer[int32] // symmetric half: (Ac block, mirror) pairs, their (P, W) lists
 	acptrU                          *Buffer[int64] // symmetric half: each upper block's first product
+	wsel                            *Buffer[int32] // symmetric half: the W blocks it reads (tc-block's A·P computes only them)
 	wval, acval                     *Buffer[float64]
 	freed                           bool
 	// prepared: the variants whose schedules were uploaded (GalerkinSymbolicFor).
@@ -239,6 +241,7 @@ type hostSchedule struct {
 	// wSkip (symmetric plans, galerkin_sym.go): per W block, whether the symmetric
 	// half of Pᵀ·W never reads it, so tc-pairs need not compute it; nil: all are read.
 	wSkip []bool
+	wsel  []int32 // the W blocks not skipped, for tc-block's A·P (fill)
 	// The symmetric half (galerkin_sym.go): per upper Ac block its index and mirror,
 	// its first product and the (P block, W block) pairs of its products.
 	acsel, acabsU []int32
@@ -771,6 +774,14 @@ func (s *hostSchedule) fill(A, P *bsr.Matrix, pl *GalerkinPlan, mir []int64) {
 	if pl.Symmetric && needs(usersTCBPW) {
 		s.upperLists(mir)
 	}
+	if pl.Symmetric && s.wSkip != nil && pl.prepared[GalerkinTCBlock] {
+		s.wsel = make([]int32, 0, int64(len(s.wSkip))-pl.Stats.WUnread)
+		for w, sk := range s.wSkip {
+			if !sk {
+				s.wsel = append(s.wsel, int32(w))
+			}
+		}
+	}
 	if s.wsw0 != nil && needs(usersSlots) {
 		s.slotWords(A, P)
 	}
@@ -814,6 +825,7 @@ func (pl *GalerkinPlan) upload(s *hostSchedule) error {
 		{&pl.trow, s.trow, pl.needs(usersTiles)}, {&pl.trun, s.trun, pl.needs(usersTiles)}, {&pl.truns, s.truns, pl.needs(usersTiles)},
 		{&pl.tlist, asInt32(s.tlist), pl.needs(usersTiles)}, {&pl.pw, s.pw, pl.needs(usersPairs)}, {&pl.plist, s.plist, pl.needs(usersPairs)},
 		{&pl.acsel, s.acsel, pl.Symmetric && pl.needs(usersTCBPW)}, {&pl.acabsU, s.acabsU, pl.Symmetric && pl.needs(usersTCBPW)},
+		{&pl.wsel, s.wsel, pl.Symmetric && pl.prepared[GalerkinTCBlock]},
 	} {
 		src := st.src
 		if !st.need {
@@ -863,7 +875,7 @@ func (pl *GalerkinPlan) Free() {
 			u.Free()
 		}
 	}
-	for _, u := range []*Buffer[int32]{pl.wrow, pl.wcol, pl.acrow, pl.accol, pl.ptrow, pl.wlist, pl.aclist, pl.wabs, pl.acabs, pl.wwin, pl.acwin, pl.trow, pl.trun, pl.truns, pl.tlist, pl.pw, pl.plist, pl.acsel, pl.acabsU} {
+	for _, u := range []*Buffer[int32]{pl.wrow, pl.wcol, pl.acrow, pl.accol, pl.ptrow, pl.wlist, pl.aclist, pl.wabs, pl.acabs, pl.wwin, pl.acwin, pl.trow, pl.trun, pl.truns, pl.tlist, pl.pw, pl.plist, pl.acsel, pl.acabsU, pl.wsel} {
 		if u != nil {
 			u.Free()
 		}
@@ -878,7 +890,7 @@ func (pl *GalerkinPlan) Free() {
 // Bytes returns the device memory the plan holds: schedules, W's and Ac's values.
 func (pl *GalerkinPlan) Bytes() int64 {
 	t := int64(0)
-	for _, u := range []*Buffer[int32]{pl.wrow, pl.wcol, pl.acrow, pl.accol, pl.ptrow, pl.wlist, pl.aclist, pl.wabs, pl.acabs, pl.wwin, pl.acwin, pl.trow, pl.trun, pl.truns, pl.tlist, pl.pw, pl.plist, pl.acsel, pl.acabsU} {
+	for _, u := range []*Buffer[int32]{pl.wrow, pl.wcol, pl.acrow, pl.accol, pl.ptrow, pl.wlist, pl.aclist, pl.wabs, pl.acabs, pl.wwin, pl.acwin, pl.trow, pl.trun, pl.truns, pl.tlist, pl.pw, pl.plist, pl.acsel, pl.acabsU, pl.wsel} {
 		t += u.Bytes()
 	}
 	for _, u := range []*Buffer[int64]{pl.wrp, pl.wptr, pl.acrp, pl.acptr, pl.ptrp, pl.ptidx, pl.wsw0, pl.wslw, pl.asw0, pl.aslw, pl.pwptr, pl.acptrU} {
@@ -1056,8 +1068,13 @@ func (pl *GalerkinPlan) NumericStage(v GalerkinVariant, stage Stage, A, P *Matri
 		}
 	case GalerkinTCBlock:
 		if doAP {
-			run("gal_w_tcb_"+tag, blocksFor(nW*32), func() {
-				b.args.I32(rr).I32(cc).I64(nW).Ptr(wptr).Ptr(wabs).Ptr(aval).Ptr(pval).Ptr(wval)
+			// With the symmetric half, only the W blocks it reads (wsel).
+			n, sel := nW, cudadrv.DevPtr(0)
+			if pl.Symmetric {
+				n, sel = int64(pl.wsel.Len()), pl.wsel.Ptr()
+			}
+			run("gal_w_tcb_"+tag, blocksFor(n*32), func() {
+				b.args.I32(rr).I32(cc).I64(n).Ptr(sel).Ptr(wptr).Ptr(wabs).Ptr(aval).Ptr(pval).Ptr(wval)
 			})
 		}
 		if doPW {

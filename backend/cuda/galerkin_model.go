@@ -305,7 +305,12 @@ func PredictGalerkin(s GalerkinStats, mc GalerkinMachine, v GalerkinVariant, sta
 				rows *= float64(s.NnzAc) / math.Max(1, float64(s.NnzAcUpper))
 			}
 		}
-		bytesAP = A + P + W + sw
+		wWritten := W
+		if v == GalerkinTCBlock && s.Symmetric && s.NnzW > 0 {
+			// The half's A·P computes only the W blocks it reads, picked by a list.
+			wWritten = int64(float64(W)*float64(s.NnzW-s.WUnread)/float64(s.NnzW)) + 4*(s.NnzW-s.WUnread)
+		}
+		bytesAP = A + P + wWritten + sw
 		bytesPW = W + P + Ac + sa + s.wRereads(mc, rows)
 	case GalerkinTCPairs:
 		// With the symmetric half it writes only the W blocks the half reads.
@@ -375,6 +380,9 @@ func PredictGalerkin(s GalerkinStats, mc GalerkinMachine, v GalerkinVariant, sta
 	}
 	if symHalf {
 		mPW = s.ProdPWUpper * k
+		if v == GalerkinTCBlock {
+			mAP = (s.ProdAP - s.ProdAPUnread) * k
+		}
 	}
 	switch stage {
 	case StageAP:

@@ -962,25 +962,29 @@ __device__ __forceinline__ void gal_tcb_walk(const int2* __restrict__ pe, int np
 }
 
 // W = A·P, warp per W block: its list of (A block, P block) global indices
-// (gal_tcb_walk). Deterministic.
+// (gal_tcb_walk). Deterministic. With sel (the symmetric half) warp u computes W block
+// sel[u], one of the n blocks the half reads; without (null) warp w computes block w.
 template <int R_, int C_>
-__device__ __forceinline__ void gal_w_tcb(int rr, int cc, i64 nnzW, const i64* __restrict__ wptr,
-                                          const int2* __restrict__ wabs, const double* __restrict__ aval,
-                                          const double* __restrict__ pval, double* __restrict__ wval)
+__device__ __forceinline__ void gal_w_tcb(int rr, int cc, i64 n, const int* __restrict__ sel,
+                                          const i64* __restrict__ wptr, const int2* __restrict__ wabs,
+                                          const double* __restrict__ aval, const double* __restrict__ pval,
+                                          double* __restrict__ wval)
 {
     const int R = R_ ? R_ : rr;
     const int C = C_ ? C_ : cc;
     constexpr int KC = R_ ? (R_ + 3) / 4 : 2;
     const int kch = (R + 3) >> 2;
-    const i64 w = ((i64)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
-    if (w >= nnzW) return;
+    const i64 u = ((i64)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+    if (u >= n) return;
+    const i64 w = sel ? (i64)__ldg(sel + u) : u;
     const int lane = threadIdx.x & 31, g = lane >> 2, tg = lane & 3;
     const GalFrag<KC> f(R, R, C, kch, g, tg, false);
     double c0 = 0.0, c1 = 0.0;
     const i64 t0 = wptr[w];
+    // The output address first, so only it stays live through the walk.
+    double* __restrict__ out = wval + w * (R * C) + g * C;
     gal_tcb_walk<KC>(wabs + t0, (int)(wptr[w + 1] - t0), aval, 8 * R * R, pval, 8 * R * C, f, kch, c0, c1);
     if (g < R) {
-        double* __restrict__ out = wval + w * (R * C) + g * C;
         if (2 * tg < C) out[2 * tg] = c0;
         if (2 * tg + 1 < C) out[2 * tg + 1] = c1;
     }
@@ -1565,10 +1569,10 @@ __device__ __forceinline__ void gal_w_tile(int rr, int cc, int ntile, const int*
 
 #define GAL_TC_SHAPE(R, C, TAG)                                                                               \
     extern "C" __global__ void __launch_bounds__(THREADS, 6) gal_w_tcb_##TAG(                                 \
-        int rr, int cc, i64 n, const i64* wptr, const int2* wabs, const double* aval, const double* pval,     \
-        double* wval)                                                                                         \
+        int rr, int cc, i64 n, const int* sel, const i64* wptr, const int2* wabs, const double* aval,         \
+        const double* pval, double* wval)                                                                     \
     {                                                                                                         \
-        gal_w_tcb<R, C>(rr, cc, n, wptr, wabs, aval, pval, wval);                                            \
+        gal_w_tcb<R, C>(rr, cc, n, sel, wptr, wabs, aval, pval, wval);                                       \
     }                                                                                                         \
     extern "C" __global__ void __launch_bounds__(THREADS, 6) gal_ac_tcb_##TAG(                                \
         int rr, int cc, i64 n, const int2* sel, const i64* acptr, const int2* acabs, const double* wval,      \

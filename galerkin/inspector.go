@@ -90,10 +90,15 @@ func (p *Plan) numericInspector(A, P *bsr.Matrix, workers int) {
 			out := p.wVal[p.w.rowPtr[i]*bk : p.w.rowPtr[i+1]*bk]
 			clear(out)
 			x := d.wSlotStart[i]
+			lo := p.unreadBefore(i)
 			for q := A.RowPtr[i]; q < A.RowPtr[i+1]; q++ {
 				j := A.ColIdx[q]
 				r0, r1 := P.RowPtr[j], P.RowPtr[j+1]
-				p.kern.wAcc(A.Val[q*bb:(q+1)*bb], P.Val[r0*bk:r1*bk], d.wSlots[x:x+r1-r0], nil, out)
+				s := r0
+				for s < r1 && P.ColIdx[s] < lo {
+					s++
+				}
+				p.kern.wAcc(A.Val[q*bb:(q+1)*bb], P.Val[s*bk:r1*bk], d.wSlots[x+s-r0:x+r1-r0], nil, out)
 				x += r1 - r0
 			}
 		}

@@ -13,6 +13,8 @@ import (
 // J ≥ I: each Pᵀ·W row operation skips the blocks of W row i left of column I (its
 // columns are sorted). A last pass copies each block below the diagonal from the
 // transpose of its mirror. On ex56's fine level that is 55% of the Pᵀ·W products.
+// The A·P rows then also skip the W blocks the half never reads, those left of P's
+// first column in their row (wRow, unreadBefore): 12% of A·P's products there.
 // Every variant sums the upper blocks exactly as without the half, so they keep the
 // full product's bits (and the variants still agree bitwise with each other); the
 // lower blocks are their exact transposes.

@@ -472,26 +472,47 @@ func (g *CusparseGalerkin) product(x, y, c *spCSR, work *[2]rawBuf) error {
 		return err
 	}
 	defer cudadrv.SpGEMMDestroyDescr(d)
-	n1, err := cudadrv.SpGEMMWorkEstimation(h, mx, my, mc, d, 0, 0)
+	if err := sizedStep("work estimation buffer", &work[0], func(n uint64, buf cudadrv.DevPtr) (uint64, error) {
+		return cudadrv.SpGEMMWorkEstimation(h, mx, my, mc, d, n, buf)
+	}); err != nil {
+		return err
+	}
+	if err := sizedStep("compute buffer", &work[1], func(n uint64, buf cudadrv.DevPtr) (uint64, error) {
+		return cudadrv.SpGEMMCompute(h, mx, my, mc, d, n, buf)
+	}); err != nil {
+		return err
+	}
+	if err := c.sizeFrom(mc); err != nil {
+		return err
+	}
+	if c.nnz == 0 {
+		// Nothing to copy; the result is reported as empty.
+		return nil
+	}
+	if err := c.pointAt(mc); err != nil {
+		return err
+	}
+	return cudadrv.SpGEMMCopy(h, mx, my, mc, d)
+}
+
+// sizedStep runs a cuSPARSE step that takes an external buffer the way cuSPARSE asks:
+// once with none, which returns the size it needs, then with buf grown to that size.
+// what names the buffer in an allocation error.
+func sizedStep(what string, buf *rawBuf, step func(n uint64, buf cudadrv.DevPtr) (uint64, error)) error {
+	n, err := step(0, 0)
 	if err != nil {
 		return err
 	}
-	if err := work[0].ensure(n1); err != nil {
-		return fmt.Errorf("work estimation buffer: %w", err)
+	if err := buf.ensure(n); err != nil {
+		return fmt.Errorf("%s: %w", what, err)
 	}
-	if _, err := cudadrv.SpGEMMWorkEstimation(h, mx, my, mc, d, n1, work[0].ptr); err != nil {
-		return err
-	}
-	n2, err := cudadrv.SpGEMMCompute(h, mx, my, mc, d, 0, 0)
-	if err != nil {
-		return err
-	}
-	if err := work[1].ensure(n2); err != nil {
-		return fmt.Errorf("compute buffer: %w", err)
-	}
-	if _, err := cudadrv.SpGEMMCompute(h, mx, my, mc, d, n2, work[1].ptr); err != nil {
-		return err
-	}
+	_, err = step(n, buf.ptr)
+	return err
+}
+
+// sizeFrom takes the product's nonzeros from its descriptor (after cuSPARSE made its
+// row offsets), checking its shape and that int32 indices address it.
+func (c *spCSR) sizeFrom(mc cudadrv.SpMatDescr) error {
 	rows, cols, nnz, err := cudadrv.SpMatGetSize(mc)
 	if err != nil {
 		return err
@@ -503,20 +524,19 @@ func (g *CusparseGalerkin) product(x, y, c *spCSR, work *[2]rawBuf) error {
 		return fmt.Errorf("cusparseSpMatGetSize: product has %d nonzeros: %w", nnz, ErrInt32Overflow)
 	}
 	c.nnz = nnz
-	if nnz == 0 {
-		// Nothing to copy; the result is reported as empty.
-		return nil
-	}
-	if err := c.col.ensure(uint64(nnz) * 4); err != nil {
+	return nil
+}
+
+// pointAt sizes the product's column and value arrays for its nonzeros and points
+// its descriptor at them, for cuSPARSE's copy step to fill.
+func (c *spCSR) pointAt(mc cudadrv.SpMatDescr) error {
+	if err := c.col.ensure(uint64(c.nnz) * 4); err != nil {
 		return err
 	}
-	if err := c.vl.ensure(uint64(nnz) * 8); err != nil {
+	if err := c.vl.ensure(uint64(c.nnz) * 8); err != nil {
 		return err
 	}
-	if err := cudadrv.CsrSetPointers(mc, c.rowPtr.ptr, c.col.ptr, c.vl.ptr); err != nil {
-		return err
-	}
-	return cudadrv.SpGEMMCopy(h, mx, my, mc, d)
+	return cudadrv.CsrSetPointers(mc, c.rowPtr.ptr, c.col.ptr, c.vl.ptr)
 }
 
 // Time runs stage once between the handle's two events on the backend's stream and

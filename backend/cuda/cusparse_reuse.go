@@ -3,7 +3,6 @@ package cuda
 import (
 	"errors"
 	"fmt"
-	"math"
 
 	"blockamg/internal/cudadrv"
 )
@@ -78,14 +77,9 @@ func (r *CusparseReuse) symbolic(pr *reuseProduct, x, y, c *spCSR) error {
 	if pr.d, err = cudadrv.SpGEMMCreateDescr(); err != nil {
 		return err
 	}
-	n1, err := cudadrv.SpGEMMReuseWorkEstimation(h, pr.mx, pr.my, pr.mc, pr.d, 0, 0)
-	if err != nil {
-		return err
-	}
-	if err := pr.buf[0].ensure(n1); err != nil {
-		return fmt.Errorf("buffer 1: %w", err)
-	}
-	if _, err := cudadrv.SpGEMMReuseWorkEstimation(h, pr.mx, pr.my, pr.mc, pr.d, n1, pr.buf[0].ptr); err != nil {
+	if err := sizedStep("buffer 1", &pr.buf[0], func(n uint64, buf cudadrv.DevPtr) (uint64, error) {
+		return cudadrv.SpGEMMReuseWorkEstimation(h, pr.mx, pr.my, pr.mc, pr.d, n, buf)
+	}); err != nil {
 		return err
 	}
 	n, err := cudadrv.SpGEMMReuseNnz(h, pr.mx, pr.my, pr.mc, pr.d, [3]uint64{}, [3]cudadrv.DevPtr{})
@@ -102,34 +96,15 @@ func (r *CusparseReuse) symbolic(pr *reuseProduct, x, y, c *spCSR) error {
 	}
 	pr.buf[0].free()
 	pr.buf[1].free()
-	rows, cols, nnz, err := cudadrv.SpMatGetSize(pr.mc)
-	if err != nil {
+	if err := c.sizeFrom(pr.mc); err != nil {
 		return err
 	}
-	if rows != int64(c.rows) || cols != int64(c.cols) {
-		return fmt.Errorf("cusparseSpMatGetSize: product is %d×%d, want %d×%d", rows, cols, c.rows, c.cols)
-	}
-	if nnz < 0 || nnz > math.MaxInt32 {
-		return fmt.Errorf("cusparseSpMatGetSize: product has %d nonzeros: %w", nnz, ErrInt32Overflow)
-	}
-	c.nnz = nnz
-	if err := c.col.ensure(uint64(nnz) * 4); err != nil {
+	if err := c.pointAt(pr.mc); err != nil {
 		return err
 	}
-	if err := c.vl.ensure(uint64(nnz) * 8); err != nil {
-		return err
-	}
-	if err := cudadrv.CsrSetPointers(pr.mc, c.rowPtr.ptr, c.col.ptr, c.vl.ptr); err != nil {
-		return err
-	}
-	n5, err := cudadrv.SpGEMMReuseCopy(h, pr.mx, pr.my, pr.mc, pr.d, 0, 0)
-	if err != nil {
-		return err
-	}
-	if err := pr.buf[4].ensure(n5); err != nil {
-		return fmt.Errorf("buffer 5: %w", err)
-	}
-	if _, err := cudadrv.SpGEMMReuseCopy(h, pr.mx, pr.my, pr.mc, pr.d, n5, pr.buf[4].ptr); err != nil {
+	if err := sizedStep("buffer 5", &pr.buf[4], func(n uint64, buf cudadrv.DevPtr) (uint64, error) {
+		return cudadrv.SpGEMMReuseCopy(h, pr.mx, pr.my, pr.mc, pr.d, n, buf)
+	}); err != nil {
 		return err
 	}
 	pr.buf[2].free()

@@ -54,6 +54,36 @@ func TestGalerkinGPULevels(t *testing.T) {
 	}
 }
 
+// TestGalerkinGPUCusparse: with cuSPARSE the report checks both of its baselines on
+// every level, the whole cusparseSpGEMM sequence and the reuse pipeline's numeric
+// step, and finds both correct (ex56 ne = 6). Needs a GPU and cuSPARSE.
+func TestGalerkinGPUCusparse(t *testing.T) {
+	if err := cudadrv.Load(); err != nil {
+		t.Skipf("no CUDA driver: %v", err)
+	}
+	if _, err := cudadrv.LoadCusparse(); err != nil {
+		t.Skipf("no cuSPARSE: %v", err)
+	}
+	t.Setenv("BLOCKAMG_GALERKIN_CUSPARSE", "1")
+	var out, errb bytes.Buffer
+	if err := runGalerkinGPU(6, "tc-block", 2, 0, true, &out, &errb); err != nil {
+		t.Fatal(err)
+	}
+	s := out.String()
+	levels := strings.Count(s, "\nlevel ")
+	full := strings.Count(s, "cuSPARSE ÷ ours")
+	reuse := strings.Count(s, "cuSPARSE reuse (cusparseSpGEMMreuse")
+	okReuse := 0
+	for _, line := range strings.Split(s, "\n") {
+		if strings.Contains(line, "cuSPARSE reuse (cusparseSpGEMMreuse") && strings.Contains(line, " ok; ") {
+			okReuse++
+		}
+	}
+	if levels == 0 || full != levels || reuse != levels || okReuse != levels {
+		t.Errorf("%d levels: %d full-sequence lines, %d reuse lines (%d correct), want one correct each:\n%s", levels, full, reuse, okReuse, s)
+	}
+}
+
 // TestGalerkinGPUReport runs the report for the sizes in BLOCKAMG_GALERKIN_GPU_NE
 // (comma-separated; skipped when unset) with BLOCKAMG_GALERKIN_GPU_RUNS runs (default
 // 10), printing it, and checks that every variant's error is reported.

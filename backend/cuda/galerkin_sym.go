@@ -21,6 +21,8 @@ import (
 // finds each block's mirror in Ac's pattern (acMirrors). The kernel is the full
 // product's gal_ac_tcb (kernels/galerkin.cu) given a sel list: one warp per upper
 // block, over compact lists that hold only the upper blocks' products (upperLists).
+// The half also leaves W blocks unread (unreadW); tc-pairs and tc-block then skip them
+// in their A·P stage, whose W is complete only where the half reads it.
 
 // acMirrors returns, per Ac block (I, J), the index of (J, I) (galerkin's
 // MirrorPattern), or an error naming a block whose mirror the pattern lacks.

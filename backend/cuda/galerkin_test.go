@@ -475,7 +475,7 @@ func TestGalerkinModelAgainstNcu(t *testing.T) {
 		t.Errorf("tc-pairs, symmetric A: predicted %.1f MB, %+.1f%% from the measured %.1f MB", got, 100*rel, tcPairsSymMB)
 	}
 	if v := ChooseGalerkin(stSym, GalerkinMachine{L2Bytes: 60 << 20, Bandwidth: 4.2e12, FMARate: 3.3e13, SMs: 132, TCRate: 5.5e13, L1Rate: 132 * 1.98e9}); v != GalerkinTCPairs {
-		t.Errorf("symmetric A: the model picks %s, want tc-pairs (measured fastest: 1.77 ms, smem-tiles 2.01, tc-block 2.29)", v)
+		t.Errorf("symmetric A: the model picks %s, want tc-pairs (measured fastest: 1.555 ms, smem-tiles 2.01, tc-block 2.10)", v)
 	}
 	for _, v := range GalerkinVariants {
 		got := float64(PredictGalerkin(st, mc, v, StageAll).Bytes) / 1e6

@@ -93,13 +93,10 @@ func (p *Plan) numericInspector(A, P *bsr.Matrix, workers int) {
 			lo := p.unreadBefore(i)
 			for q := A.RowPtr[i]; q < A.RowPtr[i+1]; q++ {
 				j := A.ColIdx[q]
-				r0, r1 := P.RowPtr[j], P.RowPtr[j+1]
-				s := r0
-				for s < r1 && P.ColIdx[s] < lo {
-					s++
-				}
-				p.kern.wAcc(A.Val[q*bb:(q+1)*bb], P.Val[s*bk:r1*bk], d.wSlots[x+s-r0:x+r1-r0], nil, out)
-				x += r1 - r0
+				s, r1 := pRowFrom(P, j, lo)
+				skip := s - P.RowPtr[j] // the row's slots start at x with its first block
+				p.kern.wAcc(A.Val[q*bb:(q+1)*bb], P.Val[s*bk:r1*bk], d.wSlots[x+skip:x+skip+r1-s], nil, out)
+				x += skip + r1 - s
 			}
 		}
 	})

@@ -63,11 +63,7 @@ func (p *Plan) wRow(A, P *bsr.Matrix, i int, sc *scratch, out []float64) {
 	clear(out)
 	lo := p.unreadBefore(i)
 	for q := A.RowPtr[i]; q < A.RowPtr[i+1]; q++ {
-		j := A.ColIdx[q]
-		r0, r1 := P.RowPtr[j], P.RowPtr[j+1]
-		for r0 < r1 && P.ColIdx[r0] < lo {
-			r0++
-		}
+		r0, r1 := pRowFrom(P, A.ColIdx[q], lo)
 		if r0 == r1 {
 			continue
 		}
@@ -85,6 +81,17 @@ func (p *Plan) unreadBefore(i int) int32 {
 		return 0
 	}
 	return p.pCol[p.pPtr[i]]
+}
+
+// pRowFrom returns the blocks of P row j whose column is at least lo (P's rows are
+// sorted): the part of the row that W row i's product with A block (i, j) needs when
+// lo is unreadBefore(i).
+func pRowFrom(P *bsr.Matrix, j, lo int32) (r0, r1 int64) {
+	r0, r1 = P.RowPtr[j], P.RowPtr[j+1]
+	for r0 < r1 && P.ColIdx[r0] < lo {
+		r0++
+	}
+	return r0, r1
 }
 
 // setAcPos makes sc.pos map the columns of Ac row I to their slots.

@@ -143,8 +143,8 @@ type GalerkinStats struct {
 	NnzAcUpper, ProdPWUpper int64
 	Symmetric               bool
 	// WUnread, ProdAPUnread: with Symmetric, the W blocks the half never reads and
-	// their A·P products, which tc-pairs leaves out (PairEntries and PairProds count
-	// without them).
+	// their A·P products, which tc-pairs and tc-block leave out (PairEntries and
+	// PairProds count without them).
 	WUnread, ProdAPUnread int64
 	// WRereadGaps[b]: the bytes of W rows that the Pᵀ·W pass reads again for a coarse
 	// row 2^b to 2^(b+1)−1 rows after the previous one reading it (the gaps between
@@ -239,9 +239,10 @@ type hostSchedule struct {
 	// Between pairCounts and pairLists: each fine-row pair's first entry and product.
 	pairEnt, pairProd []int64
 	// wSkip (symmetric plans, galerkin_sym.go): per W block, whether the symmetric
-	// half of Pᵀ·W never reads it, so tc-pairs need not compute it; nil: all are read.
+	// half of Pᵀ·W never reads it, so tc-pairs and tc-block need not compute it; nil:
+	// all are read. wsel: the others, tc-block's list of W blocks (fill).
 	wSkip []bool
-	wsel  []int32 // the W blocks not skipped, for tc-block's A·P (fill)
+	wsel  []int32
 	// The symmetric half (galerkin_sym.go): per upper Ac block its index and mirror,
 	// its first product and the (P block, W block) pairs of its products.
 	acsel, acabsU []int32
@@ -758,6 +759,7 @@ var (
 	usersSmemRow = []GalerkinVariant{GalerkinSmemRows}
 	usersTiles   = []GalerkinVariant{GalerkinSmemTiles}
 	usersPairs   = []GalerkinVariant{GalerkinTCPairs}
+	usersTCBAP   = []GalerkinVariant{GalerkinTCBlock} // tc-block's A·P kernel (the half's W list)
 )
 
 // fill builds the lists that stats only counted, for the variants needs admits: the
@@ -774,13 +776,8 @@ func (s *hostSchedule) fill(A, P *bsr.Matrix, pl *GalerkinPlan, mir []int64) {
 	if pl.Symmetric && needs(usersTCBPW) {
 		s.upperLists(mir)
 	}
-	if pl.Symmetric && s.wSkip != nil && pl.prepared[GalerkinTCBlock] {
-		s.wsel = make([]int32, 0, int64(len(s.wSkip))-pl.Stats.WUnread)
-		for w, sk := range s.wSkip {
-			if !sk {
-				s.wsel = append(s.wsel, int32(w))
-			}
-		}
+	if pl.Symmetric && needs(usersTCBAP) {
+		s.wsel = s.readW(pl.Stats.WUnread)
 	}
 	if s.wsw0 != nil && needs(usersSlots) {
 		s.slotWords(A, P)
@@ -825,7 +822,7 @@ func (pl *GalerkinPlan) upload(s *hostSchedule) error {
 		{&pl.trow, s.trow, pl.needs(usersTiles)}, {&pl.trun, s.trun, pl.needs(usersTiles)}, {&pl.truns, s.truns, pl.needs(usersTiles)},
 		{&pl.tlist, asInt32(s.tlist), pl.needs(usersTiles)}, {&pl.pw, s.pw, pl.needs(usersPairs)}, {&pl.plist, s.plist, pl.needs(usersPairs)},
 		{&pl.acsel, s.acsel, pl.Symmetric && pl.needs(usersTCBPW)}, {&pl.acabsU, s.acabsU, pl.Symmetric && pl.needs(usersTCBPW)},
-		{&pl.wsel, s.wsel, pl.Symmetric && pl.prepared[GalerkinTCBlock]},
+		{&pl.wsel, s.wsel, pl.Symmetric && pl.needs(usersTCBAP)},
 	} {
 		src := st.src
 		if !st.need {

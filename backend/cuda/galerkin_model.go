@@ -306,17 +306,16 @@ func PredictGalerkin(s GalerkinStats, mc GalerkinMachine, v GalerkinVariant, sta
 			}
 		}
 		wWritten := W
-		if v == GalerkinTCBlock && s.Symmetric && s.NnzW > 0 {
+		if v == GalerkinTCBlock && s.Symmetric {
 			// The half's A·P computes only the W blocks it reads, picked by a list.
-			wWritten = int64(float64(W)*float64(s.NnzW-s.WUnread)/float64(s.NnzW)) + 4*(s.NnzW-s.WUnread)
+			wWritten = s.wHalf(W) + 4*(s.NnzW-s.WUnread)
 		}
 		bytesAP = A + P + wWritten + sw
 		bytesPW = W + P + Ac + sa + s.wRereads(mc, rows)
 	case GalerkinTCPairs:
-		// With the symmetric half it writes only the W blocks the half reads.
 		wWritten := W
-		if s.Symmetric && s.NnzW > 0 {
-			wWritten = int64(float64(W) * float64(s.NnzW-s.WUnread) / float64(s.NnzW))
+		if s.Symmetric {
+			wWritten = s.wHalf(W) // only the W blocks the half reads
 		}
 		bytesAP = A + P + wWritten + 12*s.PairProds + 16*s.PairEntries + 8
 		bytesPW = PredictGalerkin(s, mc, GalerkinTCBlock, StagePW).Bytes // the same kernel
@@ -420,6 +419,15 @@ func PredictGalerkin(s GalerkinStats, mc GalerkinMachine, v GalerkinVariant, sta
 		pr.Seconds = math.Max(pr.Seconds, pickStage(stage, ap*float64(mAP), pw*float64(mPW))/mc.L1Rate)
 	}
 	return pr
+}
+
+// wHalf returns the share of W's bytes w (of its NnzW blocks) in the blocks the
+// symmetric half reads: what tc-block and tc-pairs write with it.
+func (s GalerkinStats) wHalf(w int64) int64 {
+	if s.NnzW == 0 {
+		return w
+	}
+	return int64(float64(w) * float64(s.NnzW-s.WUnread) / float64(s.NnzW))
 }
 
 // SM cycles a tensor-core warp kernel spends per mma.m8n8k4 step of its product walk

@@ -74,7 +74,7 @@ func (s *hostSchedule) upperLists(mir []int64) {
 // J ≥ I sums P_iIᵀ·W_iJ over the fine rows i with a block P_iI, so W_iJ is read
 // exactly when row i of P has a column I ≤ J: when P's first column in row i (P's
 // rows are sorted) is at most J. The others (ex56 ne = 30: 23% of W's blocks, 12% of
-// A·P's products, the far coarse columns of each row) tc-pairs leaves out.
+// A·P's products, the far coarse columns of each row) tc-pairs and tc-block leave out.
 func (s *hostSchedule) unreadW(P *bsr.Matrix) []bool {
 	skip := make([]bool, len(s.wcol))
 	par.For(P.BlockRows, 0, 1024, func(lo, hi int) {
@@ -89,4 +89,16 @@ func (s *hostSchedule) unreadW(P *bsr.Matrix) []bool {
 		}
 	})
 	return skip
+}
+
+// readW returns the W blocks the half reads (those unreadW does not mark), in order:
+// tc-block's A·P computes only them. unread is their complement's size.
+func (s *hostSchedule) readW(unread int64) []int32 {
+	sel := make([]int32, 0, int64(len(s.wSkip))-unread)
+	for w, sk := range s.wSkip {
+		if !sk {
+			sel = append(sel, int32(w))
+		}
+	}
+	return sel
 }

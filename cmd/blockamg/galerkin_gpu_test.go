@@ -42,7 +42,7 @@ func TestGalerkinGPUArgs(t *testing.T) {
 // every level). Needs a GPU.
 func TestGalerkinGPULevels(t *testing.T) {
 	if err := cudadrv.Load(); err != nil {
-		t.Skipf("no CUDA driver: %v", err)
+		t.Skip(err)
 	}
 	t.Setenv("BLOCKAMG_GALERKIN_CUSPARSE", "0")
 	var out, errb bytes.Buffer
@@ -59,10 +59,10 @@ func TestGalerkinGPULevels(t *testing.T) {
 // step, and finds both correct (ex56 ne = 6). Needs a GPU and cuSPARSE.
 func TestGalerkinGPUCusparse(t *testing.T) {
 	if err := cudadrv.Load(); err != nil {
-		t.Skipf("no CUDA driver: %v", err)
+		t.Skip(err)
 	}
 	if _, err := cudadrv.LoadCusparse(); err != nil {
-		t.Skipf("no cuSPARSE: %v", err)
+		t.Skip(err)
 	}
 	t.Setenv("BLOCKAMG_GALERKIN_CUSPARSE", "1")
 	var out, errb bytes.Buffer

@@ -137,6 +137,9 @@ type GalerkinStats struct {
 	// PairEntries: the tc-pairs warps (W columns of fine-row pairs, 0 when not offered);
 	// PairProds: their merged products (mma steps).
 	PairEntries, PairProds int64
+	// ABand: A's upper bandwidth, the largest k − i over its blocks (i, k): how far
+	// past fine row i lie the P rows that row reads (tc-pairs' P prefetch lead).
+	ABand int
 	// NnzAcUpper, ProdPWUpper: the Ac blocks on and above the diagonal and their
 	// Pᵀ·W products, what the symmetric half computes; Symmetric: the plan computes
 	// it (Options.Symmetric) for tc-block, smem-tiles and tc-pairs.
@@ -742,6 +745,12 @@ func asInt32(u []uint32) []int32 {
 	return unsafe.Slice((*int32)(unsafe.Pointer(unsafe.SliceData(u))), len(u))
 }
 
+// pairPrefetchAhead is how many thread blocks ahead of itself a tc-pairs A·P block
+// asks L2 for the lines of A, the lists and P that block will read first
+// (gal_prefetch_share in kernels/galerkin.cu). H200, ex56 fine level: 8 and 32 gave
+// the same times, 2048 lost the gain (the lines were gone, or not yet needed, by then).
+const pairPrefetchAhead = 8
+
 // Who reads each schedule buffer (kernels/galerkin.cu, NumericStage).
 var (
 	usersListed  = []GalerkinVariant{GalerkinInspectorBlock, GalerkinInspectorRows, GalerkinFused} // packed lists with their rows
@@ -1123,8 +1132,15 @@ func (pl *GalerkinPlan) NumericStage(v GalerkinVariant, stage Stage, A, P *Matri
 		if doAP {
 			ne := st.PairEntries
 			pw, pwptr, plist := pl.pw.Ptr(), pl.pwptr.Ptr(), pl.plist.Ptr()
-			run("gal_w_tcp_"+tag, blocksFor(ne*32), func() {
-				b.args.I32(rr).I32(cc).I64(ne).Ptr(pw).Ptr(pwptr).Ptr(plist).Ptr(aval).Ptr(pval).Ptr(wval)
+			// The L2 shares each block asks for (gal_prefetch_share): A's values and
+			// the lists a block, P's values a block, P's lead in blocks.
+			nb := blocksFor(ne * 32)
+			per := func(bytes int64) float64 { return float64(bytes) / float64(nb) }
+			plead := int32(float64(st.ABand) * float64(nb) / float64(max(st.N, 1)))
+			run("gal_w_tcp_"+tag, nb, func() {
+				b.args.I32(rr).I32(cc).I64(ne).Ptr(pw).Ptr(pwptr).Ptr(plist).Ptr(aval).Ptr(pval).Ptr(wval).
+					F64(per(st.NnzA * int64(rr*rr*8))).F64(per(st.PairProds * 12)).F64(per(st.NnzP * int64(rr*cc*8))).
+					I32(pairPrefetchAhead).I32(plead)
 			})
 		}
 		if doPW {
@@ -1267,6 +1283,11 @@ func (s *hostSchedule) stats(A, P *bsr.Matrix, sym bool) (GalerkinStats, error) 
 	}
 	if pairsOffered(P.R) {
 		st.PairEntries, st.PairProds = s.pairCounts(A, P)
+	}
+	for i := range A.BlockRows {
+		if e := A.RowPtr[i+1]; e > A.RowPtr[i] {
+			st.ABand = max(st.ABand, int(A.ColIdx[e-1])-i)
+		}
 	}
 	st.NnzAcUpper, st.ProdPWUpper = s.upperCounts()
 	st.Symmetric = sym

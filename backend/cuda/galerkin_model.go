@@ -440,11 +440,13 @@ func (s GalerkinStats) wHalf(w int64) int64 {
 // tc-block or tc-pairs first depending on the measured bandwidth (a solve picked
 // tc-block, 25% slower at ne = 100, once). Out of sample, ne = 100 fine level: tc-pairs
 // A·P 5.47 ms predicted, 5.61 measured; Pᵀ·W 2.12 and 2.14; ne = 64 6×6 level 1 (two
-// steps a product): A·P 0.223 and 0.182, Pᵀ·W 0.151 and 0.147.
+// steps a product): A·P 0.223 and 0.182, Pᵀ·W 0.151 and 0.147. tc-pairs refitted
+// after its L2 prefetch (eleventh pass: A·P 1.056 ms for 1.92·10⁷ merged steps with
+// the symmetric half's skip; 17.2 before).
 const (
 	tcbCyclesAP   = 15.3
 	tcbCyclesPW   = 11.4
-	tcPairsCycles = 17.2
+	tcPairsCycles = 14.4
 	// tcbCyclesPWSym: the symmetric half (gal_ac_tcb with sel), per product, fitted
 	// on the same level (ninth pass: 0.356 ms for 6.94·10⁶ products, Nsight
 	// Compute). More than the full kernel's: each warp also stores the mirror, and a

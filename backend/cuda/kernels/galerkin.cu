@@ -990,6 +990,18 @@ __device__ __forceinline__ void gal_w_tcb(int rr, int cc, i64 n, const int* __re
     }
 }
 
+// gal_prefetch_share asks L2 for thread block j's linear share of an array that a
+// kernel's blocks read roughly in order, per bytes a block from x: bytes
+// [per·j, per·(j+1)), a prefetch.global.L2 a 128-byte line from the first warp's lanes.
+// Nothing waits on a prefetch. j past the last block, or per 0, asks nothing.
+__device__ __forceinline__ void gal_prefetch_share(const void* x, double per, i64 j)
+{
+    if (threadIdx.x >= 32 || per <= 0.0 || j >= (i64)gridDim.x) return;
+    const i64 x0 = (i64)(per * (double)j) & ~(i64)127, x1 = (i64)(per * (double)(j + 1));
+    for (i64 o = x0 + 128 * (i64)threadIdx.x; o < x1; o += 128 * 32)
+        asm volatile("prefetch.global.L2 [%0];" ::"l"((const char*)x + o));
+}
+
 // W = A·P, tc-pairs: warp per pair entry, the W blocks (pw.x of fine row 2q, pw.y of
 // row 2q+1; −1 where absent) whose merged product list holds (A block of row 2q, A
 // block of row 2q+1, P block) triples, −1 for an absent A block (galerkin_pairs.go).
@@ -1006,14 +1018,27 @@ __device__ __forceinline__ void gal_w_tcb(int rr, int cc, i64 n, const int* __re
 // odd last product outside the loop, so no per-product bounds test. Two products a
 // round at 32 registers (eight blocks of 256 threads a multiprocessor): four spilled,
 // and 40 registers without spills kept fewer warps and ran slower.
+//
+// Each block first asks L2 (gal_prefetch_share) for the linear shares of A's values and
+// of the product lists of the block `ahead` blocks on, and of P's values `plead`
+// blocks further (the P rows a fine row reads lie up to A's bandwidth rows ahead of
+// it). Blocks run in row-pair order, so these are about the lines that block will
+// miss on first touch; asked for at once, in order, they cost less than the warps'
+// scattered misses. H200, ex56 fine level, A·P: ne = 64 1.20 → 1.06–1.09 ms; ne = 100
+// 4.70–4.81 → 4.62–4.71, within the spread between leases. `ahead` 8 or 32 the same,
+// 2048 no gain; the same for W and the lists of Pᵀ·W gained nothing (BENCHMARKS.md,
+// eleventh pass).
 template <int R_, int C_>
 __device__ __forceinline__ void gal_w_tcp(int rr, int cc, i64 n, const int2* __restrict__ pw,
                                           const i64* __restrict__ pwptr, const int* __restrict__ plist,
                                           const double* __restrict__ aval, const double* __restrict__ pval,
-                                          double* __restrict__ wval)
+                                          double* __restrict__ wval, double aper, double lper, double pper, int ahead, int plead)
 {
     const int R = R_ ? R_ : rr;
     const int C = C_ ? C_ : cc;
+    gal_prefetch_share(aval, aper, blockIdx.x + ahead);
+    gal_prefetch_share(plist, lper, blockIdx.x + ahead);
+    gal_prefetch_share(pval, pper, blockIdx.x + ahead + plead);
     const i64 b = ((i64)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
     if (b >= n) return;
     const int lane = threadIdx.x & 31, g = lane >> 2, tg = lane & 3;
@@ -1586,9 +1611,9 @@ __device__ __forceinline__ void gal_w_tile(int rr, int cc, int ntile, const int*
     GAL_TILE(R, C, TAG)                                                                                       \
     extern "C" __global__ void __launch_bounds__(THREADS, 8) gal_w_tcp_##TAG(                                \
         int rr, int cc, i64 n, const int2* pw, const i64* pwptr, const int* plist, const double* aval,        \
-        const double* pval, double* wval)                                                                     \
+        const double* pval, double* wval, double aper, double lper, double pper, int ahead, int plead)      \
     {                                                                                                         \
-        gal_w_tcp<R, C>(rr, cc, n, pw, pwptr, plist, aval, pval, wval);                                      \
+        gal_w_tcp<R, C>(rr, cc, n, pw, pwptr, plist, aval, pval, wval, aper, lper, pper, ahead, plead);     \
     }
 
 #define GAL_TCR(R, C, TAG, NW)                                                                                \

@@ -745,11 +745,22 @@ func asInt32(u []uint32) []int32 {
 	return unsafe.Slice((*int32)(unsafe.Pointer(unsafe.SliceData(u))), len(u))
 }
 
-// pairPrefetchAhead is how many thread blocks ahead of itself a tc-pairs A·P block
-// asks L2 for the lines of A, the lists and P that block will read first
-// (gal_prefetch_share in kernels/galerkin.cu). H200, ex56 fine level: 8 and 32 gave
-// the same times, 2048 lost the gain (the lines were gone, or not yet needed, by then).
-const pairPrefetchAhead = 8
+// prefetchAhead is how many thread blocks ahead of itself a tc-pairs or tc-block A·P
+// block asks L2 for the lines of A, the list and P that block will read first
+// (gal_prefetch_share in kernels/galerkin.cu, l2Shares). H200, ex56 fine level: 8, 32
+// and 512 gave the same times; at 2048 the gain was gone.
+const prefetchAhead = 8
+
+// l2Shares returns the arguments of gal_prefetch_share (kernels/galerkin.cu) for an
+// A·P kernel of nb thread blocks that reads A's values, a product list of listBytes
+// and P's values in about fine-row order: the bytes of each a block, and P's lead in
+// blocks (A's bandwidth in rows, scaled to blocks: the P rows a fine row reads lie up
+// to that far past it).
+func (st GalerkinStats) l2Shares(nb uint32, listBytes int64) (aper, lper, pper float64, plead int32) {
+	per := func(bytes int64) float64 { return float64(bytes) / float64(max(nb, 1)) }
+	plead = int32(float64(st.ABand) * float64(nb) / float64(max(st.N, 1)))
+	return per(st.NnzA * int64(st.R*st.R*8)), per(listBytes), per(st.NnzP * int64(st.R*st.C*8)), plead
+}
 
 // Who reads each schedule buffer (kernels/galerkin.cu, NumericStage).
 var (
@@ -1079,8 +1090,11 @@ func (pl *GalerkinPlan) NumericStage(v GalerkinVariant, stage Stage, A, P *Matri
 			if pl.Symmetric {
 				n, sel = int64(pl.wsel.Len()), pl.wsel.Ptr()
 			}
-			run("gal_w_tcb_"+tag, blocksFor(n*32), func() {
-				b.args.I32(rr).I32(cc).I64(n).Ptr(sel).Ptr(wptr).Ptr(wabs).Ptr(aval).Ptr(pval).Ptr(wval)
+			nb := blocksFor(n * 32)
+			aper, lper, pper, plead := st.l2Shares(nb, st.ProdAP*8)
+			run("gal_w_tcb_"+tag, nb, func() {
+				b.args.I32(rr).I32(cc).I64(n).Ptr(sel).Ptr(wptr).Ptr(wabs).Ptr(aval).Ptr(pval).Ptr(wval).
+					F64(aper).F64(lper).F64(pper).I32(prefetchAhead).I32(plead)
 			})
 		}
 		if doPW {
@@ -1132,15 +1146,11 @@ func (pl *GalerkinPlan) NumericStage(v GalerkinVariant, stage Stage, A, P *Matri
 		if doAP {
 			ne := st.PairEntries
 			pw, pwptr, plist := pl.pw.Ptr(), pl.pwptr.Ptr(), pl.plist.Ptr()
-			// The L2 shares each block asks for (gal_prefetch_share): A's values and
-			// the lists a block, P's values a block, P's lead in blocks.
 			nb := blocksFor(ne * 32)
-			per := func(bytes int64) float64 { return float64(bytes) / float64(nb) }
-			plead := int32(float64(st.ABand) * float64(nb) / float64(max(st.N, 1)))
+			aper, lper, pper, plead := st.l2Shares(nb, st.PairProds*12)
 			run("gal_w_tcp_"+tag, nb, func() {
 				b.args.I32(rr).I32(cc).I64(ne).Ptr(pw).Ptr(pwptr).Ptr(plist).Ptr(aval).Ptr(pval).Ptr(wval).
-					F64(per(st.NnzA * int64(rr*rr*8))).F64(per(st.PairProds * 12)).F64(per(st.NnzP * int64(rr*cc*8))).
-					I32(pairPrefetchAhead).I32(plead)
+					F64(aper).F64(lper).F64(pper).I32(prefetchAhead).I32(plead)
 			})
 		}
 		if doPW {

@@ -440,11 +440,13 @@ func (s GalerkinStats) wHalf(w int64) int64 {
 // tc-block or tc-pairs first depending on the measured bandwidth (a solve picked
 // tc-block, 25% slower at ne = 100, once). Out of sample, ne = 100 fine level: tc-pairs
 // A·P 5.47 ms predicted, 5.61 measured; Pᵀ·W 2.12 and 2.14; ne = 64 6×6 level 1 (two
-// steps a product): A·P 0.223 and 0.182, Pᵀ·W 0.151 and 0.147. tc-pairs refitted
-// after its L2 prefetch (eleventh pass: A·P 1.056 ms for 1.92·10⁷ merged steps with
-// the symmetric half's skip; 17.2 before).
+// steps a product): A·P 0.223 and 0.182, Pᵀ·W 0.151 and 0.147. Both A·P kernels
+// refitted after their L2 prefetch (eleventh pass, with the symmetric half's skip):
+// tc-pairs 1.056 ms for 1.92·10⁷ merged steps (17.2 before), tc-block 1.594 ms for
+// 2.86·10⁷ products (15.3 before). Out of sample, ne = 64 6×6 level 1: tc-block A·P
+// 0.16 ms measured.
 const (
-	tcbCyclesAP   = 15.3
+	tcbCyclesAP   = 14.6
 	tcbCyclesPW   = 11.4
 	tcPairsCycles = 14.4
 	// tcbCyclesPWSym: the symmetric half (gal_ac_tcb with sel), per product, fitted

@@ -2,6 +2,8 @@ package cuda
 
 import (
 	"bytes"
+	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -74,6 +76,18 @@ func TestChooseVariant(t *testing.T) {
 		}
 		if found != tc.specialis {
 			t.Errorf("%d×%d: variant %v instantiated = %v, want %v", tc.r, tc.c, v, found, tc.specialis)
+		}
+	}
+}
+
+// TestKernelConstants checks that the constants launchers share with the kernel source
+// agree: the block size (kernels/common.cuh's THREADS) and the tc-pairs entries a warp
+// (kernels/galerkin.cu's GAL_PAIR_ENTRIES), which size the grids. No GPU needed.
+func TestKernelConstants(t *testing.T) {
+	src := Source()
+	for name, v := range map[string]int{"THREADS": threads, "GAL_PAIR_ENTRIES": pairEntriesPerWarp} {
+		if def := fmt.Sprintf("#define %s %d\n", name, v); !strings.Contains(src, def) {
+			t.Errorf("the kernel source lacks %q, the launchers' value", strings.TrimSpace(def))
 		}
 	}
 }

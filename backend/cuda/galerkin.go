@@ -78,8 +78,8 @@ const (
 	// at precomputed tile-local positions (search-free). Ac = Pᵀ·W as in tc-block.
 	// Offered when every fine row's P union fits the tile buffer (Available).
 	GalerkinSmemTiles GalerkinVariant = "smem-tiles"
-	// GalerkinTCPairs is tc-block with fine rows paired in W = A·P: a warp owns the W
-	// blocks (2q, J) and (2q+1, J) and computes both with one mma.m8n8k4 per product of
+	// GalerkinTCPairs is tc-block with fine rows paired in W = A·P: a pair entry, the W
+	// blocks (2q, J) and (2q+1, J), is computed by one warp with one mma.m8n8k4 per product of
 	// the merged list, the two rows' A blocks stacked in its left operand (see
 	// galerkin_pairs.go); the W blocks are bitwise tc-block's. Ac = Pᵀ·W as in tc-block.
 	// Offered for A blocks of at most 4×4.
@@ -134,7 +134,8 @@ type GalerkinStats struct {
 	// Tiles: the smem-tiles A·P tiles (0: not offered, a fine row's P union does not
 	// fit); TileBlocks: the P blocks they stage, Σ over tiles.
 	Tiles, TileBlocks int64
-	// PairEntries: the tc-pairs warps (W columns of fine-row pairs, 0 when not offered);
+	// PairEntries: the tc-pairs entries (W columns of fine-row pairs, each one warp's
+	// work; 0 when not offered);
 	// PairProds: their merged products (mma steps).
 	PairEntries, PairProds int64
 	// ABand: A's upper bandwidth, the largest k − i over its blocks (i, k): how far
@@ -762,6 +763,12 @@ func (st GalerkinStats) l2Shares(nb uint32, listBytes int64) (aper, lper, pper f
 	return per(st.NnzA * int64(st.R*st.R*8)), per(listBytes), per(st.NnzP * int64(st.R*st.C*8)), plead
 }
 
+// pairEntriesPerWarp is the number of pair entries a tc-pairs warp computes in turn
+// (kernels/galerkin.cu's GAL_PAIR_ENTRIES must match): a thread block holds its
+// multiprocessor slot until its longest warp is done, and two entries a warp even out
+// their lengths (H200, ex56 ne = 64 fine level 1.45 → 1.34 ms; BENCHMARKS.md).
+const pairEntriesPerWarp = 2
+
 // Who reads each schedule buffer (kernels/galerkin.cu, NumericStage).
 var (
 	usersListed  = []GalerkinVariant{GalerkinInspectorBlock, GalerkinInspectorRows, GalerkinFused} // packed lists with their rows
@@ -1146,7 +1153,8 @@ func (pl *GalerkinPlan) NumericStage(v GalerkinVariant, stage Stage, A, P *Matri
 		if doAP {
 			ne := st.PairEntries
 			pw, pwptr, plist := pl.pw.Ptr(), pl.pwptr.Ptr(), pl.plist.Ptr()
-			nb := blocksFor(ne * 32)
+			// pairEntriesPerWarp entries a warp, threads/32 warps a block.
+			nb := uint32((ne + pairEntriesPerWarp*threads/32 - 1) / (pairEntriesPerWarp * threads / 32))
 			aper, lper, pper, plead := st.l2Shares(nb, st.PairProds*12)
 			run("gal_w_tcp_"+tag, nb, func() {
 				b.args.I32(rr).I32(cc).I64(ne).Ptr(pw).Ptr(pwptr).Ptr(plist).Ptr(aval).Ptr(pval).Ptr(wval).

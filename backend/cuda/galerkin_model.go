@@ -442,13 +442,14 @@ func (s GalerkinStats) wHalf(w int64) int64 {
 // A·P 5.47 ms predicted, 5.61 measured; Pᵀ·W 2.12 and 2.14; ne = 64 6×6 level 1 (two
 // steps a product): A·P 0.223 and 0.182, Pᵀ·W 0.151 and 0.147. Both A·P kernels
 // refitted after their L2 prefetch (eleventh pass, with the symmetric half's skip):
-// tc-pairs 1.056 ms for 1.92·10⁷ merged steps (17.2 before), tc-block 1.594 ms for
+// tc-pairs 0.981 ms for 1.92·10⁷ merged steps, with two pair entries a warp (17.2
+// before the prefetch, 14.4 with it and one entry a warp), tc-block 1.594 ms for
 // 2.86·10⁷ products (15.3 before). Out of sample, ne = 64 6×6 level 1: tc-block A·P
 // 0.16 ms measured.
 const (
 	tcbCyclesAP   = 14.6
 	tcbCyclesPW   = 11.4
-	tcPairsCycles = 14.4
+	tcPairsCycles = 13.4
 	// tcbCyclesPWSym: the symmetric half (gal_ac_tcb with sel), per product, fitted
 	// on the same level (ninth pass: 0.356 ms for 6.94·10⁶ products, Nsight
 	// Compute). More than the full kernel's: each warp also stores the mirror, and a

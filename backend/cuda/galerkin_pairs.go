@@ -11,13 +11,14 @@ import (
 // R×R A block fills R rows (3 of 8 for elasticity). Fine rows 2q and 2q+1 are
 // neighbours in any mesh numbering, so they meet mostly the same A columns k and, for
 // a coarse column J, the same P blocks P_kJ: stacking A_{2q,k} over A_{2q+1,k} in one
-// left operand computes both rows' products with P_kJ in one mma. A warp owns the pair
-// of W blocks (2q, J), (2q+1, J) (either may be absent) and walks the union of their
-// product lists, merged by k; a product that only one row has leaves the other half of
-// the operand zero. At ex56 ne = 64 the union is 0.67 of the products, and the pairs
-// 1.9M warps for 3.3M W blocks. The sums are tc-block's, term for term and in the
-// same order (an absent half adds exact zeros to the other row's accumulators), so the
-// W blocks are bitwise tc-block's.
+// left operand computes both rows' products with P_kJ in one mma. A pair entry, the W
+// blocks (2q, J) and (2q+1, J) (either may be absent), is one warp's work: it walks
+// the union of their product lists, merged by k; a product that only one row has
+// leaves the other half of the operand zero. At ex56 ne = 64 the union is 0.67 of the
+// products, and the pairs 1.9M entries for 3.3M W blocks (a warp computes
+// pairEntriesPerWarp of them in turn). The sums are tc-block's, term for term and in
+// the same order (an absent half adds exact zeros to the other row's accumulators), so
+// the W blocks are bitwise tc-block's.
 
 // pairsOffered reports whether R×R blocks stack two to an 8-row operand.
 func pairsOffered(r int) bool { return 2*r <= 8 }

@@ -1008,7 +1008,11 @@ __device__ __forceinline__ void gal_w_tcb(int rr, int cc, i64 n, const int* __re
     }
 }
 
-// W = A·P, tc-pairs: warp per pair entry, the W blocks (pw.x of fine row 2q, pw.y of
+// GAL_PAIR_ENTRIES: the pair entries a tc-pairs warp computes (gal_w_tcp); Go's
+// pairEntriesPerWarp (galerkin.go) must match.
+#define GAL_PAIR_ENTRIES 2
+
+// W = A·P, tc-pairs: a warp per pair entry (GAL_PAIR_ENTRIES in turn), the W blocks (pw.x of fine row 2q, pw.y of
 // row 2q+1; −1 where absent) whose merged product list holds (A block of row 2q, A
 // block of row 2q+1, P block) triples, −1 for an absent A block (galerkin_pairs.go).
 // The left operand stacks the two A blocks (rows 0..R−1 and R..2R−1 of the 8, R ≤ 4:
@@ -1034,19 +1038,45 @@ __device__ __forceinline__ void gal_w_tcb(int rr, int cc, i64 n, const int* __re
 // 4.70–4.81 → 4.62–4.71, within the spread between leases. `ahead` 8 or 32 the same,
 // 2048 no gain; the same for W and the lists of Pᵀ·W gained nothing (BENCHMARKS.md,
 // eleventh pass).
+//
+// Each warp computes GAL_PAIR_ENTRIES entries in turn, the block's warps on
+// consecutive entries each round (block x, round k, warp w: entry (x·K + k)·8 + w). A
+// block keeps its multiprocessor slot until its longest warp is done, and entries
+// differ in length; two entries a warp even that out (H200, ex56 ne = 64 fine level:
+// 1.45 → 1.34 ms; four: 1.41 (ne = 100: 6.18 → 5.95); eight: 1.62; blocks of 128
+// threads instead: 1.42, of 64: 1.51).
+template <int R_, int C_>
+__device__ __forceinline__ void gal_w_tcp_entry(int rr, int cc, i64 b, const int2* __restrict__ pw,
+                                                const i64* __restrict__ pwptr, const int* __restrict__ plist,
+                                                const double* __restrict__ aval, const double* __restrict__ pval,
+                                                double* __restrict__ wval);
+
 template <int R_, int C_>
 __device__ __forceinline__ void gal_w_tcp(int rr, int cc, i64 n, const int2* __restrict__ pw,
                                           const i64* __restrict__ pwptr, const int* __restrict__ plist,
                                           const double* __restrict__ aval, const double* __restrict__ pval,
                                           double* __restrict__ wval, double aper, double lper, double pper, int ahead, int plead)
 {
-    const int R = R_ ? R_ : rr;
-    const int C = C_ ? C_ : cc;
     gal_prefetch_share(aval, aper, blockIdx.x + ahead);
     gal_prefetch_share(plist, lper, blockIdx.x + ahead);
     gal_prefetch_share(pval, pper, blockIdx.x + ahead + plead);
-    const i64 b = ((i64)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
-    if (b >= n) return;
+    const int wib = threadIdx.x >> 5, nwb = blockDim.x >> 5;
+    for (int k = 0; k < GAL_PAIR_ENTRIES; k++) {
+        const i64 b = ((i64)blockIdx.x * GAL_PAIR_ENTRIES + k) * nwb + wib;
+        if (b >= n) return;
+        gal_w_tcp_entry<R_, C_>(rr, cc, b, pw, pwptr, plist, aval, pval, wval);
+    }
+}
+
+// gal_w_tcp_entry computes pair entry b's two W blocks (gal_w_tcp).
+template <int R_, int C_>
+__device__ __forceinline__ void gal_w_tcp_entry(int rr, int cc, i64 b, const int2* __restrict__ pw,
+                                                const i64* __restrict__ pwptr, const int* __restrict__ plist,
+                                                const double* __restrict__ aval, const double* __restrict__ pval,
+                                                double* __restrict__ wval)
+{
+    const int R = R_ ? R_ : rr;
+    const int C = C_ ? C_ : cc;
     const int lane = threadIdx.x & 31, g = lane >> 2, tg = lane & 3;
     const int half = g < R ? 0 : 1;
     const bool xok = g < 2 * R && tg < R;

@@ -78,11 +78,11 @@ const (
 	// at precomputed tile-local positions (search-free). Ac = Pᵀ·W as in tc-block.
 	// Offered when every fine row's P union fits the tile buffer (Available).
 	GalerkinSmemTiles GalerkinVariant = "smem-tiles"
-	// GalerkinTCPairs is tc-block with fine rows paired in W = A·P: a pair entry, the W
-	// blocks (2q, J) and (2q+1, J), is computed by one warp with one mma.m8n8k4 per product of
-	// the merged list, the two rows' A blocks stacked in its left operand (see
-	// galerkin_pairs.go); the W blocks are bitwise tc-block's. Ac = Pᵀ·W as in tc-block.
-	// Offered for A blocks of at most 4×4.
+	// GalerkinTCPairs is tc-block with fine rows paired in W = A·P: one warp computes a
+	// pair entry, the W blocks (2q, J) and (2q+1, J), with one mma.m8n8k4 per product
+	// of their merged list, the two rows' A blocks stacked in its left operand (see
+	// galerkin_pairs.go); the W blocks are bitwise tc-block's. Ac = Pᵀ·W as in
+	// tc-block. Offered for A blocks of at most 4×4.
 	GalerkinTCPairs GalerkinVariant = "tc-pairs"
 )
 

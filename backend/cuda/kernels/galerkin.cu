@@ -1012,9 +1012,10 @@ __device__ __forceinline__ void gal_w_tcb(int rr, int cc, i64 n, const int* __re
 // pairEntriesPerWarp (galerkin.go) must match.
 #define GAL_PAIR_ENTRIES 2
 
-// W = A·P, tc-pairs: a warp per pair entry (GAL_PAIR_ENTRIES in turn), the W blocks (pw.x of fine row 2q, pw.y of
-// row 2q+1; −1 where absent) whose merged product list holds (A block of row 2q, A
-// block of row 2q+1, P block) triples, −1 for an absent A block (galerkin_pairs.go).
+// W = A·P, tc-pairs: a warp per pair entry (GAL_PAIR_ENTRIES of them in turn), the W
+// blocks (pw.x of fine row 2q, pw.y of row 2q+1; −1 where absent) whose merged product
+// list holds (A block of row 2q, A block of row 2q+1, P block) triples, −1 for an
+// absent A block (galerkin_pairs.go).
 // The left operand stacks the two A blocks (rows 0..R−1 and R..2R−1 of the 8, R ≤ 4:
 // one k chunk), the right one is P's block as in tc-block, so each W block's entries
 // get tc-block's terms in tc-block's order (an absent block's rows add exact zeros).

@@ -1153,8 +1153,8 @@ func (pl *GalerkinPlan) NumericStage(v GalerkinVariant, stage Stage, A, P *Matri
 		if doAP {
 			ne := st.PairEntries
 			pw, pwptr, plist := pl.pw.Ptr(), pl.pwptr.Ptr(), pl.plist.Ptr()
-			// pairEntriesPerWarp entries a warp, threads/32 warps a block.
-			nb := uint32((ne + pairEntriesPerWarp*threads/32 - 1) / (pairEntriesPerWarp * threads / 32))
+			// A warp (32 threads) per pairEntriesPerWarp entries.
+			nb := blocksFor((ne + pairEntriesPerWarp - 1) / pairEntriesPerWarp * 32)
 			aper, lper, pper, plead := st.l2Shares(nb, st.PairProds*12)
 			run("gal_w_tcp_"+tag, nb, func() {
 				b.args.I32(rr).I32(cc).I64(ne).Ptr(pw).Ptr(pwptr).Ptr(plist).Ptr(aval).Ptr(pval).Ptr(wval).

@@ -1046,30 +1046,9 @@ __device__ __forceinline__ void gal_w_tcb(int rr, int cc, i64 n, const int* __re
 // differ in length; two entries a warp even that out (H200, ex56 ne = 64 fine level:
 // 1.45 → 1.34 ms; four: 1.41 (ne = 100: 6.18 → 5.95); eight: 1.62; blocks of 128
 // threads instead: 1.42, of 64: 1.51).
-template <int R_, int C_>
-__device__ __forceinline__ void gal_w_tcp_entry(int rr, int cc, i64 b, const int2* __restrict__ pw,
-                                                const i64* __restrict__ pwptr, const int* __restrict__ plist,
-                                                const double* __restrict__ aval, const double* __restrict__ pval,
-                                                double* __restrict__ wval);
-
-template <int R_, int C_>
-__device__ __forceinline__ void gal_w_tcp(int rr, int cc, i64 n, const int2* __restrict__ pw,
-                                          const i64* __restrict__ pwptr, const int* __restrict__ plist,
-                                          const double* __restrict__ aval, const double* __restrict__ pval,
-                                          double* __restrict__ wval, double aper, double lper, double pper, int ahead, int plead)
-{
-    gal_prefetch_share(aval, aper, blockIdx.x + ahead);
-    gal_prefetch_share(plist, lper, blockIdx.x + ahead);
-    gal_prefetch_share(pval, pper, blockIdx.x + ahead + plead);
-    const int wib = threadIdx.x >> 5, nwb = blockDim.x >> 5;
-    for (int k = 0; k < GAL_PAIR_ENTRIES; k++) {
-        const i64 b = ((i64)blockIdx.x * GAL_PAIR_ENTRIES + k) * nwb + wib;
-        if (b >= n) return;
-        gal_w_tcp_entry<R_, C_>(rr, cc, b, pw, pwptr, plist, aval, pval, wval);
-    }
-}
-
-// gal_w_tcp_entry computes pair entry b's two W blocks (gal_w_tcp).
+//
+// gal_w_tcp_entry computes pair entry b's two W blocks; gal_w_tcp, after it, runs
+// GAL_PAIR_ENTRIES of them a warp.
 template <int R_, int C_>
 __device__ __forceinline__ void gal_w_tcp_entry(int rr, int cc, i64 b, const int2* __restrict__ pw,
                                                 const i64* __restrict__ pwptr, const int* __restrict__ plist,
@@ -1116,6 +1095,24 @@ __device__ __forceinline__ void gal_w_tcp_entry(int rr, int cc, i64 b, const int
             if (2 * tg < C) out[2 * tg] = c0;
             if (2 * tg + 1 < C) out[2 * tg + 1] = c1;
         }
+    }
+}
+
+// gal_w_tcp: the L2 prefetch, then GAL_PAIR_ENTRIES entries a warp (see above).
+template <int R_, int C_>
+__device__ __forceinline__ void gal_w_tcp(int rr, int cc, i64 n, const int2* __restrict__ pw,
+                                          const i64* __restrict__ pwptr, const int* __restrict__ plist,
+                                          const double* __restrict__ aval, const double* __restrict__ pval,
+                                          double* __restrict__ wval, double aper, double lper, double pper, int ahead, int plead)
+{
+    gal_prefetch_share(aval, aper, blockIdx.x + ahead);
+    gal_prefetch_share(plist, lper, blockIdx.x + ahead);
+    gal_prefetch_share(pval, pper, blockIdx.x + ahead + plead);
+    const int wib = threadIdx.x >> 5, nwb = blockDim.x >> 5;
+    for (int k = 0; k < GAL_PAIR_ENTRIES; k++) {
+        const i64 b = ((i64)blockIdx.x * GAL_PAIR_ENTRIES + k) * nwb + wib;
+        if (b >= n) return;
+        gal_w_tcp_entry<R_, C_>(rr, cc, b, pw, pwptr, plist, aval, pval, wval);
     }
 }
 

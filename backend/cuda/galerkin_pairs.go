@@ -1,6 +1,7 @@
 package cuda
 
 import (
+	"cmp"
 	"slices"
 
 	"blockamg/bsr"
@@ -58,8 +59,9 @@ const pairGroup = 8
 // pairLists builds the tc-pairs schedule: per pair entry its two W blocks (pw, −1
 // where absent) and the start of its merged products (pwptr), per product its two A
 // blocks (−1 where absent) and P block (plist, triples). The entries of each group of
-// pairGroup row pairs are ordered by W column, then row pair. Groups are filled in
-// parallel at the offsets pairCounts found (it runs first when it has not).
+// pairGroup row pairs are ordered by W column, then row pair, and then each thread
+// block's entries by length (balanceBlocks). Groups are filled in parallel at the
+// offsets pairCounts found (it runs first when it has not).
 func (s *hostSchedule) pairLists(A, P *bsr.Matrix) {
 	np := (A.BlockRows + 1) / 2
 	if s.pairEnt == nil {
@@ -105,8 +107,60 @@ func (s *hostSchedule) pairLists(A, P *bsr.Matrix) {
 			}
 		}
 	})
+	balanceBlocks(pw, pwptr, plist)
 	s.pw, s.pwptr, s.plist = pw, pwptr, plist
 	s.pairEnt, s.pairProd = nil, nil
+}
+
+// blockEntries is the number of consecutive pair entries one thread block of the
+// tc-pairs kernel computes: pairEntriesPerWarp rounds of one entry for each of its
+// warps (kernels/galerkin.cu, gal_w_tcp: block x, round k, warp w computes entry
+// (x·pairEntriesPerWarp + k)·warps + w).
+const blockEntries = pairEntriesPerWarp * threads / 32
+
+// balanceBlocks reorders the entries within each full window of blockEntries (one
+// thread block's) so that its warps get about equal work: sorted by falling list length
+// (stable), round k takes the next warps-many entries, in order for even k and reversed
+// for odd k, so with two rounds warp w does the w-th longest and the w-th shortest. A
+// block holds its multiprocessor slot until its slowest warp is done; at ex56 ne = 40
+// this raises the useful share of that time from 0.67 to 0.87. Which entries share a
+// block, and so what its warps share in L1, is unchanged; sorting whole groups by
+// length instead reached 0.86 but lost that sharing (H200, ex56 ne = 64 fine level:
+// A·P 0.956 → 0.915 ms with this, 0.941 with the group sort; BENCHMARKS.md). Each
+// window's products stay in the window's range of plist, so the windows are
+// rearranged in place, in parallel. A last, partial window stays as it is.
+func balanceBlocks(pw []int32, pwptr []int64, plist []int32) {
+	const warps = threads / 32
+	n := len(pwptr) - 1
+	par.For(n/blockEntries, 0, 256, func(lo, hi int) {
+		var order [blockEntries]int
+		var start, length [blockEntries]int64
+		var pws [2 * blockEntries]int32
+		var buf []int32
+		for x := lo; x < hi; x++ {
+			e0 := x * blockEntries
+			t0 := pwptr[e0]
+			for i := range order {
+				order[i] = i
+				start[i], length[i] = pwptr[e0+i]-t0, pwptr[e0+i+1]-pwptr[e0+i]
+			}
+			slices.SortStableFunc(order[:], func(a, b int) int { return cmp.Compare(length[b], length[a]) })
+			buf = append(buf[:0], plist[3*t0:3*pwptr[e0+blockEntries]]...)
+			copy(pws[:], pw[2*e0:2*(e0+blockEntries)])
+			t := t0
+			for slot := range blockEntries {
+				k, w := slot/warps, slot%warps
+				if k%2 == 1 {
+					w = warps - 1 - w
+				}
+				src := order[k*warps+w]
+				pw[2*(e0+slot)], pw[2*(e0+slot)+1] = pws[2*src], pws[2*src+1]
+				copy(plist[3*t:], buf[3*start[src]:3*(start[src]+length[src])])
+				pwptr[e0+slot] = t
+				t += length[src]
+			}
+		}
+	})
 }
 
 // walkPair visits the W columns of fine rows 2q and 2q+1 in order, calling entry with

@@ -417,3 +417,75 @@ func pairsW(t *testing.T, s *hostSchedule, A, P *bsr.Matrix) []float64 {
 	}
 	return W
 }
+
+// TestBalanceBlocks checks balanceBlocks on made-up entries (entry e: W blocks e and
+// −e−1, products (e, j, 7)): every entry keeps its W blocks and its products, in order,
+// inside its own thread block's window; in a full window each round's entries are no
+// shorter than the next round's, even rounds run longest first across the warps and
+// odd rounds shortest first; a last, partial window is untouched.
+func TestBalanceBlocks(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 9))
+	const warps = threads / 32
+	n := 3*blockEntries + 5
+	length := make([]int64, n)
+	pw, pwptr := make([]int32, 2*n), make([]int64, n+1)
+	var plist []int32
+	for e := range n {
+		length[e] = int64(rng.IntN(10))
+		pw[2*e], pw[2*e+1] = int32(e), int32(-e-1)
+		for j := range length[e] {
+			plist = append(plist, int32(e), int32(j), 7)
+		}
+		pwptr[e+1] = pwptr[e] + length[e]
+	}
+	total := pwptr[n]
+	tail := slices.Clone(pw[2*(n-5):])
+	balanceBlocks(pw, pwptr, plist)
+	if pwptr[0] != 0 || pwptr[n] != total {
+		t.Fatalf("pwptr spans [%d, %d), want [0, %d)", pwptr[0], pwptr[n], total)
+	}
+	if !slices.Equal(pw[2*(n-5):], tail) {
+		t.Fatalf("the partial window moved: %v, want %v", pw[2*(n-5):], tail)
+	}
+	seen := make([]bool, n)
+	for slot := range n {
+		e := int(pw[2*slot])
+		if e < 0 || e >= n || pw[2*slot+1] != int32(-e-1) || seen[e] {
+			t.Fatalf("slot %d holds W blocks (%d, %d)", slot, pw[2*slot], pw[2*slot+1])
+		}
+		seen[e] = true
+		if e/blockEntries != slot/blockEntries {
+			t.Fatalf("entry %d moved to slot %d, outside its window", e, slot)
+		}
+		if got := pwptr[slot+1] - pwptr[slot]; got != length[e] {
+			t.Fatalf("slot %d (entry %d): %d products, want %d", slot, e, got, length[e])
+		}
+		for j := pwptr[slot]; j < pwptr[slot+1]; j++ {
+			if want := [3]int32{int32(e), int32(j - pwptr[slot]), 7}; [3]int32(plist[3*j:3*j+3]) != want {
+				t.Fatalf("slot %d product %d: %v, want %v", slot, j-pwptr[slot], plist[3*j:3*j+3], want)
+			}
+		}
+	}
+	for x := 0; x+blockEntries <= n; x += blockEntries {
+		ln := func(k, w int) int64 { return pwptr[x+k*warps+w+1] - pwptr[x+k*warps+w] }
+		for k := range pairEntriesPerWarp {
+			for w := range warps {
+				if k+1 < pairEntriesPerWarp && ln(k, w) < slices.Max(lengthsOf(ln, k+1, warps)) {
+					t.Fatalf("window %d: round %d warp %d shorter than an entry of round %d", x/blockEntries, k, w, k+1)
+				}
+				if w+1 < warps && (k%2 == 0 && ln(k, w) < ln(k, w+1) || k%2 == 1 && ln(k, w) > ln(k, w+1)) {
+					t.Fatalf("window %d round %d: warps %d, %d have lengths %d, %d", x/blockEntries, k, w, w+1, ln(k, w), ln(k, w+1))
+				}
+			}
+		}
+	}
+}
+
+// lengthsOf lists round k's entry lengths across the warps.
+func lengthsOf(ln func(k, w int) int64, k, warps int) []int64 {
+	out := make([]int64, warps)
+	for w := range out {
+		out[w] = ln(k, w)
+	}
+	return out
+}

@@ -445,11 +445,12 @@ func (s GalerkinStats) wHalf(w int64) int64 {
 // tc-pairs 0.981 ms for 1.92·10⁷ merged steps, with two pair entries a warp (17.2
 // before the prefetch, 14.4 with it and one entry a warp), tc-block 1.594 ms for
 // 2.86·10⁷ products (15.3 before). Out of sample, ne = 64 6×6 level 1: tc-block A·P
-// 0.16 ms measured.
+// 0.16 ms measured. tc-pairs refitted again after balancing each block's warps
+// (twelfth pass): 0.904 ms for the same steps (13.4 before).
 const (
 	tcbCyclesAP   = 14.6
 	tcbCyclesPW   = 11.4
-	tcPairsCycles = 13.4
+	tcPairsCycles = 12.3
 	// tcbCyclesPWSym: the symmetric half (gal_ac_tcb with sel), per product, fitted
 	// on the same level (ninth pass: 0.356 ms for 6.94·10⁶ products, Nsight
 	// Compute). More than the full kernel's: each warp also stores the mirror, and a

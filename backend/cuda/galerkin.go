@@ -800,10 +800,10 @@ func (s *hostSchedule) fill(A, P *bsr.Matrix, pl *GalerkinPlan, mir []int64) {
 	if pl.needsFullAc() {
 		s.absoluteAc()
 	}
-	if pl.Symmetric && needs(usersTCBPW) {
-		s.upperLists(mir)
+	if pl.needsUpper() {
+		s.upperLists(mir, pl.Stats.NnzAcUpper, pl.Stats.ProdPWUpper)
 	}
-	if pl.Symmetric && needs(usersTCBAP) {
+	if pl.needsWsel() {
 		s.wsel = s.readW(pl.Stats.WUnread)
 	}
 	if s.wsw0 != nil && needs(usersSlots) {
@@ -822,6 +822,12 @@ func (s *hostSchedule) fill(A, P *bsr.Matrix, pl *GalerkinPlan, mir []int64) {
 func (pl *GalerkinPlan) needsFullAc() bool {
 	return pl.needs(usersAcAbs) || (!pl.Symmetric && pl.needs(usersTCBPW))
 }
+
+// needsUpper reports whether a prepared variant runs the symmetric half's Pᵀ·W, over
+// the upper blocks' lists; needsWsel whether one runs tc-block's A·P over the list of
+// W blocks the half reads.
+func (pl *GalerkinPlan) needsUpper() bool { return pl.Symmetric && pl.needs(usersTCBPW) }
+func (pl *GalerkinPlan) needsWsel() bool  { return pl.Symmetric && pl.needs(usersTCBAP) }
 
 // needs reports whether a prepared variant is among users.
 func (pl *GalerkinPlan) needs(users []GalerkinVariant) bool {
@@ -848,8 +854,7 @@ func (pl *GalerkinPlan) upload(s *hostSchedule) error {
 		{&pl.wwin, s.wwin, pl.needs(usersSmemRow)}, {&pl.acwin, s.acwin, pl.needs(usersSmemRow)},
 		{&pl.trow, s.trow, pl.needs(usersTiles)}, {&pl.trun, s.trun, pl.needs(usersTiles)}, {&pl.truns, s.truns, pl.needs(usersTiles)},
 		{&pl.tlist, asInt32(s.tlist), pl.needs(usersTiles)}, {&pl.pw, s.pw, pl.needs(usersPairs)}, {&pl.plist, s.plist, pl.needs(usersPairs)},
-		{&pl.acsel, s.acsel, pl.Symmetric && pl.needs(usersTCBPW)}, {&pl.acabsU, s.acabsU, pl.Symmetric && pl.needs(usersTCBPW)},
-		{&pl.wsel, s.wsel, pl.Symmetric && pl.needs(usersTCBAP)},
+		{&pl.acsel, s.acsel, pl.needsUpper()}, {&pl.acabsU, s.acabsU, pl.needsUpper()}, {&pl.wsel, s.wsel, pl.needsWsel()},
 	} {
 		src := st.src
 		if !st.need {
@@ -867,7 +872,7 @@ func (pl *GalerkinPlan) upload(s *hostSchedule) error {
 		{&pl.wrp, s.wrp, pl.needs(usersWrp)}, {&pl.wptr, s.wptr, pl.needs(usersWptr)}, {&pl.acrp, s.acrp, pl.needs(usersAcrp)},
 		{&pl.acptr, s.acptr, pl.needs(usersAcptr) || pl.needsFullAc()}, {&pl.ptrp, s.ptrp, pl.needs(usersPT)}, {&pl.ptidx, s.ptidx, pl.needs(usersPT)},
 		{&pl.wsw0, s.wsw0, pl.needs(usersSlots)}, {&pl.wslw, s.wslw, pl.needs(usersSlots)}, {&pl.asw0, s.asw0, pl.needs(usersSlots)}, {&pl.aslw, s.aslw, pl.needs(usersSlots)},
-		{&pl.pwptr, s.pwptr, pl.needs(usersPairs)}, {&pl.acptrU, s.acptrU, pl.Symmetric && pl.needs(usersTCBPW)},
+		{&pl.pwptr, s.pwptr, pl.needs(usersPairs)}, {&pl.acptrU, s.acptrU, pl.needsUpper()},
 	} {
 		src := st.src
 		if !st.need {
@@ -894,12 +899,12 @@ func (pl *GalerkinPlan) Free() {
 		return
 	}
 	pl.freed = true
-	for _, u := range []*Buffer[int64]{pl.wrp, pl.wptr, pl.acrp, pl.acptr, pl.ptrp, pl.ptidx, pl.wsw0, pl.wslw, pl.asw0, pl.aslw, pl.pwptr, pl.acptrU} {
+	for _, u := range pl.indexBuffers64() {
 		if u != nil {
 			u.Free()
 		}
 	}
-	for _, u := range []*Buffer[int32]{pl.wrow, pl.wcol, pl.acrow, pl.accol, pl.ptrow, pl.wlist, pl.aclist, pl.wabs, pl.acabs, pl.wwin, pl.acwin, pl.trow, pl.trun, pl.truns, pl.tlist, pl.pw, pl.plist, pl.acsel, pl.acabsU, pl.wsel} {
+	for _, u := range pl.indexBuffers32() {
 		if u != nil {
 			u.Free()
 		}
@@ -911,13 +916,23 @@ func (pl *GalerkinPlan) Free() {
 	}
 }
 
+// indexBuffers32 and indexBuffers64 list the plan's schedule buffers (nil where not
+// uploaded), for Free and Bytes.
+func (pl *GalerkinPlan) indexBuffers32() []*Buffer[int32] {
+	return []*Buffer[int32]{pl.wrow, pl.wcol, pl.acrow, pl.accol, pl.ptrow, pl.wlist, pl.aclist, pl.wabs, pl.acabs, pl.wwin, pl.acwin, pl.trow, pl.trun, pl.truns, pl.tlist, pl.pw, pl.plist, pl.acsel, pl.acabsU, pl.wsel}
+}
+
+func (pl *GalerkinPlan) indexBuffers64() []*Buffer[int64] {
+	return []*Buffer[int64]{pl.wrp, pl.wptr, pl.acrp, pl.acptr, pl.ptrp, pl.ptidx, pl.wsw0, pl.wslw, pl.asw0, pl.aslw, pl.pwptr, pl.acptrU}
+}
+
 // Bytes returns the device memory the plan holds: schedules, W's and Ac's values.
 func (pl *GalerkinPlan) Bytes() int64 {
 	t := int64(0)
-	for _, u := range []*Buffer[int32]{pl.wrow, pl.wcol, pl.acrow, pl.accol, pl.ptrow, pl.wlist, pl.aclist, pl.wabs, pl.acabs, pl.wwin, pl.acwin, pl.trow, pl.trun, pl.truns, pl.tlist, pl.pw, pl.plist, pl.acsel, pl.acabsU, pl.wsel} {
+	for _, u := range pl.indexBuffers32() {
 		t += u.Bytes()
 	}
-	for _, u := range []*Buffer[int64]{pl.wrp, pl.wptr, pl.acrp, pl.acptr, pl.ptrp, pl.ptidx, pl.wsw0, pl.wslw, pl.asw0, pl.aslw, pl.pwptr, pl.acptrU} {
+	for _, u := range pl.indexBuffers64() {
 		t += u.Bytes()
 	}
 	return t + pl.wval.Bytes() + pl.acval.Bytes()

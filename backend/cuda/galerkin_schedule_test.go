@@ -296,8 +296,8 @@ func TestSymmetricHalfSchedule(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		s.upperLists(mir)
 		nu, pu := s.upperCounts()
+		s.upperLists(mir, nu, pu)
 		// The W blocks tc-pairs leaves out are never read by the half, and where
 		// pairs are offered the half runs on W as tc-pairs' lists compute it, with
 		// the left-out blocks NaN.

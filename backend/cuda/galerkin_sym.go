@@ -47,9 +47,9 @@ func (s *hostSchedule) upperCounts() (blocks, prods int64) {
 
 // upperLists builds the symmetric half's lists: per upper block, in Ac's order, its
 // index and mirror (acsel pairs; −1 on the diagonal), its first product (acptrU), and
-// its products as (P block, W block) global indices (acabsU, tc-block's pairs).
-func (s *hostSchedule) upperLists(mir []int64) {
-	nu, pu := s.upperCounts()
+// its products as (P block, W block) global indices (acabsU, tc-block's pairs). nu and
+// pu are upperCounts' (the statistics hold them), for the lists' capacities.
+func (s *hostSchedule) upperLists(mir []int64, nu, pu int64) {
 	s.acsel, s.acptrU, s.acabsU = make([]int32, 0, 2*nu), make([]int64, 1, nu+1), make([]int32, 0, 2*pu)
 	for b, J := range s.accol {
 		I := s.acrow[b]

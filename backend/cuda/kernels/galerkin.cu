@@ -517,45 +517,6 @@ __device__ __forceinline__ void gal_dmma(double& c0, double& c1, double a, doubl
         : "d"(a), "d"(b));
 }
 
-// The sm_90 FP64 shapes mma.m16n8kK (K = 4, 8, 16): D (16×8) = A (16×K) · B (K×8) + C.
-// Fragments (lane l, g = l >> 2, t = l & 3): lane l holds A[g + 8(j & 1)][t + 4(j >> 1)]
-// in a[j], B[t + 4j][g] in b[j], and C[g][2t], C[g][2t+1], C[g+8][2t], C[g+8][2t+1] in
-// c[0..3]. TestDMMA16Layout checks this layout against dense math on the device. One
-// m16n8k4 issues like one m8n8k4 and does twice its work (H200: 57.7 against 26.5
-// TFLOP/s).
-#if __CUDA_ARCH__ >= 900
-template <int K>
-__device__ __forceinline__ void gal_dmma16(double (&c)[4], const double (&a)[K / 2], const double (&b)[K / 4]);
-
-template <>
-__device__ __forceinline__ void gal_dmma16<4>(double (&c)[4], const double (&a)[2], const double (&b)[1])
-{
-    asm("mma.sync.aligned.m16n8k4.row.col.f64.f64.f64.f64 {%0, %1, %2, %3}, {%4, %5}, {%6}, {%0, %1, %2, %3};"
-        : "+d"(c[0]), "+d"(c[1]), "+d"(c[2]), "+d"(c[3])
-        : "d"(a[0]), "d"(a[1]), "d"(b[0]));
-}
-
-template <>
-__device__ __forceinline__ void gal_dmma16<8>(double (&c)[4], const double (&a)[4], const double (&b)[2])
-{
-    asm("mma.sync.aligned.m16n8k8.row.col.f64.f64.f64.f64 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
-        "{%0, %1, %2, %3};"
-        : "+d"(c[0]), "+d"(c[1]), "+d"(c[2]), "+d"(c[3])
-        : "d"(a[0]), "d"(a[1]), "d"(a[2]), "d"(a[3]), "d"(b[0]), "d"(b[1]));
-}
-
-template <>
-__device__ __forceinline__ void gal_dmma16<16>(double (&c)[4], const double (&a)[8], const double (&b)[4])
-{
-    asm("mma.sync.aligned.m16n8k16.row.col.f64.f64.f64.f64 {%0, %1, %2, %3}, {%4, %5, %6, %7, %8, %9, %10, %11}, "
-        "{%12, %13, %14, %15}, {%0, %1, %2, %3};"
-        : "+d"(c[0]), "+d"(c[1]), "+d"(c[2]), "+d"(c[3])
-        : "d"(a[0]), "d"(a[1]), "d"(a[2]), "d"(a[3]), "d"(a[4]), "d"(a[5]), "d"(a[6]), "d"(a[7]), "d"(b[0]),
-          "d"(b[1]), "d"(b[2]), "d"(b[3]));
-}
-
-#endif
-
 // KC chunks of four along K (kch of them used).
 template <int KC>
 __device__ __forceinline__ void gal_dmma_k(double& c0, double& c1, const double (&a)[KC], const double (&b)[KC],
@@ -1690,8 +1651,43 @@ extern "C" __global__ void __launch_bounds__(THREADS) gal_dmma_rate(int iters, d
     if (flag) out[(i64)blockIdx.x * blockDim.x + threadIdx.x] = s;
 }
 
-// Probes of the mma.m16n8kK shapes (gal_dmma16 above): rates and layout.
+// The sm_90 FP64 shapes mma.m16n8kK (K = 4, 8, 16): D (16×8) = A (16×K) · B (K×8) + C.
+// Fragments (lane l, g = l >> 2, t = l & 3): lane l holds A[g + 8(j & 1)][t + 4(j >> 1)]
+// in a[j], B[t + 4j][g] in b[j], and C[g][2t], C[g][2t+1], C[g+8][2t], C[g+8][2t+1] in
+// c[0..3]. TestDMMA16Layout checks this layout against dense math on the device. One
+// m16n8k4 issues like one m8n8k4 and does twice its work (H200: 57.7 against 26.5
+// TFLOP/s).
 #if __CUDA_ARCH__ >= 900
+template <int K>
+__device__ __forceinline__ void gal_dmma16(double (&c)[4], const double (&a)[K / 2], const double (&b)[K / 4]);
+
+template <>
+__device__ __forceinline__ void gal_dmma16<4>(double (&c)[4], const double (&a)[2], const double (&b)[1])
+{
+    asm("mma.sync.aligned.m16n8k4.row.col.f64.f64.f64.f64 {%0, %1, %2, %3}, {%4, %5}, {%6}, {%0, %1, %2, %3};"
+        : "+d"(c[0]), "+d"(c[1]), "+d"(c[2]), "+d"(c[3])
+        : "d"(a[0]), "d"(a[1]), "d"(b[0]));
+}
+
+template <>
+__device__ __forceinline__ void gal_dmma16<8>(double (&c)[4], const double (&a)[4], const double (&b)[2])
+{
+    asm("mma.sync.aligned.m16n8k8.row.col.f64.f64.f64.f64 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+        "{%0, %1, %2, %3};"
+        : "+d"(c[0]), "+d"(c[1]), "+d"(c[2]), "+d"(c[3])
+        : "d"(a[0]), "d"(a[1]), "d"(a[2]), "d"(a[3]), "d"(b[0]), "d"(b[1]));
+}
+
+template <>
+__device__ __forceinline__ void gal_dmma16<16>(double (&c)[4], const double (&a)[8], const double (&b)[4])
+{
+    asm("mma.sync.aligned.m16n8k16.row.col.f64.f64.f64.f64 {%0, %1, %2, %3}, {%4, %5, %6, %7, %8, %9, %10, %11}, "
+        "{%12, %13, %14, %15}, {%0, %1, %2, %3};"
+        : "+d"(c[0]), "+d"(c[1]), "+d"(c[2]), "+d"(c[3])
+        : "d"(a[0]), "d"(a[1]), "d"(a[2]), "d"(a[3]), "d"(a[4]), "d"(a[5]), "d"(a[6]), "d"(a[7]), "d"(b[0]),
+          "d"(b[1]), "d"(b[2]), "d"(b[3]));
+}
+
 // Rate probe for mma.m16n8kK: 8 independent chains a warp, as gal_dmma_rate.
 template <int K>
 __device__ __forceinline__ void gal_dmma16_rate(int iters, double y, int flag, double* __restrict__ out)

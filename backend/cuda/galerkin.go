@@ -189,7 +189,8 @@ type GalerkinPlan struct {
 	pwptr                           *Buffer[int64] // tc-pairs: each pair entry's first product
 	acsel, acabsU                   *Buffer[int32] // symmetric half: (Ac block, mirror) pairs, their (P, W) lists
 	acptrU                          *Buffer[int64] // symmetric half: each upper block's first product
-	wsel                            *Buffer[int32] // symmetric half: the W blocks it reads (tc-block's A·P computes only them)
+	wsel                            *Buffer[int32] // symmetric half: the W blocks it reads, by slot (tc-block's A·P computes only them)
+	wslot                           *Buffer[int32] // symmetric half: each W block's slot (smem-tiles' A·P writes there)
 	wval, acval                     *Buffer[float64]
 	freed                           bool
 	// prepared: the variants whose schedules were uploaded (GalerkinSymbolicFor).
@@ -247,6 +248,9 @@ type hostSchedule struct {
 	// all are read. wsel: the others, tc-block's list of W blocks (fill).
 	wSkip []bool
 	wsel  []int32
+	// wslot (fill, when a plan runs the half): per W block its place in W's values
+	// for the variants that run the half (halfSlots); nil: every block at its index.
+	wslot []int32
 	// The symmetric half (galerkin_sym.go): per upper Ac block its index and mirror,
 	// its first product and the (P block, W block) pairs of its products.
 	acsel, acabsU []int32
@@ -801,6 +805,7 @@ func (s *hostSchedule) fill(A, P *bsr.Matrix, pl *GalerkinPlan, mir []int64) {
 		s.absoluteAc()
 	}
 	if pl.needsUpper() {
+		s.wslot = s.halfSlots()
 		s.upperLists(mir, pl.Stats.NnzAcUpper, pl.Stats.ProdPWUpper)
 	}
 	if pl.needsWsel() {
@@ -825,9 +830,11 @@ func (pl *GalerkinPlan) needsFullAc() bool {
 
 // needsUpper reports whether a prepared variant runs the symmetric half's Pᵀ·W, over
 // the upper blocks' lists; needsWsel whether one runs tc-block's A·P over the list of
-// W blocks the half reads.
+// W blocks the half reads; needsWslot whether smem-tiles' A·P writes W at the half's
+// slots.
 func (pl *GalerkinPlan) needsUpper() bool { return pl.Symmetric && pl.needs(usersTCBPW) }
 func (pl *GalerkinPlan) needsWsel() bool  { return pl.Symmetric && pl.needs(usersTCBAP) }
+func (pl *GalerkinPlan) needsWslot() bool { return pl.Symmetric && pl.needs(usersTiles) }
 
 // needs reports whether a prepared variant is among users.
 func (pl *GalerkinPlan) needs(users []GalerkinVariant) bool {
@@ -855,6 +862,7 @@ func (pl *GalerkinPlan) upload(s *hostSchedule) error {
 		{&pl.trow, s.trow, pl.needs(usersTiles)}, {&pl.trun, s.trun, pl.needs(usersTiles)}, {&pl.truns, s.truns, pl.needs(usersTiles)},
 		{&pl.tlist, asInt32(s.tlist), pl.needs(usersTiles)}, {&pl.pw, s.pw, pl.needs(usersPairs)}, {&pl.plist, s.plist, pl.needs(usersPairs)},
 		{&pl.acsel, s.acsel, pl.needsUpper()}, {&pl.acabsU, s.acabsU, pl.needsUpper()}, {&pl.wsel, s.wsel, pl.needsWsel()},
+		{&pl.wslot, s.wslot, pl.needsWslot()},
 	} {
 		src := st.src
 		if !st.need {
@@ -919,7 +927,7 @@ func (pl *GalerkinPlan) Free() {
 // indexBuffers32 and indexBuffers64 list the plan's schedule buffers (nil where not
 // uploaded), for Free and Bytes.
 func (pl *GalerkinPlan) indexBuffers32() []*Buffer[int32] {
-	return []*Buffer[int32]{pl.wrow, pl.wcol, pl.acrow, pl.accol, pl.ptrow, pl.wlist, pl.aclist, pl.wabs, pl.acabs, pl.wwin, pl.acwin, pl.trow, pl.trun, pl.truns, pl.tlist, pl.pw, pl.plist, pl.acsel, pl.acabsU, pl.wsel}
+	return []*Buffer[int32]{pl.wrow, pl.wcol, pl.acrow, pl.accol, pl.ptrow, pl.wlist, pl.aclist, pl.wabs, pl.acabs, pl.wwin, pl.acwin, pl.trow, pl.trun, pl.truns, pl.tlist, pl.pw, pl.plist, pl.acsel, pl.acabsU, pl.wsel, pl.wslot}
 }
 
 func (pl *GalerkinPlan) indexBuffers64() []*Buffer[int64] {
@@ -1107,7 +1115,7 @@ func (pl *GalerkinPlan) NumericStage(v GalerkinVariant, stage Stage, A, P *Matri
 		}
 	case GalerkinTCBlock:
 		if doAP {
-			// With the symmetric half, only the W blocks it reads (wsel).
+			// With the symmetric half, only the W blocks it reads (wsel), each at its slot.
 			n, sel := nW, cudadrv.DevPtr(0)
 			if pl.Symmetric {
 				n, sel = int64(pl.wsel.Len()), pl.wsel.Ptr()
@@ -1157,8 +1165,11 @@ func (pl *GalerkinPlan) NumericStage(v GalerkinVariant, stage Stage, A, P *Matri
 		if doAP {
 			nt := int32(st.Tiles)
 			trow, trun, truns, tlist := pl.trow.Ptr(), pl.trun.Ptr(), pl.truns.Ptr(), pl.tlist.Ptr()
+			// With the symmetric half, W's blocks at their slots, the unread ones left out
+			// (wslot; null: every block at its index).
+			wslot := pl.wslot.Ptr()
 			run("gal_w_tile_"+tag, uint32(nt), func() {
-				b.args.I32(rr).I32(cc).I32(nt).Ptr(trow).Ptr(trun).Ptr(truns).Ptr(arp).Ptr(aval).Ptr(pval).Ptr(wrp).Ptr(wptr).Ptr(tlist).Ptr(wval)
+				b.args.I32(rr).I32(cc).I32(nt).Ptr(trow).Ptr(trun).Ptr(truns).Ptr(arp).Ptr(aval).Ptr(pval).Ptr(wrp).Ptr(wptr).Ptr(tlist).Ptr(wslot).Ptr(wval)
 			})
 		}
 		if doPW {

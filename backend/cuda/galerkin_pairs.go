@@ -101,7 +101,7 @@ func (s *hostSchedule) pairLists(A, P *bsr.Matrix) {
 			slices.SortStableFunc(group, func(a, b entry) int { return int(a.J - b.J) })
 			e, t := ents[q0], pr[q0]
 			for _, en := range group {
-				pw[2*e], pw[2*e+1] = en.w0, en.w1
+				pw[2*e], pw[2*e+1] = int32(s.slotOf(int64(en.w0))), int32(s.slotOf(int64(en.w1)))
 				pwptr[e] = t
 				copy(plist[3*t:], buf[en.first:en.first+3*en.n])
 				t += int64(en.n)

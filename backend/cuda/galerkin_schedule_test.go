@@ -1,6 +1,7 @@
 package cuda
 
 import (
+	"cmp"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -296,28 +297,54 @@ func TestSymmetricHalfSchedule(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		// As fill does: the unread W blocks, the read ones' slots, then the lists.
+		s.wSkip = s.unreadW(P)
+		s.wslot = s.halfSlots()
+		checkHalfSlots(t, s)
 		nu, pu := s.upperCounts()
 		s.upperLists(mir, nu, pu)
-		// The W blocks tc-pairs leaves out are never read by the half, and where
-		// pairs are offered the half runs on W as tc-pairs' lists compute it, with
-		// the left-out blocks NaN.
-		s.wSkip = s.unreadW(P)
-		skipped := 0
+		// The W blocks tc-pairs leaves out are never read by the half, and the half
+		// runs on W as laid out by slot: where pairs are offered as tc-pairs' lists
+		// compute it (nothing written past the read blocks' slots), else as the
+		// row-order W moved to its slots.
+		skipped, read := 0, 0
+		for _, sk := range s.wSkip {
+			if sk {
+				skipped++
+			}
+		}
+		read = len(s.wcol) - skipped
 		for q := int64(0); q < pu; q++ {
-			if s.wSkip[s.acabsU[2*q+1]] {
-				t.Fatalf("%dx%d: W block %d is read by the half but left out", R, C, s.acabsU[2*q+1])
+			if s.acabsU[2*q+1] < 0 {
+				t.Fatalf("%dx%d: product %d of the half reads a W block left out", R, C, q)
+			}
+		}
+		sel := s.readW(int64(skipped))
+		for u, w := range sel {
+			if s.wslot[w] != int32(u) {
+				t.Fatalf("%dx%d: readW's entry %d is W block %d of slot %d", R, C, u, w, s.wslot[w])
 			}
 		}
 		if pairsOffered(R) {
 			W = pairsW(t, s, A, P)
 			for w, sk := range s.wSkip {
-				if sk {
-					skipped++
-				}
-				if sk != math.IsNaN(W[int64(w)*int64(R*C)]) {
-					t.Fatalf("%dx%d: W block %d left out %v, computed %v", R, C, w, sk, W[int64(w)*int64(R*C)])
+				if !sk && math.IsNaN(W[s.slotOf(int64(w))*int64(R*C)]) {
+					t.Fatalf("%dx%d: W block %d (slot %d) is read but not computed", R, C, w, s.wslot[w])
 				}
 			}
+			for x := read * R * C; x < len(W); x++ {
+				if !math.IsNaN(W[x]) {
+					t.Fatalf("%dx%d: W value %d written, past the %d read blocks' slots", R, C, x, read)
+				}
+			}
+		} else {
+			Ws := make([]float64, len(W))
+			for w := range s.wcol {
+				if u := s.slotOf(int64(w)); u >= 0 {
+					copy(Ws[u*int64(R*C):(u+1)*int64(R*C)], W[int64(w)*int64(R*C):(int64(w)+1)*int64(R*C)])
+				}
+			}
+			W = Ws
 		}
 		if int64(len(s.acsel)) != 2*nu || int64(len(s.acabsU)) != 2*pu || s.acptrU[nu] != pu {
 			t.Fatalf("%dx%d: counted %d blocks, %d products; lists hold %d, %d", R, C, nu, pu, len(s.acsel)/2, len(s.acabsU)/2)
@@ -329,8 +356,12 @@ func TestSymmetricHalfSchedule(t *testing.T) {
 			if s.accol[b] < s.acrow[b] {
 				t.Fatalf("entry %d names block (%d, %d) below the diagonal", w, s.acrow[b], s.accol[b])
 			}
-			// The compact list is the block's own, in order.
-			if !slices.Equal(s.acabsU[2*s.acptrU[w]:2*s.acptrU[w+1]], s.acabs[2*s.acptr[b]:2*s.acptr[b+1]]) {
+			// The compact list is the block's own, in order, its W blocks by slot.
+			own := slices.Clone(s.acabs[2*s.acptr[b] : 2*s.acptr[b+1]])
+			for q := 1; q < len(own); q += 2 {
+				own[q] = int32(s.slotOf(int64(own[q])))
+			}
+			if !slices.Equal(s.acabsU[2*s.acptrU[w]:2*s.acptrU[w+1]], own) {
 				t.Fatalf("block %d: compact list differs from its absolute list", b)
 			}
 			blk := Ac[b*int64(C*C) : (b+1)*int64(C*C)]
@@ -377,6 +408,34 @@ func TestSymmetricHalfSchedule(t *testing.T) {
 	s := &hostSchedule{acrp: []int64{0, 2, 3}, accol: []int32{0, 1, 1}, acrow: []int32{0, 0, 1}}
 	if _, err := s.acMirrors(); err == nil || !strings.Contains(err.Error(), "(0, 1) has no mirror (1, 0)") {
 		t.Errorf("unsymmetric Ac pattern: error %v, want block (0, 1) without a mirror", err)
+	}
+}
+
+// checkHalfSlots checks halfSlots against a sort: the W blocks the half reads, sorted
+// by (fine-row pair, column, row), hold slots 0, 1, 2, … in that order; the others
+// none.
+func checkHalfSlots(t *testing.T, s *hostSchedule) {
+	t.Helper()
+	type blk struct{ q, col, row, w int }
+	var rd []blk
+	for i := 0; i+1 < len(s.wrp); i++ {
+		for w := s.wrp[i]; w < s.wrp[i+1]; w++ {
+			if s.wSkip[w] {
+				if s.wslot[w] != -1 {
+					t.Fatalf("unread W block %d has slot %d", w, s.wslot[w])
+				}
+				continue
+			}
+			rd = append(rd, blk{i / 2, int(s.wcol[w]), i, int(w)})
+		}
+	}
+	slices.SortFunc(rd, func(a, b blk) int {
+		return cmp.Or(cmp.Compare(a.q, b.q), cmp.Compare(a.col, b.col), cmp.Compare(a.row, b.row))
+	})
+	for u, b := range rd {
+		if s.wslot[b.w] != int32(u) {
+			t.Fatalf("W block %d (row %d, column %d) has slot %d, want %d", b.w, b.row, b.col, s.wslot[b.w], u)
+		}
 	}
 }
 

@@ -47,7 +47,7 @@ func (s *hostSchedule) upperCounts() (blocks, prods int64) {
 
 // upperLists builds the symmetric half's lists: per upper block, in Ac's order, its
 // index and mirror (acsel pairs; −1 on the diagonal), its first product (acptrU), and
-// its products as (P block, W block) global indices (acabsU, tc-block's pairs). nu and
+// its products as (P block, W block) indices (acabsU, tc-block's pairs; W's by slotOf). nu and
 // pu are upperCounts' (the statistics hold them), for the lists' capacities.
 func (s *hostSchedule) upperLists(mir []int64, nu, pu int64) {
 	s.acsel, s.acptrU, s.acabsU = make([]int32, 0, 2*nu), make([]int64, 1, nu+1), make([]int32, 0, 2*pu)
@@ -64,7 +64,7 @@ func (s *hostSchedule) upperLists(mir []int64, nu, pu int64) {
 		for t := s.acptr[b]; t < s.acptr[b+1]; t++ {
 			u := s.aclist[t]
 			e := s.ptrp[I] + int64(u>>16)
-			s.acabsU = append(s.acabsU, int32(s.ptidx[e]), int32(s.wrp[s.ptrow[e]]+int64(u&0xffff)))
+			s.acabsU = append(s.acabsU, int32(s.ptidx[e]), int32(s.slotOf(s.wrp[s.ptrow[e]]+int64(u&0xffff))))
 		}
 		s.acptrU = append(s.acptrU, int64(len(s.acabsU)/2))
 	}
@@ -91,13 +91,68 @@ func (s *hostSchedule) unreadW(P *bsr.Matrix) []bool {
 	return skip
 }
 
-// readW returns the W blocks the half reads (those unreadW does not mark), in order:
-// tc-block's A·P computes only them. unread is their complement's size.
+// halfSlots lays out the W blocks the half reads (those unreadW does not mark) for
+// the kernels that write and read them: it returns each W block's slot in W's values
+// (−1 for an unread block). Slots follow fine-row pairs, then columns, then the row:
+// W_{2q,J} and W_{2q+1,J}, the two blocks of a tc-pairs entry, lie side by side,
+// and so do the neighbouring rows a Pᵀ·W product list walks. Row order with the
+// unread blocks in place leaves each a 144-byte block among others it is read
+// with less often (H200, ex56 fine level, tc-pairs with the half: ne = 64 whole
+// product 1.271 → 1.261 ms, ne = 100 5.41 → 5.36; BENCHMARKS.md, thirteenth pass).
+// The sums are unchanged; only where W's blocks lie.
+func (s *hostSchedule) halfSlots() []int32 {
+	slot := make([]int32, len(s.wcol))
+	next := int32(0)
+	place := func(w int64) {
+		slot[w] = -1
+		if !s.wSkip[w] {
+			slot[w] = next
+			next++
+		}
+	}
+	n := len(s.wrp) - 1
+	for i0 := 0; i0 < n; i0 += 2 {
+		x0, e0 := s.wrp[i0], s.wrp[i0+1]
+		x1, e1 := e0, e0 // row 2q+1, empty past the last row
+		if i0+1 < n {
+			e1 = s.wrp[i0+2]
+		}
+		for x0 < e0 || x1 < e1 {
+			switch {
+			case x1 >= e1 || (x0 < e0 && s.wcol[x0] < s.wcol[x1]):
+				place(x0)
+				x0++
+			case x0 >= e0 || s.wcol[x1] < s.wcol[x0]:
+				place(x1)
+				x1++
+			default:
+				place(x0)
+				place(x1)
+				x0++
+				x1++
+			}
+		}
+	}
+	return slot
+}
+
+// slotOf is W block w's place in W's values: its halfSlots slot where the half's
+// layout is in use, else w itself (−1 stays −1).
+func (s *hostSchedule) slotOf(w int64) int64 {
+	if s.wslot == nil || w < 0 {
+		return w
+	}
+	return int64(s.wslot[w])
+}
+
+// readW returns the W blocks the half reads, in slot order (sel[slot] is the block):
+// tc-block's A·P computes only them, warp u the block of slot u. unread is the
+// others' count.
 func (s *hostSchedule) readW(unread int64) []int32 {
-	sel := make([]int32, 0, int64(len(s.wSkip))-unread)
-	for w, sk := range s.wSkip {
-		if !sk {
-			sel = append(sel, int32(w))
+	sel := make([]int32, int64(len(s.wSkip))-unread)
+	for w, u := range s.wslot {
+		if u >= 0 {
+			sel[u] = int32(w)
 		}
 	}
 	return sel

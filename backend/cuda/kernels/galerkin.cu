@@ -936,7 +936,8 @@ __device__ __forceinline__ void gal_prefetch_share(const void* x, double per, i6
 
 // W = A·P, warp per W block: its list of (A block, P block) global indices
 // (gal_tcb_walk). Deterministic. With sel (the symmetric half) warp u computes W block
-// sel[u], one of the n blocks the half reads; without (null) warp w computes block w.
+// sel[u], one of the n blocks the half reads, and stores it at slot u (the host's
+// halfSlots); without (null) warp w computes block w and stores it there.
 // Each block first asks L2 for the lines of A, the list and P that block `ahead` will
 // read first, as tc-pairs does (gal_prefetch_share; H200, ex56 ne = 64: fine level
 // 2.21 → 1.95 ms, 6×6 level 1 0.267 → 0.250; ne = 100 level 1 0.984 → 0.908).
@@ -961,7 +962,7 @@ __device__ __forceinline__ void gal_w_tcb(int rr, int cc, i64 n, const int* __re
     double c0 = 0.0, c1 = 0.0;
     const i64 t0 = wptr[w];
     // The output address first, so only it stays live through the walk.
-    double* __restrict__ out = wval + w * (R * C) + g * C;
+    double* __restrict__ out = wval + u * (R * C) + g * C;
     gal_tcb_walk<KC>(wabs + t0, (int)(wptr[w + 1] - t0), aval, 8 * R * R, pval, 8 * R * C, f, kch, c0, c1);
     if (g < R) {
         if (2 * tg < C) out[2 * tg] = c0;
@@ -1504,7 +1505,9 @@ __device__ __forceinline__ void gal_ac_smr(int rr, int cc, i64 nwin, const int2*
 // read from global memory (its own row's, cached in L1) and its P block from shared
 // memory at a precomputed tile-local position: no search, no atomics, each W entry
 // summed in its list's order (deterministic). A P block is read from L2 once per tile
-// instead of once per fine row that meets it.
+// instead of once per fine row that meets it. With wslot (the symmetric half) each W
+// block goes to its slot (the host's halfSlots) and those the half never reads (−1)
+// are left out; with null each goes to its index.
 #define GAL_TILE_DOUBLES 6144
 
 template <int R_, int C_>
@@ -1513,7 +1516,7 @@ __device__ __forceinline__ void gal_w_tile(int rr, int cc, int ntile, const int*
                                            const i64* __restrict__ arp, const double* __restrict__ aval,
                                            const double* __restrict__ pval, const i64* __restrict__ wrp,
                                            const i64* __restrict__ wptr, const unsigned* __restrict__ tlist,
-                                           double* __restrict__ wval)
+                                           const int* __restrict__ wslot, double* __restrict__ wval)
 {
     __shared__ double2 st2[GAL_TILE_DOUBLES / 2];
     double* st = (double*)st2;
@@ -1543,6 +1546,8 @@ __device__ __forceinline__ void gal_w_tile(int rr, int cc, int ntile, const int*
     for (int t = threadIdx.x; t < nw * R; t += blockDim.x) {
         const int wl = t / R, r = t - wl * R;
         const i64 w = w0 + wl;
+        const i64 ws = wslot ? (i64)__ldg(wslot + w) : w;
+        if (ws < 0) continue; // a block the symmetric half never reads
         double acc[C_ ? C_ : GAL_MAX];
 #pragma unroll
         for (int c = 0; c < C; c++) acc[c] = 0.0;
@@ -1558,7 +1563,7 @@ __device__ __forceinline__ void gal_w_tile(int rr, int cc, int ntile, const int*
                 for (int c = 0; c < C; c++) acc[c] = fma(am, pp[m * C + c], acc[c]);
             }
         }
-        double* __restrict__ out = wval + w * RC + r * C;
+        double* __restrict__ out = wval + ws * RC + r * C;
 #pragma unroll
         for (int c = 0; c < C; c++) out[c] = acc[c];
     }
@@ -1568,9 +1573,9 @@ __device__ __forceinline__ void gal_w_tile(int rr, int cc, int ntile, const int*
     extern "C" __global__ void __launch_bounds__(THREADS, 4) gal_w_tile_##TAG(                               \
         int rr, int cc, int ntile, const int* trow, const int* trun, const int2* runs, const i64* arp,        \
         const double* aval, const double* pval, const i64* wrp, const i64* wptr, const unsigned* tlist,       \
-        double* wval)                                                                                         \
+        const int* wslot, double* wval)                                                                       \
     {                                                                                                         \
-        gal_w_tile<R, C>(rr, cc, ntile, trow, trun, runs, arp, aval, pval, wrp, wptr, tlist, wval);          \
+        gal_w_tile<R, C>(rr, cc, ntile, trow, trun, runs, arp, aval, pval, wrp, wptr, tlist, wslot, wval);   \
     }
 
 #define GAL_SMR(R, C, TAG)                                                                                    \

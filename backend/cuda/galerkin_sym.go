@@ -95,11 +95,12 @@ func (s *hostSchedule) unreadW(P *bsr.Matrix) []bool {
 // the kernels that write and read them: it returns each W block's slot in W's values
 // (−1 for an unread block). Slots follow fine-row pairs, then columns, then the row:
 // W_{2q,J} and W_{2q+1,J}, the two blocks of a tc-pairs entry, lie side by side,
-// and so do the neighbouring rows a Pᵀ·W product list walks. Row order with the
-// unread blocks in place leaves each a 144-byte block among others it is read
-// with less often (H200, ex56 fine level, tc-pairs with the half: ne = 64 whole
-// product 1.271 → 1.261 ms, ne = 100 5.41 → 5.36; BENCHMARKS.md, thirteenth pass).
-// The sums are unchanged; only where W's blocks lie.
+// and so do the neighbouring rows a Pᵀ·W product list walks. In row order, with the
+// unread blocks in place, a block's neighbours in memory are blocks read with it
+// less often. H200, ex56, with the half (BENCHMARKS.md, thirteenth pass): tc-block
+// ne = 64 fine level 1.939 → 1.888 ms, its 6×6 level 1 0.247 → 0.241; tc-pairs
+// ne = 100 5.37 → 5.33, ne = 64 1.271 → 1.261 in one lease and within the spread in
+// another. The sums are unchanged; only where W's blocks lie.
 func (s *hostSchedule) halfSlots() []int32 {
 	slot := make([]int32, len(s.wcol))
 	next := int32(0)

@@ -468,7 +468,7 @@ func TestGalerkinModelAgainstNcu(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const tcPairsSymMB = 2177.3 // 2026-11-30 15:42 UTC (run95), gal_w_tcp_3x6 (1054.3 + 364.7) + gal_ac_tcb_3x6 with sel (686.1 + 72.2); two pair entries a warp, balanced blocks, groups of 4 row pairs
+	const tcPairsSymMB = 2136.3 // 2026-11-30 16:40 UTC (run103), gal_w_tcp_3x6 (1030 + 361.8; ncu gives the read to 3 digits) + gal_ac_tcb_3x6 with sel (670.1 + 74.4); W in pair order (halfSlots); run95 before it: 2177.3
 	got := float64(PredictGalerkin(stSym, mc, GalerkinTCPairs, StageAll).Bytes) / 1e6
 	rel := got/tcPairsSymMB - 1
 	t.Logf("%-18s symmetric A: predicted %8.1f MB, measured %8.1f MB: %+.1f%%", GalerkinTCPairs, got, tcPairsSymMB, 100*rel)

@@ -59,12 +59,12 @@ func (s *hostSchedule) pairCounts(A, P *bsr.Matrix) (entries, prods int64) {
 const pairGroup = 4
 
 // pairLists builds the tc-pairs schedule: per pair entry its two W blocks (pw, −1
-// where absent) and the start of its merged products (pwptr), per product its two A
-// blocks (−1 where absent) and P block (plist, triples). The entries of each group of
-// pairGroup row pairs are ordered by W column, then row pair; then the entries each
-// thread block computes are rearranged among its warps by length (balanceBlocks).
-// Groups are filled in parallel at the offsets pairCounts found (it runs first when
-// it has not).
+// where absent; each named by where it lies in W's values, slotOf) and the start of
+// its merged products (pwptr), per product its two A blocks (−1 where absent) and P
+// block (plist, triples). The entries of each group of pairGroup row pairs are
+// ordered by W column, then row pair; then the entries each thread block computes
+// are rearranged among its warps by length (balanceBlocks). Groups are filled in
+// parallel at the offsets pairCounts found (it runs first when it has not).
 func (s *hostSchedule) pairLists(A, P *bsr.Matrix) {
 	np := (A.BlockRows + 1) / 2
 	if s.pairEnt == nil {

@@ -455,16 +455,22 @@ func (s GalerkinStats) wHalf(w int64) int64 {
 // before the prefetch, 14.4 with it and one entry a warp), tc-block 1.594 ms for
 // 2.86·10⁷ products (15.3 before). Out of sample, ne = 64 6×6 level 1: tc-block A·P
 // 0.16 ms measured. tc-pairs refitted again after balancing each block's warps
-// (twelfth pass): 0.904 ms for the same steps (13.4 before).
+// (twelfth pass): 0.904 ms for the same steps (13.4 before). Refitted after the rounds
+// of four (tc-pairs) and eight (the one-chunk walk) products (thirteenth pass, run108):
+// tc-pairs 0.837 ms for 1.917·10⁷ merged steps (12.3 before), tc-block's A·P with the
+// half 1.529 ms for 2.86·10⁷ products (14.6 before). Out of sample, ne = 64 6×6 level
+// 1, whose kernels did not change: tc-block A·P 0.155 ms measured, 0.178 predicted.
+// tcbCyclesPW (the full Pᵀ·W) was not measured again since the eighth pass.
 const (
-	tcbCyclesAP   = 14.6
+	tcbCyclesAP   = 14.0
 	tcbCyclesPW   = 11.4
-	tcPairsCycles = 12.3
+	tcPairsCycles = 11.4
 	// tcbCyclesPWSym: the symmetric half (gal_ac_tcb with sel), per product, fitted
 	// on the same level (ninth pass: 0.356 ms for 6.94·10⁶ products, Nsight
-	// Compute). More than the full kernel's: each warp also stores the mirror, and a
-	// warp per upper block leaves fewer warps a coarse row.
-	tcbCyclesPWSym = 13.4
+	// Compute, 13.4; thirteenth pass, rounds of eight: 0.317 ms). More than the full
+	// kernel's: each warp also stores the mirror, and a warp per upper block leaves
+	// fewer warps a coarse row.
+	tcbCyclesPWSym = 11.9
 )
 
 // tcRowsStep is the time one warp of a tc-rows kernel spends per block product of its

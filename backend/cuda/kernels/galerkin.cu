@@ -886,12 +886,38 @@ struct GalFrag {
 // 32-bit counts, the list pointer advanced a round at a time, each operand address a
 // wide multiply-add onto its base, the last np mod 4 products outside the loop so no
 // per-product bounds test. The products are summed in list order.
+//
+// With one k chunk (R ≤ 4: the 3×6 fine level) rounds of eight products come first,
+// not unrolled further (#pragma unroll 1), as in tc-pairs' A·P: the device's compiler
+// (CUDA 13) otherwise interleaves the rounds' loads and mma so that few loads are in
+// flight. H200, ex56 ne = 64 fine level, the half's Pᵀ·W: 0.356 → 0.322 ms; four to a
+// round not unrolled: 0.39 (BENCHMARKS.md, thirteenth pass). Two k chunks (6×6)
+// keep rounds of four, which would need twice the operand registers.
 template <int KC>
 __device__ __forceinline__ void gal_tcb_walk(const int2* __restrict__ pe, int np, const double* __restrict__ xs,
                                              i64 sx, const double* __restrict__ ys, i64 sy, const GalFrag<KC>& f,
                                              int kch, double& c0, double& c1)
 {
     int u = 0;
+    if (KC == 1) {
+#pragma unroll 1
+        for (; u + 8 <= np; u += 8, pe += 8) {
+            double av[8][KC], bv[8][KC];
+#pragma unroll
+            for (int v = 0; v < 8; v++) {
+                const int2 e = __ldg(pe + v);
+                const double* __restrict__ xp = (const double*)((const char*)xs + e.x * sx);
+                const double* __restrict__ yp = (const double*)((const char*)ys + e.y * sy);
+#pragma unroll
+                for (int q = 0; q < KC; q++) {
+                    av[v][q] = f.xok[q] ? __ldg(xp + f.xoff[q]) : 0.0;
+                    bv[v][q] = f.yok[q] ? __ldg(yp + f.yoff[q]) : 0.0;
+                }
+            }
+#pragma unroll
+            for (int v = 0; v < 8; v++) gal_dmma_k<KC>(c0, c1, av[v], bv[v], kch);
+        }
+    }
     for (; u + 4 <= np; u += 4, pe += 4) {
         double av[4][KC], bv[4][KC];
 #pragma unroll
@@ -986,11 +1012,18 @@ __device__ __forceinline__ void gal_w_tcb(int rr, int cc, i64 n, const int* __re
 // The loop is written for few instructions a product, which set its speed once the
 // list loads were cheap (Nsight Compute, ex56 ne = 64: 46 warp instructions a merged
 // product, issue 63% busy; now 30 and 44%, A·P 1.54 → 1.43 ms): 32-bit counts, the list
-// pointer advanced a round of two products at a time, each operand's address one wide
-// multiply-add of the block index by the block's bytes onto a per-lane base, and the
-// odd last product outside the loop, so no per-product bounds test. Two products a
-// round at 32 registers (eight blocks of 256 threads a multiprocessor): four spilled,
-// and 40 registers without spills kept fewer warps and ran slower.
+// pointer advanced a round at a time, each operand's address one wide multiply-add of
+// the block index by the block's bytes onto a per-lane base, and the last products
+// outside the loop, so no per-product bounds test.
+//
+// A round loads four products' operands, then runs their four mma, and is not
+// unrolled further (#pragma unroll 1). Left to itself, the device's compiler (CUDA 13)
+// unrolled the earlier two-product round four times at the 32-register cap and
+// issued each product's loads only one product ahead. Four to a round keep 32
+// registers and no spills and put four products' loads in flight (H200, ex56 fine
+// level A·P: ne = 64 0.905 → 0.837 ms, ne = 100 3.98 → 3.53; six or eight to a round
+// ran 1–2% slower at ne = 64; BENCHMARKS.md, thirteenth pass). 40 registers kept
+// fewer warps and ran slower (eighth pass).
 //
 // Each block first asks L2 (gal_prefetch_share) for the linear shares of A's values and
 // of the product lists of the block `ahead` blocks on, and of P's values `plead`
@@ -1033,7 +1066,19 @@ __device__ __forceinline__ void gal_w_tcp_entry(int rr, int cc, i64 b, const int
     const int* __restrict__ pl = plist + 3 * t0;
     double c0 = 0.0, c1 = 0.0;
     int u = 0;
-    for (; u + 2 <= np; u += 2, pl += 6) {
+#pragma unroll 1
+    for (; u + 4 <= np; u += 4, pl += 12) {
+        double x[4], y[4];
+#pragma unroll
+        for (int j = 0; j < 4; j++) {
+            const int a = __ldg(pl + 3 * j + half), p = __ldg(pl + 3 * j + 2);
+            x[j] = (xok && a >= 0) ? __ldg((const double*)(ax + a * sa)) : 0.0;
+            y[j] = yok ? __ldg((const double*)(py + p * sp)) : 0.0;
+        }
+#pragma unroll
+        for (int j = 0; j < 4; j++) gal_dmma(c0, c1, x[j], y[j]);
+    }
+    if (u + 2 <= np) {
         const int a0 = __ldg(pl + half), p0 = __ldg(pl + 2);
         const int a1 = __ldg(pl + 3 + half), p1 = __ldg(pl + 5);
         double x0 = 0.0, y0 = 0.0, x1 = 0.0, y1 = 0.0;
@@ -1043,6 +1088,8 @@ __device__ __forceinline__ void gal_w_tcp_entry(int rr, int cc, i64 b, const int
         if (yok) y1 = __ldg((const double*)(py + p1 * sp));
         gal_dmma(c0, c1, x0, y0);
         gal_dmma(c0, c1, x1, y1);
+        u += 2;
+        pl += 6;
     }
     if (u < np) {
         const int a0 = __ldg(pl + half), p0 = __ldg(pl + 2);

@@ -888,11 +888,11 @@ struct GalFrag {
 // per-product bounds test. The products are summed in list order.
 //
 // With one k chunk (R ≤ 4: the 3×6 fine level) rounds of eight products come first,
-// not unrolled further (#pragma unroll 1), as in tc-pairs' A·P: the device's compiler
-// (CUDA 13) otherwise interleaves the rounds' loads and mma so that few loads are in
-// flight. H200, ex56 ne = 64 fine level, the half's Pᵀ·W: 0.356 → 0.322 ms; four to a
-// round not unrolled: 0.39 (BENCHMARKS.md, thirteenth pass). Two k chunks (6×6)
-// keep rounds of four, which would need twice the operand registers.
+// not unrolled further (#pragma unroll 1), as in tc-pairs' A·P, whose SASS showed
+// the device's compiler (CUDA 13) keeping few loads in flight otherwise (this walk's
+// SASS was not read). H200, ex56 ne = 64 fine level, the half's Pᵀ·W: 0.356 → 0.322
+// ms; four to a round not unrolled: 0.39 (BENCHMARKS.md, thirteenth pass). Two k
+// chunks (6×6) keep rounds of four, which would need twice the operand registers.
 template <int KC>
 __device__ __forceinline__ void gal_tcb_walk(const int2* __restrict__ pe, int np, const double* __restrict__ xs,
                                              i64 sx, const double* __restrict__ ys, i64 sy, const GalFrag<KC>& f,

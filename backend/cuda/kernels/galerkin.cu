@@ -878,6 +878,29 @@ struct GalFrag {
     }
 };
 
+// gal_tcb_round: one round of the walk, RS products: every operand loaded, then the
+// RS mma in list order.
+template <int KC, int RS>
+__device__ __forceinline__ void gal_tcb_round(const int2* __restrict__ pe, const double* __restrict__ xs, i64 sx,
+                                              const double* __restrict__ ys, i64 sy, const GalFrag<KC>& f, int kch,
+                                              double& c0, double& c1)
+{
+    double av[RS][KC], bv[RS][KC];
+#pragma unroll
+    for (int v = 0; v < RS; v++) {
+        const int2 e = __ldg(pe + v);
+        const double* __restrict__ xp = (const double*)((const char*)xs + e.x * sx);
+        const double* __restrict__ yp = (const double*)((const char*)ys + e.y * sy);
+#pragma unroll
+        for (int q = 0; q < KC; q++) {
+            av[v][q] = f.xok[q] ? __ldg(xp + f.xoff[q]) : 0.0;
+            bv[v][q] = f.yok[q] ? __ldg(yp + f.yoff[q]) : 0.0;
+        }
+    }
+#pragma unroll
+    for (int v = 0; v < RS; v++) gal_dmma_k<KC>(c0, c1, av[v], bv[v], kch);
+}
+
 // The tc-block product walk: c += Σ X_e.x · Y_e.y over a warp's np list entries pe
 // (X blocks of sx bytes from xs, Y blocks of sy bytes from ys; fragment offsets f), four
 // products' operands loaded before their mma. Written for few instructions a product,
@@ -901,39 +924,9 @@ __device__ __forceinline__ void gal_tcb_walk(const int2* __restrict__ pe, int np
     int u = 0;
     if (KC == 1) {
 #pragma unroll 1
-        for (; u + 8 <= np; u += 8, pe += 8) {
-            double av[8][KC], bv[8][KC];
-#pragma unroll
-            for (int v = 0; v < 8; v++) {
-                const int2 e = __ldg(pe + v);
-                const double* __restrict__ xp = (const double*)((const char*)xs + e.x * sx);
-                const double* __restrict__ yp = (const double*)((const char*)ys + e.y * sy);
-#pragma unroll
-                for (int q = 0; q < KC; q++) {
-                    av[v][q] = f.xok[q] ? __ldg(xp + f.xoff[q]) : 0.0;
-                    bv[v][q] = f.yok[q] ? __ldg(yp + f.yoff[q]) : 0.0;
-                }
-            }
-#pragma unroll
-            for (int v = 0; v < 8; v++) gal_dmma_k<KC>(c0, c1, av[v], bv[v], kch);
-        }
+        for (; u + 8 <= np; u += 8, pe += 8) gal_tcb_round<KC, 8>(pe, xs, sx, ys, sy, f, kch, c0, c1);
     }
-    for (; u + 4 <= np; u += 4, pe += 4) {
-        double av[4][KC], bv[4][KC];
-#pragma unroll
-        for (int v = 0; v < 4; v++) {
-            const int2 e = __ldg(pe + v);
-            const double* __restrict__ xp = (const double*)((const char*)xs + e.x * sx);
-            const double* __restrict__ yp = (const double*)((const char*)ys + e.y * sy);
-#pragma unroll
-            for (int q = 0; q < KC; q++) {
-                av[v][q] = f.xok[q] ? __ldg(xp + f.xoff[q]) : 0.0;
-                bv[v][q] = f.yok[q] ? __ldg(yp + f.yoff[q]) : 0.0;
-            }
-        }
-#pragma unroll
-        for (int v = 0; v < 4; v++) gal_dmma_k<KC>(c0, c1, av[v], bv[v], kch);
-    }
+    for (; u + 4 <= np; u += 4, pe += 4) gal_tcb_round<KC, 4>(pe, xs, sx, ys, sy, f, kch, c0, c1);
     for (; u < np; u++, pe++) {
         double av[KC], bv[KC];
         const int2 e = __ldg(pe);

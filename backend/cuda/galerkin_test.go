@@ -448,7 +448,7 @@ func TestGalerkinModelAgainstNcu(t *testing.T) {
 		GalerkinTCRows16: 2656.6, GalerkinTCRows32: 2038.0,
 		GalerkinSmemRows:  2312.2, // 2026-11-30 08:20 UTC, gal_w_smr_3x6 + gal_ac_smr_3x6
 		GalerkinSmemTiles: 2374.0, // 2026-11-30 11:40 UTC, gal_w_tile_3x6 + gal_ac_tcb_3x6
-		GalerkinTCPairs:   2523.5, // 2026-11-30 17:05 UTC (run105, --symmetric=false), gal_w_tcp_3x6 (1029.8 + 468.2) + gal_ac_tcb_3x6 (952.7 + 72.8)
+		GalerkinTCPairs:   2523.5, // 2026-11-30 16:41 UTC (run105, --symmetric=false), gal_w_tcp_3x6 (1029.8 + 468.2) + gal_ac_tcb_3x6 (952.7 + 72.8)
 	}
 	// The pick on this level is the fastest measured (tc-pairs, BENCHMARKS.md, eighth
 	// pass: 1.98 ms, smem-tiles 2.3, tc-block 2.5), whatever the measured copy
@@ -468,7 +468,7 @@ func TestGalerkinModelAgainstNcu(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Nsight Compute, 2026-11-30 17:05 UTC (run105, W in pair order, halfSlots): A·P
+	// Nsight Compute, 2026-11-30 16:41 UTC (run105, W in pair order, halfSlots): A·P
 	// kernel read + write, then the half's Pᵀ·W kernel read + write, MB.
 	measuredSym := map[GalerkinVariant]float64{
 		GalerkinTCPairs:   1033.8 + 361.8 + 670.8 + 72.0, // gal_w_tcp_3x6, gal_ac_tcb_3x6 with sel

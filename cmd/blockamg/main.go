@@ -52,14 +52,35 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "blockamg: unknown command %q (see blockamg --help)\n", args[0])
 		return exitBadInput
 	}
-	if err := cmd.run(args[1:], stdout, stderr); err != nil {
+	ew := &lineWriter{w: stderr}
+	if err := cmd.run(args[1:], stdout, ew); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
+		}
+		if ew.open {
+			// A progress line ("solve: reading A.mtx ...") waits for its time; the
+			// error goes on a line of its own.
+			fmt.Fprintln(stderr)
 		}
 		fmt.Fprintf(stderr, "blockamg %s: %v\n", args[0], err)
 		return exitBadInput
 	}
 	return 0
+}
+
+// lineWriter passes writes through to w and remembers whether the last one left a
+// line open (did not end in a newline).
+type lineWriter struct {
+	w    io.Writer
+	open bool
+}
+
+func (l *lineWriter) Write(p []byte) (int, error) {
+	n, err := l.w.Write(p)
+	if n > 0 {
+		l.open = p[n-1] != '\n'
+	}
+	return n, err
 }
 
 func usage(w io.Writer) {

@@ -86,6 +86,25 @@ func TestSolveMatrixFile(t *testing.T) {
 	}
 }
 
+// TestErrorAfterProgress checks that an error that ends a run while a progress line
+// waits for its time ("solve: reading … ...") still starts a line of its own.
+func TestErrorAfterProgress(t *testing.T) {
+	var out, errb bytes.Buffer
+	missing := filepath.Join(t.TempDir(), "missing.mtx") // no file: solve shows its progress line
+	if code := run([]string{"solve", "--matrix", missing}, &out, &errb); code == 0 {
+		t.Fatalf("solve of a missing file: exit 0")
+	}
+	s := errb.String()
+	if !strings.Contains(s, "no such file") {
+		t.Fatalf("stderr %q does not name the missing file's error", s)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(s), "\n") {
+		if strings.Contains(line, "blockamg solve:") && !strings.HasPrefix(line, "blockamg solve:") {
+			t.Errorf("the error shares a line with other output: %q", line)
+		}
+	}
+}
+
 func TestSolveErrors(t *testing.T) {
 	dir := t.TempDir()
 	bad := filepath.Join(dir, "bad.mtx")

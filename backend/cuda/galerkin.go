@@ -245,7 +245,7 @@ type hostSchedule struct {
 	pairEnt, pairProd []int64
 	// wSkip (symmetric plans, galerkin_sym.go): per W block, whether the symmetric
 	// half of Pᵀ·W never reads it, so tc-pairs and tc-block need not compute it; nil:
-	// all are read. wsel: the others, tc-block's list of W blocks (fill).
+	// all are read. wsel: the others in slot order, tc-block's list of W blocks (fill).
 	wSkip []bool
 	wsel  []int32
 	// wslot (fill, when a plan runs the half): per W block its place in W's values

@@ -166,24 +166,16 @@ func balanceBlocks(pw []int32, pwptr []int64, plist []int32) {
 	})
 }
 
-// walkPair visits the W columns of fine rows 2q and 2q+1 in order, calling entry with
-// the two W blocks (−1 where a row lacks the column, or where wSkip leaves the block
-// out; a column with neither is not visited) and the length of their merged
-// product list after the list's products, which emit (when non-nil) gets in order:
-// the two A blocks (−1 where absent) and the P block.
-func (s *hostSchedule) walkPair(A, P *bsr.Matrix, q int, entry func(w0, w1, merged int64), emit func(a0, a1, p int64)) {
-	i0, i1 := 2*q, 2*q+1
-	x0, e0 := s.wrp[i0], s.wrp[i0+1]
-	x1, e1 := int64(0), int64(0)
-	if i1 < A.BlockRows {
-		x1, e1 = s.wrp[i1], s.wrp[i1+1]
-	}
-	// Product t of fine row i's W block: its A block, A column and P block.
-	abs := func(i int, t int64) (a int64, k int32, p int64) {
-		u := s.wlist[t]
-		a = A.RowPtr[i] + int64(u>>16)
-		k = A.ColIdx[a]
-		return a, k, P.RowPtr[k] + int64(u&0xffff)
+// pairColumns visits the W columns of fine rows 2q and 2q+1 in order, calling f with
+// the two rows' W blocks in the column: −1 where a row lacks it, or where wSkip leaves
+// the block out (the symmetric half never reads it; it is never written). A column
+// with neither is not visited.
+func (s *hostSchedule) pairColumns(q int, f func(w0, w1 int64)) {
+	n := len(s.wrp) - 1
+	x0, e0 := s.wrp[2*q], s.wrp[2*q+1]
+	x1, e1 := e0, e0 // row 2q+1, empty past the last row
+	if 2*q+1 < n {
+		e1 = s.wrp[2*q+2]
 	}
 	for x0 < e0 || x1 < e1 {
 		w0, w1 := int64(-1), int64(-1)
@@ -199,7 +191,6 @@ func (s *hostSchedule) walkPair(A, P *bsr.Matrix, q int, entry func(w0, w1, merg
 			x0++
 			x1++
 		}
-		// A W block the symmetric half never reads is left out (never written).
 		if s.wSkip != nil {
 			if w0 >= 0 && s.wSkip[w0] {
 				w0 = -1
@@ -211,6 +202,24 @@ func (s *hostSchedule) walkPair(A, P *bsr.Matrix, q int, entry func(w0, w1, merg
 				continue
 			}
 		}
+		f(w0, w1)
+	}
+}
+
+// walkPair visits the pair entries of fine rows 2q and 2q+1 (pairColumns), calling
+// entry with the two W blocks (−1 where absent or left out) and the length of their
+// merged product list after the list's products, which emit (when non-nil) gets in
+// order: the two A blocks (−1 where absent) and the P block.
+func (s *hostSchedule) walkPair(A, P *bsr.Matrix, q int, entry func(w0, w1, merged int64), emit func(a0, a1, p int64)) {
+	i0, i1 := 2*q, 2*q+1
+	// Product t of fine row i's W block: its A block, A column and P block.
+	abs := func(i int, t int64) (a int64, k int32, p int64) {
+		u := s.wlist[t]
+		a = A.RowPtr[i] + int64(u>>16)
+		k = A.ColIdx[a]
+		return a, k, P.RowPtr[k] + int64(u&0xffff)
+	}
+	s.pairColumns(q, func(w0, w1 int64) {
 		var t0, f0, t1, f1 int64
 		if w0 >= 0 {
 			t0, f0 = s.wptr[w0], s.wptr[w0+1]
@@ -247,5 +256,5 @@ func (s *hostSchedule) walkPair(A, P *bsr.Matrix, q int, entry func(w0, w1, merg
 			}
 		}
 		entry(w0, w1, merged)
-	}
+	})
 }

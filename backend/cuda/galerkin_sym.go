@@ -103,36 +103,19 @@ func (s *hostSchedule) unreadW(P *bsr.Matrix) []bool {
 // another. The sums are unchanged; only where W's blocks lie.
 func (s *hostSchedule) halfSlots() []int32 {
 	slot := make([]int32, len(s.wcol))
-	next := int32(0)
-	place := func(w int64) {
+	for w := range slot {
 		slot[w] = -1
-		if !s.wSkip[w] {
-			slot[w] = next
-			next++
-		}
 	}
-	n := len(s.wrp) - 1
-	for i0 := 0; i0 < n; i0 += 2 {
-		x0, e0 := s.wrp[i0], s.wrp[i0+1]
-		x1, e1 := e0, e0 // row 2q+1, empty past the last row
-		if i0+1 < n {
-			e1 = s.wrp[i0+2]
-		}
-		for x0 < e0 || x1 < e1 {
-			switch {
-			case x1 >= e1 || (x0 < e0 && s.wcol[x0] < s.wcol[x1]):
-				place(x0)
-				x0++
-			case x0 >= e0 || s.wcol[x1] < s.wcol[x0]:
-				place(x1)
-				x1++
-			default:
-				place(x0)
-				place(x1)
-				x0++
-				x1++
+	next := int32(0)
+	for q := 0; 2*q < len(s.wrp)-1; q++ {
+		s.pairColumns(q, func(w0, w1 int64) {
+			for _, w := range [2]int64{w0, w1} {
+				if w >= 0 {
+					slot[w] = next
+					next++
+				}
 			}
-		}
+		})
 	}
 	return slot
 }

@@ -310,16 +310,14 @@ func PredictGalerkin(s GalerkinStats, mc GalerkinMachine, v GalerkinVariant, sta
 				rows *= float64(s.NnzAc) / math.Max(1, float64(s.NnzAcUpper))
 			}
 		}
-		wWritten := W
+		wWritten, wRead := W, W
 		if v == GalerkinTCBlock && s.Symmetric {
-			// The half's A·P computes only the W blocks it reads, picked by a list.
-			wWritten = s.wHalf(W) + 4*(s.NnzW-s.WUnread)
+			// The half reads only some W blocks; the A·P computes only those, picked
+			// by a list (4 bytes a block).
+			wRead = s.wHalf(W)
+			wWritten = wRead + 4*(s.NnzW-s.WUnread)
 		}
 		bytesAP = A + P + wWritten + sw
-		wRead := W
-		if v == GalerkinTCBlock && s.Symmetric {
-			wRead = s.wHalf(W) // the half reads only those W blocks
-		}
 		bytesPW = wRead + P + Ac + sa + s.wRereads(mc, rows)
 	case GalerkinTCPairs:
 		wWritten := W
@@ -431,7 +429,8 @@ func PredictGalerkin(s GalerkinStats, mc GalerkinMachine, v GalerkinVariant, sta
 }
 
 // wHalf returns the share of W's bytes w (of its NnzW blocks) in the blocks the
-// symmetric half reads: what tc-block and tc-pairs write with it.
+// symmetric half reads: what it reads, and what tc-block, tc-pairs and smem-tiles
+// write with it.
 func (s GalerkinStats) wHalf(w int64) int64 {
 	if s.NnzW == 0 {
 		return w

@@ -878,8 +878,8 @@ struct GalFrag {
     }
 };
 
-// gal_tcb_round: one round of the walk, RS products: every operand loaded, then the
-// RS mma in list order.
+// gal_tcb_round: one round of the walk, RS products (8, 4, or the last ones one at a
+// time): every operand loaded, then the RS mma in list order.
 template <int KC, int RS>
 __device__ __forceinline__ void gal_tcb_round(const int2* __restrict__ pe, const double* __restrict__ xs, i64 sx,
                                               const double* __restrict__ ys, i64 sy, const GalFrag<KC>& f, int kch,
@@ -927,18 +927,7 @@ __device__ __forceinline__ void gal_tcb_walk(const int2* __restrict__ pe, int np
         for (; u + 8 <= np; u += 8, pe += 8) gal_tcb_round<KC, 8>(pe, xs, sx, ys, sy, f, kch, c0, c1);
     }
     for (; u + 4 <= np; u += 4, pe += 4) gal_tcb_round<KC, 4>(pe, xs, sx, ys, sy, f, kch, c0, c1);
-    for (; u < np; u++, pe++) {
-        double av[KC], bv[KC];
-        const int2 e = __ldg(pe);
-        const double* __restrict__ xp = (const double*)((const char*)xs + e.x * sx);
-        const double* __restrict__ yp = (const double*)((const char*)ys + e.y * sy);
-#pragma unroll
-        for (int q = 0; q < KC; q++) {
-            av[q] = f.xok[q] ? __ldg(xp + f.xoff[q]) : 0.0;
-            bv[q] = f.yok[q] ? __ldg(yp + f.yoff[q]) : 0.0;
-        }
-        gal_dmma_k<KC>(c0, c1, av, bv, kch);
-    }
+    for (; u < np; u++, pe++) gal_tcb_round<KC, 1>(pe, xs, sx, ys, sy, f, kch, c0, c1);
 }
 
 // gal_prefetch_share asks L2 for thread block j's linear share of an array that a

@@ -166,7 +166,7 @@ func galerkinGPULevel(be *cuda.Backend, mc cuda.GalerkinMachine, l int, A, P *bs
 	fmt.Fprintf(stdout, "\nlevel %d: A %d×%d blocks of %d×%d (%d), P %d blocks of %d×%d, W %d, Ac %d×%d blocks (%d); products A·P %d, Pᵀ·W %d (fused recomputes %d A·P)\n",
 		l, st.N, st.N, st.R, st.R, st.NnzA, st.NnzP, st.R, st.C, st.NnzW, st.M, st.M, st.NnzAc, st.ProdAP, st.ProdPW, st.ProdAPFused)
 	if st.Symmetric {
-		fmt.Fprintf(stdout, "  symmetric A: tc-block, smem-tiles and tc-pairs compute the %d Ac blocks on and above the diagonal (%d of the Pᵀ·W products) and mirror them; tc-pairs leaves out the %d W blocks they never read (%d A·P products), so its A·P stage computes only part of W\n",
+		fmt.Fprintf(stdout, "  symmetric A: tc-block, smem-tiles and tc-pairs compute the %d Ac blocks on and above the diagonal (%d of the Pᵀ·W products) and mirror them; their A·P leaves out the %d W blocks the half never reads (%d A·P products), so W is complete only where it is read\n",
 			st.NnzAcUpper, st.ProdPWUpper, st.WUnread, st.ProdAPUnread)
 	}
 	fmt.Fprintf(stdout, "  symbolic (host) %.2f s, plan %.1f MB on the device; floor %.4f ms (%.1f MB at copy bandwidth, %.2f GFLOP at the FMA rate), A·P floor %.4f ms; pick %s\n",

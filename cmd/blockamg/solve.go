@@ -56,6 +56,7 @@ type solveConfig struct {
 	quiet     bool
 	wStats    bool
 	half      bool // --galerkin-half
+	solution  string // --solution: write the last solve's x here
 }
 
 // problem is what solve works on: the matrix, its right-hand side and near-null space,
@@ -107,6 +108,7 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 	fs.BoolVar(&cfg.gpu, "gpu", false, "run on an NVIDIA GPU (an error when none is usable; never falls back)")
 	fs.StringVar(&cfg.gpuGal, "gpu-galerkin", "model", "with --gpu: the device PᵀAP variant per level: model (the GPU traffic model's pick), tune (the fastest, timed on the first set-up) or a variant name (levels that do not offer it use the model's pick)")
 	fs.BoolVar(&cfg.quiet, "q", false, "no progress on stderr")
+	fs.StringVar(&cfg.solution, "solution", "", "write the solution x of the last solve to this file (Matrix Market array, 17 digits)")
 	fs.BoolVar(&cfg.half, "galerkin-half", true, "with a symmetric A (checked), compute the Ac blocks on and above the diagonal and mirror them, on the CPU and the GPU (false: all of them)")
 	pos, err := parseArgs(fs, args)
 	if err != nil {
@@ -492,6 +494,11 @@ func solveRun(c *solveConfig, open func(h *amg.Hierarchy, p *problem) (engine, e
 	}
 	eng.report(&rep)
 	rep.PeakRSSBytes = peakRSS()
+	if c.solution != "" {
+		if err := writeSolution(c.solution, x); err != nil {
+			return err
+		}
+	}
 
 	if c.plot != "" {
 		if err := plotHistory(c.plot, p.name+eng.where(), res.History, bnorm); err != nil {
@@ -733,4 +740,20 @@ func wBlocks(h *amg.Hierarchy) []int64 {
 		out = append(out, galerkin.ComputeStats(L.A, L.P).NnzW)
 	}
 	return out
+}
+
+// writeSolution writes x as an n×1 Matrix Market array.
+func writeSolution(path string, x []float64) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("--solution: %w", err)
+	}
+	werr := matio.WriteDense(f, &matio.Dense{Rows: len(x), Cols: 1, Data: x})
+	if cerr := f.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr != nil {
+		return fmt.Errorf("--solution %s: %w", path, werr)
+	}
+	return nil
 }

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"testing"
 
-	"blockamg/krylov"
+	"github.com/blockamg/blockamg/krylov"
 )
 
 // BenchmarkEx56 times PETSc's ex56 comparison on one worker: first set-up, re-set-up

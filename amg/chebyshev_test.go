@@ -5,7 +5,7 @@ import (
 	"math"
 	"testing"
 
-	"blockamg/bsr"
+	"github.com/blockamg/blockamg/bsr"
 )
 
 // TestChebyshevPolynomial checks the smoother against its closed form: for A diagonal

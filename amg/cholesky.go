@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math"
 
-	"blockamg/bsr"
+	"github.com/blockamg/blockamg/bsr"
 )
 
 // cholesky is the dense factor L (lower, row-major) of the coarsest operator, solved

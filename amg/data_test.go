@@ -5,8 +5,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"blockamg/fem"
-	"blockamg/matio"
+	"github.com/blockamg/blockamg/fem"
+	"github.com/blockamg/blockamg/matio"
 )
 
 // dataDir is /work/shared/data as seen from this package directory.

@@ -3,8 +3,8 @@ package amg
 import (
 	"fmt"
 
-	"blockamg/bsr"
-	"blockamg/internal/par"
+	"github.com/blockamg/blockamg/bsr"
+	"github.com/blockamg/blockamg/internal/par"
 )
 
 // invertDiag writes the inverses of A's diagonal blocks into dinv (BlockRows

@@ -3,9 +3,9 @@ package amg
 import (
 	"testing"
 
-	"blockamg/bsr"
-	"blockamg/fem"
-	"blockamg/krylov"
+	"github.com/blockamg/blockamg/bsr"
+	"github.com/blockamg/blockamg/fem"
+	"github.com/blockamg/blockamg/krylov"
 )
 
 // ex56 returns PETSc ex56's matrix, right-hand side and orthonormal rigid-body modes.

@@ -5,7 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"blockamg/bsr"
+	"github.com/blockamg/blockamg/bsr"
 )
 
 // gridMatrix returns the b×b-blocked operator L ⊗ K + shift·I on an nx×ny grid graph

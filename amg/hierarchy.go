@@ -6,10 +6,10 @@ import (
 	"math"
 	"time"
 
-	"blockamg/bsr"
-	"blockamg/filter"
-	"blockamg/galerkin"
-	"blockamg/krylov"
+	"github.com/blockamg/blockamg/bsr"
+	"github.com/blockamg/blockamg/filter"
+	"github.com/blockamg/blockamg/galerkin"
+	"github.com/blockamg/blockamg/krylov"
 )
 
 // Hierarchy is a smoothed-aggregation multigrid hierarchy. Apply runs one V-cycle, so a

@@ -6,9 +6,9 @@ import (
 	"strings"
 	"testing"
 
-	"blockamg/bsr"
-	"blockamg/fem"
-	"blockamg/krylov"
+	"github.com/blockamg/blockamg/bsr"
+	"github.com/blockamg/blockamg/fem"
+	"github.com/blockamg/blockamg/krylov"
 )
 
 func TestVCycleSymmetricPositive(t *testing.T) {

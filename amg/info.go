@@ -1,6 +1,6 @@
 package amg
 
-import "blockamg/filter"
+import "github.com/blockamg/blockamg/filter"
 
 // LevelInfo summarises one level for tables and JSON.
 type LevelInfo struct {

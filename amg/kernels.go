@@ -4,8 +4,8 @@ import (
 	"math"
 	"sync/atomic"
 
-	"blockamg/bsr"
-	"blockamg/internal/par"
+	"github.com/blockamg/blockamg/bsr"
+	"github.com/blockamg/blockamg/internal/par"
 )
 
 // The cycle's row kernels. Each output row is written by one goroutine from values it

@@ -3,10 +3,10 @@ package amg
 import (
 	"time"
 
-	"blockamg/bsr"
-	"blockamg/filter"
-	"blockamg/galerkin"
-	"blockamg/krylov"
+	"github.com/blockamg/blockamg/bsr"
+	"github.com/blockamg/blockamg/filter"
+	"github.com/blockamg/blockamg/galerkin"
+	"github.com/blockamg/blockamg/krylov"
 )
 
 // Level is one grid of the hierarchy. Its fields are exposed read-only for

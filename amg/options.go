@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math"
 
-	"blockamg/galerkin"
+	"github.com/blockamg/blockamg/galerkin"
 )
 
 // Options controls the set-up and the cycle. Field names follow PETSc GAMG's options;

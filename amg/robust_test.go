@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"blockamg/bsr"
-	"blockamg/krylov"
+	"github.com/blockamg/blockamg/bsr"
+	"github.com/blockamg/blockamg/krylov"
 )
 
 // Set-up robustness: problems far from the 3D elasticity the defaults are tuned for

@@ -3,8 +3,8 @@ package amg
 import (
 	"slices"
 
-	"blockamg/bsr"
-	"blockamg/internal/par"
+	"github.com/blockamg/blockamg/bsr"
+	"github.com/blockamg/blockamg/internal/par"
 )
 
 // smoothPlan computes one Jacobi smoothing step of a prolongator,

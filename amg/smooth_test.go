@@ -3,7 +3,7 @@ package amg
 import (
 	"testing"
 
-	"blockamg/bsr"
+	"github.com/blockamg/blockamg/bsr"
 )
 
 // denseSmooth returns (I − ω·D⁻¹A)·X densely, D⁻¹ given as block inverses.

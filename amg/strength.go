@@ -5,8 +5,8 @@ import (
 	"math"
 	"slices"
 
-	"blockamg/bsr"
-	"blockamg/internal/par"
+	"github.com/blockamg/blockamg/bsr"
+	"github.com/blockamg/blockamg/internal/par"
 )
 
 // Graph is the strength-of-connection graph between the nodes (block rows) of a level:

@@ -1,8 +1,8 @@
 package amg
 
 import (
-	"blockamg/bsr"
-	"blockamg/internal/par"
+	"github.com/blockamg/blockamg/bsr"
+	"github.com/blockamg/blockamg/internal/par"
 )
 
 // Tentative builds the tentative prolongator and the coarse near-null space from the

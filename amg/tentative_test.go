@@ -4,8 +4,8 @@ import (
 	"math"
 	"testing"
 
-	"blockamg/bsr"
-	"blockamg/fem"
+	"github.com/blockamg/blockamg/bsr"
+	"github.com/blockamg/blockamg/fem"
 )
 
 // checkTentative verifies, against dense arithmetic, that P_tent·B_c = B on aggregated

@@ -1,6 +1,6 @@
 package backend
 
-import "blockamg/bsr"
+import "github.com/blockamg/blockamg/bsr"
 
 // Vector is a dense float64 vector owned by a Backend. Its storage is opaque (host
 // memory for the CPU, device memory for a GPU).

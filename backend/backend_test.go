@@ -6,11 +6,11 @@ import (
 	"strings"
 	"testing"
 
-	"blockamg/backend"
-	"blockamg/backend/backendtest"
-	"blockamg/backend/cpu"
-	"blockamg/bsr"
-	"blockamg/krylov"
+	"github.com/blockamg/blockamg/backend"
+	"github.com/blockamg/blockamg/backend/backendtest"
+	"github.com/blockamg/blockamg/backend/cpu"
+	"github.com/blockamg/blockamg/bsr"
+	"github.com/blockamg/blockamg/krylov"
 )
 
 func TestCounters(t *testing.T) {

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"math"
 
-	"blockamg/bsr"
-	"blockamg/krylov"
+	"github.com/blockamg/blockamg/bsr"
+	"github.com/blockamg/blockamg/krylov"
 )
 
 // NewBlockJacobi inverts the diagonal blocks of the square-blocked matrix a on the host

@@ -1,8 +1,8 @@
 package backend
 
 import (
-	"blockamg/bsr"
-	"blockamg/filter"
+	"github.com/blockamg/blockamg/bsr"
+	"github.com/blockamg/blockamg/filter"
 )
 
 // Resetter is a Backend that can redo the numeric set-up of a smoothed-aggregation

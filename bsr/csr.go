@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math"
 
-	"blockamg/internal/par"
+	"github.com/blockamg/blockamg/internal/par"
 )
 
 // CSR is a scalar compressed sparse row matrix (sorted columns, no duplicates). It is

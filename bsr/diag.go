@@ -6,7 +6,7 @@ import (
 	"math"
 	"sync"
 
-	"blockamg/internal/par"
+	"github.com/blockamg/blockamg/internal/par"
 )
 
 // ErrSingular is wrapped by the error InvertDiag returns for a singular diagonal block.

@@ -3,7 +3,7 @@ package bsr_test
 import (
 	"fmt"
 
-	"blockamg/bsr"
+	"github.com/blockamg/blockamg/bsr"
 )
 
 // A 2×2-block matrix with 2×1 blocks, assembled from block triplets (the duplicate at

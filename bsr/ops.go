@@ -3,7 +3,7 @@ package bsr
 import (
 	"math"
 
-	"blockamg/internal/par"
+	"github.com/blockamg/blockamg/internal/par"
 )
 
 // Scale multiplies every stored value by alpha, in place.

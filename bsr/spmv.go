@@ -1,6 +1,6 @@
 package bsr
 
-import "blockamg/internal/par"
+import "github.com/blockamg/blockamg/internal/par"
 
 // MulVec computes y = alpha*A*x + beta*y on par.Workers() goroutines. When beta is 0, y
 // is overwritten and whatever it held (NaN included) does not propagate; when alpha is

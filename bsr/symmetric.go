@@ -6,7 +6,7 @@ import (
 	"slices"
 	"sync/atomic"
 
-	"blockamg/internal/par"
+	"github.com/blockamg/blockamg/internal/par"
 )
 
 // CheckSymmetric returns nil when m is square-blocked with a symmetric pattern and,

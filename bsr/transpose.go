@@ -1,6 +1,6 @@
 package bsr
 
-import "blockamg/internal/par"
+import "github.com/blockamg/blockamg/internal/par"
 
 // Transpose returns Aᵀ as a new matrix with C×R blocks, BlockCols block rows and
 // BlockRows block columns, on par.Workers() goroutines. The result does not depend on

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"math"
 
-	"blockamg/bsr"
-	"blockamg/internal/par"
+	"github.com/blockamg/blockamg/bsr"
+	"github.com/blockamg/blockamg/internal/par"
 )
 
 // dirichletDiag is ex56's factor on the clamped nodes' diagonal: each element keeps

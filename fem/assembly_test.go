@@ -5,7 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"blockamg/bsr"
+	"github.com/blockamg/blockamg/bsr"
 )
 
 func mustBox(t testing.TB, p Problem) *Box {

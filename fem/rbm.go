@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math"
 
-	"blockamg/bsr"
+	"github.com/blockamg/blockamg/bsr"
 )
 
 // RigidBodyModes returns the rigid-body modes of a body whose nodes sit at coords

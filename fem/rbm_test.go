@@ -5,7 +5,7 @@ import (
 	"math"
 	"testing"
 
-	"blockamg/bsr"
+	"github.com/blockamg/blockamg/bsr"
 )
 
 func TestRigidBodyModesValues(t *testing.T) {

@@ -1,6 +1,6 @@
 package fem
 
-import "blockamg/bsr"
+import "github.com/blockamg/blockamg/bsr"
 
 // Ex56System assembles PETSc ex56's problem with ne elements per side (Ex56's
 // defaults, workers goroutines) and returns the matrix, the right-hand side and the six

@@ -6,7 +6,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"blockamg/bsr"
+	"github.com/blockamg/blockamg/bsr"
 )
 
 // numericFromAccessors re-implements Numeric from the read-only views only (Dims,

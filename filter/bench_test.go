@@ -1,15 +1,15 @@
 package filter_test
 
 import (
-	"blockamg/filter"
 	"fmt"
+	"github.com/blockamg/blockamg/filter"
 	"os"
 	"strconv"
 	"testing"
 
-	"blockamg/amg"
-	"blockamg/galerkin"
-	"blockamg/internal/par"
+	"github.com/blockamg/blockamg/amg"
+	"github.com/blockamg/blockamg/galerkin"
+	"github.com/blockamg/blockamg/internal/par"
 )
 
 // benchThetas are the thresholds of BenchmarkEx56.

@@ -1,14 +1,14 @@
 package filter_test
 
 import (
-	"blockamg/filter"
+	"github.com/blockamg/blockamg/filter"
 	"math"
 	"math/rand/v2"
 	"testing"
 
-	"blockamg/amg"
-	"blockamg/bsr"
-	"blockamg/fem"
+	"github.com/blockamg/blockamg/amg"
+	"github.com/blockamg/blockamg/bsr"
+	"github.com/blockamg/blockamg/fem"
 )
 
 // ex56Hierarchy builds amg's default hierarchy on PETSc's ex56 problem with ne elements

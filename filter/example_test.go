@@ -3,8 +3,8 @@ package filter_test
 import (
 	"fmt"
 
-	"blockamg/bsr"
-	"blockamg/filter"
+	"github.com/blockamg/blockamg/bsr"
+	"github.com/blockamg/blockamg/filter"
 )
 
 // A prolongator with 1×1 blocks: fine node 0 interpolates from coarse nodes 0, 1, 2,

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"math"
 
-	"blockamg/bsr"
-	"blockamg/internal/par"
+	"github.com/blockamg/blockamg/bsr"
+	"github.com/blockamg/blockamg/internal/par"
 )
 
 // Errors wrapped by what Symbolic and Numeric return, for errors.Is.

@@ -9,7 +9,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"blockamg/bsr"
+	"github.com/blockamg/blockamg/bsr"
 )
 
 // kernelTol bounds ‖(P_f·B_c)_i − (P·B_c)_i‖_F / ‖(P·B_c)_i‖_F on every corrected row.

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"testing"
 
-	"blockamg/bsr"
+	"github.com/blockamg/blockamg/bsr"
 )
 
 // randomP returns an n×m-block prolongator with b×k blocks: each row gets a random

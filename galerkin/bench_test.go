@@ -7,7 +7,7 @@ import (
 	"sync"
 	"testing"
 
-	"blockamg/galerkin/galerkintest"
+	"github.com/blockamg/blockamg/galerkin/galerkintest"
 )
 
 var benchProblems sync.Map // nodes per side → *galerkintest.Problem

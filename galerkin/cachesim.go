@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"slices"
 
-	"blockamg/bsr"
-	"blockamg/internal/lru"
+	"github.com/blockamg/blockamg/bsr"
+	"github.com/blockamg/blockamg/internal/lru"
 )
 
 // A software cache simulation, to measure what the traffic model predicts on a

@@ -4,7 +4,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"blockamg/bsr"
+	"github.com/blockamg/blockamg/bsr"
 )
 
 // naiveLRU is the reference cache: a slice of lines, most recent first.

@@ -4,9 +4,9 @@ import (
 	"slices"
 	"time"
 
-	"blockamg/bsr"
-	"blockamg/galerkin/galerkintest"
-	"blockamg/internal/par"
+	"github.com/blockamg/blockamg/bsr"
+	"github.com/blockamg/blockamg/galerkin/galerkintest"
+	"github.com/blockamg/blockamg/internal/par"
 )
 
 // Calibrate returns mc with the parameters of the model measured on this machine for

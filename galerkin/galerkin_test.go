@@ -8,7 +8,7 @@ import (
 	"slices"
 	"testing"
 
-	"blockamg/bsr"
+	"github.com/blockamg/blockamg/bsr"
 )
 
 // randomBSR returns a random r×c-block matrix with about density of its blocks stored,

@@ -6,8 +6,8 @@ import (
 	"slices"
 	"testing"
 
-	"blockamg/bsr"
-	"blockamg/galerkin/galerkintest"
+	"github.com/blockamg/blockamg/bsr"
+	"github.com/blockamg/blockamg/galerkin/galerkintest"
 )
 
 // TestHierarchy runs every variant on a two-level synthetic smoothed-aggregation

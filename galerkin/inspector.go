@@ -1,8 +1,8 @@
 package galerkin
 
 import (
-	"blockamg/bsr"
-	"blockamg/internal/par"
+	"github.com/blockamg/blockamg/bsr"
+	"github.com/blockamg/blockamg/internal/par"
 )
 
 // Inspector–executor variant. Symbolic records, in the order the numeric phase

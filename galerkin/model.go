@@ -3,8 +3,8 @@ package galerkin
 import (
 	"math"
 
-	"blockamg/bsr"
-	"blockamg/internal/par"
+	"github.com/blockamg/blockamg/bsr"
+	"github.com/blockamg/blockamg/internal/par"
 )
 
 // Stats are the pattern statistics of one Galerkin product that the traffic model

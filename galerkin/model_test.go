@@ -6,8 +6,8 @@ import (
 	"slices"
 	"testing"
 
-	"blockamg/bsr"
-	"blockamg/galerkin/galerkintest"
+	"github.com/blockamg/blockamg/bsr"
+	"github.com/blockamg/blockamg/galerkin/galerkintest"
 )
 
 // TestStatsByHand checks the statistics of a product small enough to count by hand:

@@ -6,7 +6,7 @@ import (
 	"sort"
 	"sync/atomic"
 
-	"blockamg/internal/par"
+	"github.com/blockamg/blockamg/internal/par"
 )
 
 // pattern is a block sparsity pattern without values: rows of sorted column indices.

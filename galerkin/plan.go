@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"sync"
 
-	"blockamg/bsr"
-	"blockamg/internal/par"
+	"github.com/blockamg/blockamg/bsr"
+	"github.com/blockamg/blockamg/internal/par"
 )
 
 // Variant names an algorithm for the numeric phase of Ac = PᵀAP.

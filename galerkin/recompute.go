@@ -1,8 +1,8 @@
 package galerkin
 
 import (
-	"blockamg/bsr"
-	"blockamg/internal/par"
+	"github.com/blockamg/blockamg/bsr"
+	"github.com/blockamg/blockamg/internal/par"
 )
 
 // Fused variant with recomputation. Coarse rows are cut into one contiguous chunk per

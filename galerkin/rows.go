@@ -1,6 +1,6 @@
 package galerkin
 
-import "blockamg/bsr"
+import "github.com/blockamg/blockamg/bsr"
 
 // Row operations shared by the variants. The variants differ only in how they order,
 // store and distribute these calls; the arithmetic of every block of W and Ac is the

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"slices"
 
-	"blockamg/bsr"
-	"blockamg/internal/par"
+	"github.com/blockamg/blockamg/bsr"
+	"github.com/blockamg/blockamg/internal/par"
 )
 
 // The symmetric half. When A is symmetric so is Ac = PᵀAP, so a plan told so

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"blockamg/bsr"
-	"blockamg/galerkin/galerkintest"
+	"github.com/blockamg/blockamg/bsr"
+	"github.com/blockamg/blockamg/galerkin/galerkintest"
 )
 
 // symmetricBSR returns A + Aᵀ for a random A: symmetric pattern and values.

@@ -1,8 +1,8 @@
 package galerkin
 
 import (
-	"blockamg/bsr"
-	"blockamg/internal/par"
+	"github.com/blockamg/blockamg/bsr"
+	"github.com/blockamg/blockamg/internal/par"
 )
 
 // numericTwoPass computes W = A·P into p.wVal (fine rows in parallel), then

@@ -3,7 +3,7 @@ package krylov
 import (
 	"math"
 
-	"blockamg/internal/par"
+	"github.com/blockamg/blockamg/internal/par"
 )
 
 // chunk is the fixed length of the pieces inner products are split into. Partial sums

@@ -8,7 +8,7 @@ import (
 	"sync"
 	"testing"
 
-	"blockamg/bsr"
+	"github.com/blockamg/blockamg/bsr"
 )
 
 // Benchmarks read ~50 MB files generated once per process into a temporary directory:

@@ -4,7 +4,7 @@ import (
 	"slices"
 	"sort"
 
-	"blockamg/bsr"
+	"github.com/blockamg/blockamg/bsr"
 )
 
 // maxFill bounds how many stored values per file entry grouping into blocks may create

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"blockamg/bsr"
+	"github.com/blockamg/blockamg/bsr"
 )
 
 // dataDir holds the project's external test matrices (see its README.md).

@@ -13,7 +13,7 @@ import (
 	"strconv"
 	"strings"
 
-	"blockamg/bsr"
+	"github.com/blockamg/blockamg/bsr"
 )
 
 // kind is what the first bytes of a file say it is.

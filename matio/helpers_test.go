@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"blockamg/bsr"
+	"github.com/blockamg/blockamg/bsr"
 )
 
 // dense expands m into a row-major scalar array.

@@ -8,7 +8,7 @@ import (
 	"sort"
 	"strconv"
 
-	"blockamg/bsr"
+	"github.com/blockamg/blockamg/bsr"
 )
 
 // Matrix Market symmetry kinds.

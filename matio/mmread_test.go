@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"blockamg/bsr"
+	"github.com/blockamg/blockamg/bsr"
 )
 
 const banner = "%%MatrixMarket matrix coordinate "

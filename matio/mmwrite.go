@@ -7,7 +7,7 @@ import (
 	"math"
 	"strconv"
 
-	"blockamg/bsr"
+	"github.com/blockamg/blockamg/bsr"
 )
 
 // errNonFinite is returned by writers for a NaN or Inf value: no reader accepts it.

@@ -9,7 +9,7 @@ import (
 	"math"
 	"slices"
 
-	"blockamg/bsr"
+	"github.com/blockamg/blockamg/bsr"
 )
 
 // PETSc binary class ids (petscsys.h: MAT_FILE_CLASSID, VEC_FILE_CLASSID). Files are

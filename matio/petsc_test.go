@@ -8,7 +8,7 @@ import (
 	"runtime"
 	"testing"
 
-	"blockamg/bsr"
+	"github.com/blockamg/blockamg/bsr"
 )
 
 // be encodes int32 and float64 values big-endian, independently of the writer.

@@ -6,8 +6,8 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"blockamg/amg"
-	"blockamg/backend"
+	"github.com/blockamg/blockamg/amg"
+	"github.com/blockamg/blockamg/backend"
 )
 
 // level is one grid of the uploaded hierarchy.

@@ -5,13 +5,13 @@ import (
 	"math"
 	"testing"
 
-	"blockamg/amg"
-	"blockamg/backend"
-	"blockamg/backend/cpu"
-	"blockamg/backend/cuda"
-	"blockamg/fem"
-	"blockamg/internal/cudadrv"
-	"blockamg/krylov"
+	"github.com/blockamg/blockamg/amg"
+	"github.com/blockamg/blockamg/backend"
+	"github.com/blockamg/blockamg/backend/cpu"
+	"github.com/blockamg/blockamg/backend/cuda"
+	"github.com/blockamg/blockamg/fem"
+	"github.com/blockamg/blockamg/internal/cudadrv"
+	"github.com/blockamg/blockamg/krylov"
 )
 
 // ex56 builds the ex56 problem and its SA hierarchy with the options of the PETSc

@@ -6,10 +6,10 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"blockamg/amg"
-	"blockamg/backend"
-	"blockamg/bsr"
-	"blockamg/krylov"
+	"github.com/blockamg/blockamg/amg"
+	"github.com/blockamg/blockamg/backend"
+	"github.com/blockamg/blockamg/bsr"
+	"github.com/blockamg/blockamg/krylov"
 )
 
 // resident is the device side of a hierarchy whose numeric set-up runs on the backend

@@ -5,12 +5,12 @@ import (
 	"math"
 	"testing"
 
-	"blockamg/amg"
-	"blockamg/backend"
-	"blockamg/backend/cpu"
-	"blockamg/bsr"
-	"blockamg/fem"
-	"blockamg/krylov"
+	"github.com/blockamg/blockamg/amg"
+	"github.com/blockamg/blockamg/backend"
+	"github.com/blockamg/blockamg/backend/cpu"
+	"github.com/blockamg/blockamg/bsr"
+	"github.com/blockamg/blockamg/fem"
+	"github.com/blockamg/blockamg/krylov"
 )
 
 // residentCase is an ex56 hierarchy and a second set of fine values on its pattern.

@@ -5,8 +5,8 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"blockamg/backend"
-	"blockamg/bsr"
+	"github.com/blockamg/blockamg/backend"
+	"github.com/blockamg/blockamg/bsr"
 )
 
 // Tol is the agreement required between a backend and the dense reference, relative

@@ -5,9 +5,9 @@ import (
 	"math"
 	"testing"
 
-	"blockamg/backend"
-	"blockamg/bsr"
-	"blockamg/krylov"
+	"github.com/blockamg/blockamg/backend"
+	"github.com/blockamg/blockamg/bsr"
+	"github.com/blockamg/blockamg/krylov"
 )
 
 // TestAll runs every test of the suite as a subtest.

@@ -3,7 +3,7 @@ package cpu
 import (
 	"math"
 
-	"blockamg/backend"
+	"github.com/blockamg/blockamg/backend"
 )
 
 var _ backend.CGStepper = (*Backend)(nil)

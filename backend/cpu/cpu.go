@@ -4,9 +4,9 @@ import (
 	"math"
 	"time"
 
-	"blockamg/backend"
-	"blockamg/bsr"
-	"blockamg/internal/par"
+	"github.com/blockamg/blockamg/backend"
+	"github.com/blockamg/blockamg/bsr"
+	"github.com/blockamg/blockamg/internal/par"
 )
 
 // Backend is the CPU backend. The zero value is not usable; call New.

@@ -3,8 +3,8 @@ package cpu_test
 import (
 	"testing"
 
-	"blockamg/backend/backendtest"
-	"blockamg/backend/cpu"
+	"github.com/blockamg/blockamg/backend/backendtest"
+	"github.com/blockamg/blockamg/backend/cpu"
 )
 
 func TestConformance(t *testing.T) { backendtest.TestAll(t, cpu.New(0)) }

@@ -1,7 +1,7 @@
 package cpu
 
 import (
-	"blockamg/backend"
+	"github.com/blockamg/blockamg/backend"
 )
 
 var _ backend.Lanczoser = (*Backend)(nil)

@@ -3,7 +3,7 @@ package cpu
 import (
 	"time"
 
-	"blockamg/backend"
+	"github.com/blockamg/blockamg/backend"
 )
 
 var _ backend.Marker = (*Backend)(nil)

@@ -3,11 +3,11 @@ package cpu
 import (
 	"fmt"
 
-	"blockamg/backend"
-	"blockamg/bsr"
-	"blockamg/filter"
-	"blockamg/galerkin"
-	"blockamg/internal/par"
+	"github.com/blockamg/blockamg/backend"
+	"github.com/blockamg/blockamg/bsr"
+	"github.com/blockamg/blockamg/filter"
+	"github.com/blockamg/blockamg/galerkin"
+	"github.com/blockamg/blockamg/internal/par"
 )
 
 // The CPU side of backend.Resetter: the re-setup primitives over host BSR, written

@@ -3,8 +3,8 @@ package cuda
 import (
 	"fmt"
 
-	"blockamg/fem"
-	"blockamg/internal/cudadrv"
+	"github.com/blockamg/blockamg/fem"
+	"github.com/blockamg/blockamg/internal/cudadrv"
 )
 
 // asmRows and asmGroups are ASM_ROWS and ASM_GROUPS of kernels/assembly.cu: a

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"blockamg/fem"
+	"github.com/blockamg/blockamg/fem"
 )
 
 // TestAssemblyKernelsCompile compiles kernels/assembly.cu on its own (after common.cuh)

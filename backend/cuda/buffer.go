@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"unsafe"
 
-	"blockamg/internal/cudadrv"
+	"github.com/blockamg/blockamg/internal/cudadrv"
 )
 
 // Elem is the element type of a device buffer.

@@ -1,7 +1,7 @@
 package cuda
 
 import (
-	"blockamg/backend"
+	"github.com/blockamg/blockamg/backend"
 )
 
 var _ backend.CGStepper = (*Backend)(nil)

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"blockamg/backend"
+	"github.com/blockamg/blockamg/backend"
 )
 
 var _ backend.ChebStepper = (*Backend)(nil)

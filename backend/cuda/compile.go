@@ -11,7 +11,7 @@ import (
 	"sort"
 	"strings"
 
-	"blockamg/internal/cudadrv"
+	"github.com/blockamg/blockamg/internal/cudadrv"
 )
 
 //go:embed kernels/*.cu kernels/*.cuh

@@ -8,11 +8,11 @@ import (
 	"sync"
 	"testing"
 
-	"blockamg/backend"
-	"blockamg/backend/backendtest"
-	"blockamg/backend/cpu"
-	"blockamg/internal/cudadrv"
-	"blockamg/krylov"
+	"github.com/blockamg/blockamg/backend"
+	"github.com/blockamg/blockamg/backend/backendtest"
+	"github.com/blockamg/blockamg/backend/cpu"
+	"github.com/blockamg/blockamg/internal/cudadrv"
+	"github.com/blockamg/blockamg/krylov"
 )
 
 var shared struct {

@@ -7,9 +7,9 @@ import (
 	"sort"
 	"unsafe"
 
-	"blockamg/bsr"
-	"blockamg/internal/cudadrv"
-	"blockamg/internal/par"
+	"github.com/blockamg/blockamg/bsr"
+	"github.com/blockamg/blockamg/internal/cudadrv"
+	"github.com/blockamg/blockamg/internal/par"
 )
 
 // The vendor baseline for the Galerkin product: what a user without a block SpGEMM

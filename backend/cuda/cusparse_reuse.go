@@ -4,7 +4,7 @@ import (
 	"errors"
 	"fmt"
 
-	"blockamg/internal/cudadrv"
+	"github.com/blockamg/blockamg/internal/cudadrv"
 )
 
 // CusparseReuse is cuSPARSE's own answer to a recurring product on a fixed pattern:

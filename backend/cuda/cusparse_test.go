@@ -10,11 +10,11 @@ import (
 	"strconv"
 	"testing"
 
-	"blockamg/amg"
-	"blockamg/bsr"
-	"blockamg/fem"
-	"blockamg/galerkin"
-	"blockamg/internal/cudadrv"
+	"github.com/blockamg/blockamg/amg"
+	"github.com/blockamg/blockamg/bsr"
+	"github.com/blockamg/blockamg/fem"
+	"github.com/blockamg/blockamg/galerkin"
+	"github.com/blockamg/blockamg/internal/cudadrv"
 )
 
 // cusparseRandomBSR returns a rows×cols matrix of r×c blocks with 0 to per random

@@ -7,8 +7,8 @@ import (
 	"time"
 	"unsafe"
 
-	"blockamg/backend"
-	"blockamg/internal/cudadrv"
+	"github.com/blockamg/blockamg/backend"
+	"github.com/blockamg/blockamg/internal/cudadrv"
 )
 
 // Options selects the device and the kernel cache.

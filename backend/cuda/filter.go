@@ -3,8 +3,8 @@ package cuda
 import (
 	"fmt"
 
-	"blockamg/filter"
-	"blockamg/internal/cudadrv"
+	"github.com/blockamg/blockamg/filter"
+	"github.com/blockamg/blockamg/internal/cudadrv"
 )
 
 // filterKMax mirrors FILTER_KMAX in kernels/filter.cu: the largest k of the generic

@@ -10,10 +10,10 @@ import (
 	"strings"
 	"testing"
 
-	"blockamg/amg"
-	"blockamg/bsr"
-	"blockamg/fem"
-	"blockamg/filter"
+	"github.com/blockamg/blockamg/amg"
+	"github.com/blockamg/blockamg/bsr"
+	"github.com/blockamg/blockamg/fem"
+	"github.com/blockamg/blockamg/filter"
 )
 
 // filterRandomP returns an n×m-block prolongator of b×k blocks: each row a random

@@ -8,10 +8,10 @@ import (
 	"slices"
 	"unsafe"
 
-	"blockamg/bsr"
-	"blockamg/galerkin"
-	"blockamg/internal/cudadrv"
-	"blockamg/internal/par"
+	"github.com/blockamg/blockamg/bsr"
+	"github.com/blockamg/blockamg/galerkin"
+	"github.com/blockamg/blockamg/internal/cudadrv"
+	"github.com/blockamg/blockamg/internal/par"
 )
 
 // GalerkinVariant names a device algorithm for the numeric phase of Ac = PᵀAP.

@@ -3,8 +3,8 @@ package cuda
 import (
 	"fmt"
 
-	"blockamg/bsr"
-	"blockamg/internal/lru"
+	"github.com/blockamg/blockamg/bsr"
+	"github.com/blockamg/blockamg/internal/lru"
 )
 
 // fused-recompute's traffic by replay.

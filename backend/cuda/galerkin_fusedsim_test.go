@@ -4,7 +4,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"blockamg/bsr"
+	"github.com/blockamg/blockamg/bsr"
 )
 
 // TestReplayFused checks the replay of gal_fused on small random products against

@@ -5,7 +5,7 @@ import (
 	"math"
 	"strings"
 
-	"blockamg/internal/cudadrv"
+	"github.com/blockamg/blockamg/internal/cudadrv"
 )
 
 // GalerkinMachine holds the device rates the Galerkin traffic model uses.

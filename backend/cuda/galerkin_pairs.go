@@ -4,8 +4,8 @@ import (
 	"cmp"
 	"slices"
 
-	"blockamg/bsr"
-	"blockamg/internal/par"
+	"github.com/blockamg/blockamg/bsr"
+	"github.com/blockamg/blockamg/internal/par"
 )
 
 // The tc-pairs schedule. One mma.m8n8k4 takes an 8×4 left operand, of which tc-block's

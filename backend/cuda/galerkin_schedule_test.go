@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"blockamg/bsr"
+	"github.com/blockamg/blockamg/bsr"
 )
 
 // smemTiles builds the whole smem-tiles schedule (tileCut, then tileLists); false when

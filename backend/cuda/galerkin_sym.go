@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"math"
 
-	"blockamg/bsr"
-	"blockamg/galerkin"
-	"blockamg/internal/par"
+	"github.com/blockamg/blockamg/bsr"
+	"github.com/blockamg/blockamg/galerkin"
+	"github.com/blockamg/blockamg/internal/par"
 )
 
 // The symmetric half of Ac = Pᵀ·W. When A is symmetric so is Ac (Acᵀ = PᵀAᵀP), so the

@@ -5,7 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"blockamg/bsr"
+	"github.com/blockamg/blockamg/bsr"
 )
 
 // This file emulates the tensor-core kernels of kernels/galerkin.cu on the host, lane

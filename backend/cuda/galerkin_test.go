@@ -10,11 +10,11 @@ import (
 	"strings"
 	"testing"
 
-	"blockamg/amg"
-	"blockamg/bsr"
-	"blockamg/fem"
-	"blockamg/galerkin"
-	"blockamg/galerkin/galerkintest"
+	"github.com/blockamg/blockamg/amg"
+	"github.com/blockamg/blockamg/bsr"
+	"github.com/blockamg/blockamg/fem"
+	"github.com/blockamg/blockamg/galerkin"
+	"github.com/blockamg/blockamg/galerkin/galerkintest"
 )
 
 // randomPattern returns a rows×cols matrix of r×c blocks with about per random blocks

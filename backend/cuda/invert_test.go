@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"blockamg/backend/backendtest"
-	"blockamg/bsr"
+	"github.com/blockamg/blockamg/backend/backendtest"
+	"github.com/blockamg/blockamg/bsr"
 )
 
 // TestInvertBlockDiagSingular: a zero diagonal block is InvertBlockDiag's error naming

@@ -3,7 +3,7 @@ package cuda
 import (
 	"fmt"
 
-	"blockamg/backend"
+	"github.com/blockamg/blockamg/backend"
 )
 
 var _ backend.Lanczoser = (*Backend)(nil)

@@ -3,7 +3,7 @@ package cuda
 import (
 	"fmt"
 
-	"blockamg/internal/cudadrv"
+	"github.com/blockamg/blockamg/internal/cudadrv"
 )
 
 // threads is the block size of every launch; kernels/common.cuh's THREADS must match.

@@ -3,8 +3,8 @@ package cuda
 import (
 	"time"
 
-	"blockamg/backend"
-	"blockamg/internal/cudadrv"
+	"github.com/blockamg/blockamg/backend"
+	"github.com/blockamg/blockamg/internal/cudadrv"
 )
 
 var _ backend.Marker = (*Backend)(nil)

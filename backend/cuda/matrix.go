@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"slices"
 
-	"blockamg/backend"
-	"blockamg/bsr"
+	"github.com/blockamg/blockamg/backend"
+	"github.com/blockamg/blockamg/bsr"
 )
 
 // Matrix is a BSR matrix in device memory with bsr.Matrix's layout, optionally with

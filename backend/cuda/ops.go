@@ -4,8 +4,8 @@ import (
 	"math"
 	"unsafe"
 
-	"blockamg/backend"
-	"blockamg/internal/cudadrv"
+	"github.com/blockamg/blockamg/backend"
+	"github.com/blockamg/blockamg/internal/cudadrv"
 )
 
 // Vector is a float64 vector in device memory.

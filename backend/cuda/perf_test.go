@@ -5,11 +5,11 @@ import (
 	"testing"
 	"time"
 
-	"blockamg/backend/backendtest"
-	"blockamg/backend/cpu"
-	"blockamg/bsr"
-	"blockamg/internal/par"
-	"blockamg/krylov"
+	"github.com/blockamg/blockamg/backend/backendtest"
+	"github.com/blockamg/blockamg/backend/cpu"
+	"github.com/blockamg/blockamg/bsr"
+	"github.com/blockamg/blockamg/internal/par"
+	"github.com/blockamg/blockamg/krylov"
 )
 
 // splitmix is a small deterministic generator; fill uses one per chunk so that the

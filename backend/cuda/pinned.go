@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"unsafe"
 
-	"blockamg/backend"
-	"blockamg/internal/cudadrv"
+	"github.com/blockamg/blockamg/backend"
+	"github.com/blockamg/blockamg/internal/cudadrv"
 )
 
 // HostAlloc returns n float64 values of page-locked host memory, zeroed. Upload and

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"blockamg/internal/cudadrv"
+	"github.com/blockamg/blockamg/internal/cudadrv"
 )
 
 // TestPtxasReport prints ptxas's resource report (registers, stack frame, spills) for

@@ -6,9 +6,9 @@ import (
 	"math"
 	"slices"
 
-	"blockamg/backend"
-	"blockamg/bsr"
-	"blockamg/filter"
+	"github.com/blockamg/blockamg/backend"
+	"github.com/blockamg/blockamg/bsr"
+	"github.com/blockamg/blockamg/filter"
 )
 
 // This file holds the device side of a hierarchy's re-setup (amg/backendcycle's

@@ -6,8 +6,8 @@ import (
 	"slices"
 	"testing"
 
-	"blockamg/backend/backendtest"
-	"blockamg/bsr"
+	"github.com/blockamg/blockamg/backend/backendtest"
+	"github.com/blockamg/blockamg/bsr"
 )
 
 // TestScanCounts checks the device prefix sums against the host's on sizes around

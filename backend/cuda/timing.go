@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"sort"
 
-	"blockamg/internal/cudadrv"
+	"github.com/blockamg/blockamg/internal/cudadrv"
 )
 
 // Time queues an event, runs f (which queues device work on this backend), queues a

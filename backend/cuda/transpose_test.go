@@ -4,7 +4,7 @@ import (
 	"slices"
 	"testing"
 
-	"blockamg/backend/backendtest"
+	"github.com/blockamg/blockamg/backend/backendtest"
 )
 
 // TestTransposePattern checks the pattern-only transpose against bsr.Matrix.Transpose

@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"blockamg/matio"
+	"github.com/blockamg/blockamg/matio"
 )
 
 func init() {

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"blockamg/bsr"
-	"blockamg/matio"
+	"github.com/blockamg/blockamg/bsr"
+	"github.com/blockamg/blockamg/matio"
 )
 
 func convertIdentical(a, b *bsr.Matrix) bool {

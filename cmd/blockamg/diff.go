@@ -6,8 +6,8 @@ import (
 	"io"
 	"math"
 
-	"blockamg/bsr"
-	"blockamg/matio"
+	"github.com/blockamg/blockamg/bsr"
+	"github.com/blockamg/blockamg/matio"
 )
 
 func init() {

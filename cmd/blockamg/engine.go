@@ -4,10 +4,10 @@ import (
 	"fmt"
 	"time"
 
-	"blockamg/amg"
-	"blockamg/amg/backendcycle"
-	"blockamg/backend"
-	"blockamg/krylov"
+	"github.com/blockamg/blockamg/amg"
+	"github.com/blockamg/blockamg/amg/backendcycle"
+	"github.com/blockamg/blockamg/backend"
+	"github.com/blockamg/blockamg/krylov"
 )
 
 // engine is where solve runs CG preconditioned by the hierarchy's V-cycle: on the CPU

@@ -6,12 +6,12 @@ import (
 	"flag"
 	"testing"
 
-	"blockamg/amg"
-	"blockamg/backend"
-	"blockamg/backend/cpu"
-	"blockamg/bsr"
-	"blockamg/fem"
-	"blockamg/krylov"
+	"github.com/blockamg/blockamg/amg"
+	"github.com/blockamg/blockamg/backend"
+	"github.com/blockamg/blockamg/backend/cpu"
+	"github.com/blockamg/blockamg/bsr"
+	"github.com/blockamg/blockamg/fem"
+	"github.com/blockamg/blockamg/krylov"
 )
 
 // TestBackendEngineMatchesCPU drives the engine that solve --gpu uses through the CPU

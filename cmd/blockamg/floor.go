@@ -1,8 +1,8 @@
 package main
 
 import (
-	"blockamg/amg"
-	"blockamg/bsr"
+	"github.com/blockamg/blockamg/amg"
+	"github.com/blockamg/blockamg/bsr"
 )
 
 // floorModel holds the bytes each phase of the recurring step must move at least on a

@@ -11,13 +11,13 @@ import (
 	"strings"
 	"time"
 
-	"blockamg/amg"
-	"blockamg/bsr"
-	"blockamg/fem"
-	"blockamg/galerkin"
-	"blockamg/galerkin/galerkintest"
-	"blockamg/internal/par"
-	"blockamg/matio"
+	"github.com/blockamg/blockamg/amg"
+	"github.com/blockamg/blockamg/bsr"
+	"github.com/blockamg/blockamg/fem"
+	"github.com/blockamg/blockamg/galerkin"
+	"github.com/blockamg/blockamg/galerkin/galerkintest"
+	"github.com/blockamg/blockamg/internal/par"
+	"github.com/blockamg/blockamg/matio"
 )
 
 func init() {

@@ -10,12 +10,12 @@ import (
 	"strings"
 	"time"
 
-	"blockamg/amg"
-	"blockamg/backend/cuda"
-	"blockamg/bsr"
-	"blockamg/fem"
-	"blockamg/galerkin"
-	"blockamg/internal/cudadrv"
+	"github.com/blockamg/blockamg/amg"
+	"github.com/blockamg/blockamg/backend/cuda"
+	"github.com/blockamg/blockamg/bsr"
+	"github.com/blockamg/blockamg/fem"
+	"github.com/blockamg/blockamg/galerkin"
+	"github.com/blockamg/blockamg/internal/cudadrv"
 )
 
 // runGalerkinGPU benchmarks the device Galerkin product Ac = PᵀAP on every level of the

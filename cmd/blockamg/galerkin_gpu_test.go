@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"blockamg/internal/cudadrv"
+	"github.com/blockamg/blockamg/internal/cudadrv"
 )
 
 // TestGalerkinGPUNoDriver: without a driver the report says so and does nothing else.

@@ -9,11 +9,11 @@ import (
 	"strings"
 	"testing"
 
-	"blockamg/amg"
-	"blockamg/fem"
-	"blockamg/galerkin"
-	"blockamg/galerkin/galerkintest"
-	"blockamg/matio"
+	"github.com/blockamg/blockamg/amg"
+	"github.com/blockamg/blockamg/fem"
+	"github.com/blockamg/blockamg/galerkin"
+	"github.com/blockamg/blockamg/galerkin/galerkintest"
+	"github.com/blockamg/blockamg/matio"
 )
 
 // TestGalerkinCommand runs the benchmark on small problems from each source and checks

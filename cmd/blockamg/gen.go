@@ -10,8 +10,8 @@ import (
 	"strings"
 	"time"
 
-	"blockamg/fem"
-	"blockamg/matio"
+	"github.com/blockamg/blockamg/fem"
+	"github.com/blockamg/blockamg/matio"
 )
 
 func init() {

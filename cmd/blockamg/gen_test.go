@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"blockamg/fem"
-	"blockamg/matio"
+	"github.com/blockamg/blockamg/fem"
+	"github.com/blockamg/blockamg/matio"
 )
 
 // TestGenWritesProblem runs gen and reads every output back, comparing with what the

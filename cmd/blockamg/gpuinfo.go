@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"io"
 
-	"blockamg/backend/cuda"
-	"blockamg/internal/cudadrv"
+	"github.com/blockamg/blockamg/backend/cuda"
+	"github.com/blockamg/blockamg/internal/cudadrv"
 )
 
 func init() {

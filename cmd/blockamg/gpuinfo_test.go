@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"blockamg/internal/cudadrv"
+	"github.com/blockamg/blockamg/internal/cudadrv"
 )
 
 // TestGPUInfoNoDriver checks the message and the non-zero exit without a driver; with

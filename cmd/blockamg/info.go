@@ -9,8 +9,8 @@ import (
 	"os"
 	"strings"
 
-	"blockamg/bsr"
-	"blockamg/matio"
+	"github.com/blockamg/blockamg/bsr"
+	"github.com/blockamg/blockamg/matio"
 )
 
 func init() {

@@ -16,13 +16,13 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"blockamg/amg"
-	"blockamg/backend"
-	"blockamg/bsr"
-	"blockamg/fem"
-	"blockamg/galerkin"
-	"blockamg/krylov"
-	"blockamg/matio"
+	"github.com/blockamg/blockamg/amg"
+	"github.com/blockamg/blockamg/backend"
+	"github.com/blockamg/blockamg/bsr"
+	"github.com/blockamg/blockamg/fem"
+	"github.com/blockamg/blockamg/galerkin"
+	"github.com/blockamg/blockamg/krylov"
+	"github.com/blockamg/blockamg/matio"
 )
 
 func init() {
@@ -55,7 +55,7 @@ type solveConfig struct {
 	gpuGal    string // --gpu-galerkin
 	quiet     bool
 	wStats    bool
-	half      bool // --galerkin-half
+	half      bool   // --galerkin-half
 	solution  string // --solution: write the last solve's x here
 }
 

@@ -8,9 +8,9 @@ import (
 	"slices"
 	"time"
 
-	"blockamg/amg"
-	"blockamg/backend/cuda"
-	"blockamg/internal/cudadrv"
+	"github.com/blockamg/blockamg/amg"
+	"github.com/blockamg/blockamg/backend/cuda"
+	"github.com/blockamg/blockamg/internal/cudadrv"
 )
 
 func runtimeWorkers() int { return runtime.GOMAXPROCS(0) }

@@ -5,7 +5,7 @@ import (
 	"math"
 	"slices"
 
-	"blockamg/bsr"
+	"github.com/blockamg/blockamg/bsr"
 )
 
 // CheckHalf checks a Galerkin product computed as the symmetric half (the blocks on

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"blockamg/bsr"
+	"github.com/blockamg/blockamg/bsr"
 )
 
 // TestCheckHalf: a correct half passes; a changed upper block, a lower block that is

@@ -8,7 +8,7 @@ import (
 	"math/rand/v2"
 	"slices"
 
-	"blockamg/bsr"
+	"github.com/blockamg/blockamg/bsr"
 )
 
 // Problem is a fine operator and a prolongator built on a structured node grid.

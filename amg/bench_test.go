@@ -46,7 +46,7 @@ func BenchmarkEx56(b *testing.B) {
 					x := make([]float64, len(rhs))
 					kopt := krylov.DefaultOptions()
 					kopt.Workers = 1
-					res, err := krylov.CG(h.Operator(), h, rhs, x, kopt)
+					res, err := refCG(h, rhs, x, kopt)
 					if err != nil {
 						b.Fatal(err)
 					}

@@ -19,4 +19,8 @@ var (
 	// or too few aggregates for the near-null space) while the level was still too
 	// large for the dense coarse solve (MaxCoarseUnknowns).
 	ErrStalled = errors.New("amg: coarsening stalled")
+	// ErrBroken: the last Update failed after it began to change values, so the levels
+	// mix two matrices' values; nothing may run on the hierarchy until an Update
+	// succeeds.
+	ErrBroken = errors.New("amg: hierarchy unusable after a failed update")
 )

@@ -24,7 +24,7 @@ func solveCG(t testing.TB, h *Hierarchy, b []float64) (krylov.Result, []float64)
 	opt := krylov.DefaultOptions()
 	opt.History = true
 	opt.Workers = h.Opt.Workers
-	res, err := krylov.CG(h.Operator(), h, b, x, opt)
+	res, err := refCG(h, b, x, opt)
 	if err != nil {
 		t.Fatal(err)
 	}

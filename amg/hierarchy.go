@@ -12,9 +12,10 @@ import (
 	"github.com/blockamg/blockamg/krylov"
 )
 
-// Hierarchy is a smoothed-aggregation multigrid hierarchy. Apply runs one V-cycle, so a
-// *Hierarchy is a krylov.Preconditioner. It is not safe for concurrent use: the cycle
-// works in vectors the hierarchy owns.
+// Hierarchy is a smoothed-aggregation multigrid hierarchy: every level's operators,
+// prolongators, block-diagonal inverses and spectrum estimates, and the coarsest
+// level's factor. It holds no cycle: package amg/cycle runs the V-cycle on a
+// backend (the CPU's or a GPU's). It is not safe for concurrent use.
 type Hierarchy struct {
 	Levels []*Level // finest first
 	Opt    Options  // the options it was set up with (Workers may be changed between calls)
@@ -22,16 +23,14 @@ type Hierarchy struct {
 	// Wall time of the last Setup or Update, all levels together.
 	Wall time.Duration
 
-	coarse *cholesky
+	coarse CoarseFactor
 	// stall says why aggregation stopped before the size and level limits ("" when it
 	// did not), for the error when the last level is too large to factor.
 	stall string
 	// broken is set while an Update is under way and stays set when it fails: the
-	// levels then mix old and new values, and Apply refuses to run on them.
+	// levels then mix old and new values (Broken reports it).
 	broken bool
 }
-
-var _ krylov.Preconditioner = (*Hierarchy)(nil)
 
 // Setup builds the hierarchy for the square-blocked SPD matrix A (b×b blocks) and
 // near-null space ns (A.Rows()×k; nil means ConstantModes, k = b).
@@ -89,7 +88,6 @@ func Setup(A *bsr.Matrix, ns *NullSpace, opt Options) (*Hierarchy, error) {
 	if err := h.factorCoarsest(); err != nil {
 		return nil, err
 	}
-	h.allocate()
 	h.Wall = time.Since(start)
 	return h, nil
 }
@@ -170,27 +168,20 @@ func (h *Hierarchy) setupSmoother(l int) error {
 	L := h.Levels[l]
 	opt := &h.Opt
 	sw := newStopwatch()
+	n := L.A.Rows()
 	if L.Dinv == nil {
 		L.Dinv = make([]float64, L.A.BlockRows*L.A.R*L.A.R)
-		L.eig = krylov.NewEigenEstimator(L.A.Rows())
+		L.eig = newEigWork(n)
 	}
 	if err := invertDiag(L.A, L.Dinv, opt.Workers); err != nil {
 		return fmt.Errorf("level %d: %w", l, err)
 	}
-	L.op = cycleOp{A: L.A}
-	if opt.SmootherFloat32 {
-		if len(L.v32) != len(L.A.Val) {
-			L.v32 = make([]float32, len(L.A.Val))
-		}
-		if !toFloat32(L.A.Val, L.v32, opt.Workers) {
-			return fmt.Errorf("level %d: %w: an operator entry exceeds the float32 range (SmootherFloat32 needs |a| ≤ %g)",
-				l, ErrInput, math.MaxFloat32)
-		}
-		L.op.v32 = L.v32
+	if opt.SmootherFloat32 && !fitsFloat32(L.A.Val) {
+		return fmt.Errorf("level %d: %w: an operator entry exceeds the float32 range (SmootherFloat32 needs |a| ≤ %g)",
+			l, ErrInput, math.MaxFloat32)
 	}
 	sw.lap(&L.Times.SmootherSetup)
-	eig, err := L.eig.Estimate(matOp{L.A, opt.Workers}, jacobiOp{L.A.R, L.Dinv, opt.Workers},
-		opt.EstEigKSPMaxIt, opt.Workers)
+	eig, err := L.eig.estimate(L.A, L.Dinv, opt.EstEigKSPMaxIt, opt.Workers)
 	var be *krylov.BreakdownError
 	if errors.As(err, &be) {
 		return fmt.Errorf("level %d: %w: eigenvalue estimate: %w", l, ErrNotSPD, err)
@@ -200,14 +191,9 @@ func (h *Hierarchy) setupSmoother(l int) error {
 	}
 	L.Eig = eig
 	L.Omega = opt.ProlongDamping / eig.Max
-	c := opt.ChebyshevEstEig
-	L.ChebMin = c[0]*eig.Min + c[1]*eig.Max
-	L.ChebMax = c[2]*eig.Min + c[3]*eig.Max
-	if !(L.ChebMax > L.ChebMin && L.ChebMin > 0) {
-		return fmt.Errorf("level %d: %w: Chebyshev interval [%g, %g] from λ ∈ [%g, %g] and ChebyshevEstEig %v is not a positive interval",
-			l, ErrOptions, L.ChebMin, L.ChebMax, eig.Min, eig.Max, c)
+	if L.ChebMin, L.ChebMax, err = ChebyshevInterval(eig, opt.ChebyshevEstEig); err != nil {
+		return fmt.Errorf("level %d: %w", l, err)
 	}
-	L.cheb = chebyshev{emin: L.ChebMin, emax: L.ChebMax, degree: opt.SmootherIts}
 	sw.lap(&L.Times.EigEstimate)
 	return nil
 }
@@ -229,27 +215,11 @@ func (h *Hierarchy) factorCoarsest() error {
 			ErrOptions, l, n, MaxCoarseUnknowns)
 	}
 	sw := newStopwatch()
-	if h.coarse == nil {
-		h.coarse = &cholesky{}
-	}
-	if err := h.coarse.factor(L.A); err != nil {
+	if err := h.coarse.Factor(L.A); err != nil {
 		return fmt.Errorf("level %d (coarsest, %d unknowns): %w", l, L.A.Rows(), err)
 	}
 	sw.lap(&L.Times.CoarseFactor)
 	return nil
-}
-
-// allocate creates the cycle's work vectors.
-func (h *Hierarchy) allocate() {
-	for l, L := range h.Levels {
-		n := L.A.Rows()
-		if l > 0 {
-			L.x, L.b = make([]float64, n), make([]float64, n)
-		}
-		if l < len(h.Levels)-1 {
-			L.r, L.d = make([]float64, n), make([]float64, n)
-		}
-	}
 }
 
 // Update recomputes every value of the hierarchy for new values of the fine matrix A,
@@ -263,8 +233,8 @@ func (h *Hierarchy) allocate() {
 // identical to what Setup would build with the same aggregates.
 //
 // A may be the very matrix given to Setup, modified in place. A pattern or validation
-// error leaves the hierarchy as it was; any later error leaves it unusable (Apply
-// panics) until a successful Update.
+// error leaves the hierarchy as it was; any later error leaves it unusable (Broken
+// reports true, and a cycle refuses to run on it) until a successful Update.
 func (h *Hierarchy) Update(A *bsr.Matrix) error {
 	start := time.Now()
 	L0 := h.Levels[0]
@@ -310,52 +280,36 @@ func (h *Hierarchy) Update(A *bsr.Matrix) error {
 	return nil
 }
 
-// Apply runs one V-cycle from a zero initial guess: z ≈ A⁻¹·r. It does not modify r.
-// It panics after a failed Update (until a successful one): the levels would then mix
-// the values of two matrices and the cycle would quietly be a different operator.
-func (h *Hierarchy) Apply(r, z []float64) {
-	if len(r) != h.Levels[0].A.Rows() || len(z) != len(r) {
-		panic("amg: Apply: vector length mismatch")
+// Broken reports whether the last Update failed after it began to change values: the
+// levels then mix the values of two matrices, and no cycle may run on them until an
+// Update succeeds.
+func (h *Hierarchy) Broken() bool { return h.broken }
+
+// Coarse returns the factor of the coarsest operator, refactored by every Update.
+func (h *Hierarchy) Coarse() *CoarseFactor { return &h.coarse }
+
+// fitsFloat32 reports whether every value rounds to a finite float32: the cycle's
+// float32 copy of an operator (SmootherFloat32) would otherwise hold ±Inf and fill the
+// solution with NaN.
+func fitsFloat32(v []float64) bool {
+	for _, x := range v {
+		if math.IsInf(float64(float32(x)), 0) {
+			return false
+		}
 	}
-	if h.broken {
-		panic("amg: Apply: the last Update failed; the hierarchy is unusable until an Update succeeds")
+	return true
+}
+
+// ChebyshevInterval maps the estimates λmin, λmax of D⁻¹A onto the smoother's interval
+// [c₀·λmin + c₁·λmax, c₂·λmin + c₃·λmax] (Options.ChebyshevEstEig): the one rule of the
+// host set-up and of a re-setup on a backend. An interval that is not positive is an
+// error wrapping ErrOptions.
+func ChebyshevInterval(eig krylov.EigenEstimate, c [4]float64) (lo, hi float64, err error) {
+	lo = c[0]*eig.Min + c[1]*eig.Max
+	hi = c[2]*eig.Min + c[3]*eig.Max
+	if !(hi > lo && lo > 0) {
+		return lo, hi, fmt.Errorf("%w: Chebyshev interval [%g, %g] from λ ∈ [%g, %g] and ChebyshevEstEig %v is not a positive interval",
+			ErrOptions, lo, hi, eig.Min, eig.Max, c)
 	}
-	h.cycle(0, r, z)
+	return lo, hi, nil
 }
-
-// cycle solves approximately A_l·x = b from x = 0.
-func (h *Hierarchy) cycle(l int, b, x []float64) {
-	L := h.Levels[l]
-	w := h.Opt.Workers
-	if l == len(h.Levels)-1 {
-		h.coarse.solve(b, x)
-		return
-	}
-	L.cheb.apply(L.op, L.Dinv, b, x, L.d, true, w)
-	L.op.residual(b, x, L.r, w)
-	C := h.Levels[l+1]
-	L.P.MulTransVecWorkers(w, 1, L.r, 0, C.b)
-	h.cycle(l+1, C.b, C.x)
-	L.P.MulVecWorkers(w, 1, C.x, 1, x)
-	L.cheb.apply(L.op, L.Dinv, b, x, L.d, false, w)
-}
-
-// Operator returns the fine matrix as a krylov.Operator (y = A·x on Opt.Workers).
-func (h *Hierarchy) Operator() krylov.Operator { return matOp{h.Levels[0].A, h.Opt.Workers} }
-
-// matOp is a BSR matrix as a krylov.Operator.
-type matOp struct {
-	A       *bsr.Matrix
-	workers int
-}
-
-func (o matOp) Apply(x, y []float64) { o.A.MulVecWorkers(o.workers, 1, x, 0, y) }
-
-// jacobiOp applies block-diagonal inverses as a krylov.Preconditioner.
-type jacobiOp struct {
-	b       int
-	dinv    []float64
-	workers int
-}
-
-func (j jacobiOp) Apply(r, z []float64) { jacobiScale(j.b, j.dinv, r, z, 1, j.workers) }

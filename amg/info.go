@@ -43,9 +43,12 @@ func (h *Hierarchy) Info() []LevelInfo {
 		li := LevelInfo{
 			Level: l, Rows: A.Rows(), BlockRows: A.BlockRows, BlockSize: A.R,
 			NNZBlocks: A.NNZBlocks(), NNZ: A.NNZBlocks() * int64(A.R*A.C), Bytes: A.Bytes(),
-			Bytes32: int64(len(L.v32)) * 4,
 			EigMin:  L.Eig.Min, EigMax: L.Eig.Max, Omega: L.Omega,
 			ChebMin: L.ChebMin, ChebMax: L.ChebMax, Times: L.Times,
+		}
+		if L.P != nil && h.Opt.SmootherFloat32 {
+			// The cycle smooths with a float32 copy of this operator's values.
+			li.Bytes32 = int64(len(A.Val)) * 4
 		}
 		if L.P != nil {
 			li.Aggregates = L.Agg.Count

@@ -48,12 +48,7 @@ type Level struct {
 
 	smooth []*smoothPlan // AggNSmooths smoothing steps, each with its fixed pattern
 	rap    *galerkin.Plan
-	cheb   chebyshev
-	op     cycleOp // A as the cycle uses it (float32 copy with SmootherFloat32)
-	eig    *krylov.EigenEstimator
-
-	x, b, r, d []float64 // cycle work vectors (x and b borrowed on level 0)
-	v32        []float32 // float32 copy of A.Val (SmootherFloat32)
+	eig    *eigWork // the spectrum estimate's vectors
 }
 
 // PhaseTimes is the wall time of each set-up phase on one level. Strength,

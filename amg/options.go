@@ -43,6 +43,11 @@ type Options struct {
 	// SmootherIts is the Chebyshev degree, applied before and after the coarse
 	// correction. -mg_levels_ksp_max_it, default 2.
 	SmootherIts int
+	// Smoother names the level relaxation of the cycle, one of those registered in
+	// package amg/cycle: "chebyshev" (the default, "" means it) or "jacobi" (damped
+	// block Jacobi, ω = 4/(3·λmax)). Both use the block-diagonal inverse and the λ
+	// estimate of the set-up.
+	Smoother string
 	// ChebyshevEstEig maps the estimates λmin, λmax of D⁻¹A onto the Chebyshev interval
 	// [a·λmin + b·λmax, c·λmin + d·λmax] for {a, b, c, d}.
 	// -mg_levels_ksp_chebyshev_esteig, default {0, 0.1, 0, 1.1}.

@@ -121,3 +121,22 @@ type LanczosResult struct {
 	BreakIteration int
 	BreakValue     float64
 }
+
+// Float32Smoother is implemented by backends that can smooth with float32 copies of a
+// level operator's values (amg.Options.SmootherFloat32): half the bytes of the
+// smoother's passes, with products and sums still formed in float64. A backend
+// without it refuses that option.
+type Float32Smoother interface {
+	// UploadMatrixFloat32 uploads m for ChebStep and Residual, which then read its
+	// values rounded to float32 (SpMV reads the float64 ones). An entry beyond the
+	// float32 range is an error wrapping ErrFloat32Range.
+	UploadMatrixFloat32(m *bsr.Matrix) (Matrix, error)
+}
+
+// Host is implemented by backends whose vectors live in host memory, where a transfer
+// is a copy: the cycle then solves the coarsest level with the host's Cholesky factor
+// instead of a product with its dense inverse.
+type Host interface {
+	// HostMemory does nothing; it marks the backend.
+	HostMemory()
+}

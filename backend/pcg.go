@@ -28,11 +28,17 @@ type Jacobi struct {
 // Apply computes z = D·r.
 func (j Jacobi) Apply(r, z Vector) { j.Be.BlockDiagApply(j.D, r, z) }
 
-// Preconditioner applies z = M⁻¹·r on a backend: amg/backendcycle's *Cycle (a V-cycle),
+// Preconditioner applies z = M⁻¹·r on a backend: amg/cycle's *Cycle (a V-cycle),
 // or Jacobi (block Jacobi).
 type Preconditioner interface {
 	// Apply overwrites z with M⁻¹·r and leaves r unchanged.
 	Apply(r, z Vector)
+}
+
+// Checker is implemented by preconditioners that can be unusable (a V-cycle after a
+// failed re-setup): PCG calls Ready before it starts and returns its error.
+type Checker interface {
+	Ready() error
 }
 
 // PCG solves A·x = b by preconditioned conjugate gradients on be, starting from x = 0
@@ -77,6 +83,11 @@ func (w *PCGWork) Solve(be Backend, A Matrix, M Preconditioner, b, x Vector, opt
 	var res krylov.Result
 	if err := opt.Validate(); err != nil {
 		return res, err
+	}
+	if ck, ok := M.(Checker); ok {
+		if err := ck.Ready(); err != nil {
+			return res, err
+		}
 	}
 	if w.be != be || w.r == nil || w.r.Len() != n {
 		w.Free()
@@ -182,6 +193,11 @@ func pcgStepper(be Backend, cs CGStepper, A Matrix, M Preconditioner, b, x, r, z
 			return *res, &krylov.BreakdownError{Iteration: s.BreakIteration, Quantity: s.BreakQuantity, Value: s.BreakValue}
 		}
 		rnorm := math.Sqrt(s.RR)
+		if !(s.RR >= 0x1p-900) || math.IsInf(s.RR, 0) {
+			// The plain sum of squares may have under- or overflowed: the backend's
+			// Norm guards against both.
+			rnorm = be.Norm(r)
+		}
 		if err := res.Step(it, rnorm, opt); err != nil {
 			return *res, err
 		}

@@ -7,7 +7,7 @@ import (
 
 // Resetter is a Backend that can redo the numeric set-up of a smoothed-aggregation
 // hierarchy in its own memory when the fine operator gets new values on its old
-// pattern (amg/backendcycle's Resident): block-diagonal inverses, prolongator
+// pattern (amg/cycle's Resident): block-diagonal inverses, prolongator
 // smoothing, filtering and the Galerkin products run there, and only scalars and the
 // coarsest operator come back. Patterns are computed on the host once and uploaded.
 type Resetter interface {

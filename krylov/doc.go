@@ -1,12 +1,9 @@
-// Package krylov holds the Krylov solvers the multigrid hierarchy is wrapped in:
-// preconditioned conjugate gradients (CG) and the CG–Lanczos extreme-eigenvalue
-// estimate that smoothers and prolongator smoothing rely on.
-//
-// # Interfaces
-//
-// An Operator computes y = A·x and a Preconditioner computes z = M⁻¹·r; both write
-// their whole output and must not keep the slices. Neither is asked to be safe for
-// concurrent use: a solver calls them one at a time.
+// Package krylov holds what every Krylov solve of blockamg shares, whatever backend it
+// runs on: the options of a CG solve and the record of its result (Options, Result),
+// its error types, and the arithmetic of the CG–Lanczos eigenvalue estimate (the
+// start vector, and the Ritz values from the CG coefficients). The iterations
+// themselves are written once against backend primitives: backend.PCG and
+// backend.CGLanczos.
 //
 // # Convergence
 //
@@ -21,11 +18,6 @@
 // Running out of iterations returns *NotConvergedError (iteration count, residual,
 // target). A loss of positive definiteness returns *BreakdownError, which says
 // whether the operator (pᵀAp ≤ 0) or the preconditioner (rᵀz ≤ 0) is to blame.
-// Both come with the iterate reached so far left in x.
-//
-// # Determinism
-//
-// Inner products are summed over fixed-length chunks whose partial sums are added in
-// index order, so with operators that are themselves deterministic a solve gives
-// bitwise identical iterates for any worker count.
+// Both come with the iterate reached so far left in x. Invalid options wrap
+// ErrTolerance.
 package krylov

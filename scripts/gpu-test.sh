@@ -21,7 +21,7 @@ build() {
 	go test -c -o devbin/cuda.test ./backend/cuda
 	go test -c -o devbin/cpu.test ./backend/cpu
 	go test -c -o devbin/cudadrv.test ./internal/cudadrv
-	go test -c -o devbin/backendcycle.test ./amg/backendcycle
+	go test -c -o devbin/backendcycle.test ./amg/cycle
 	go build -o devbin/blockamg ./cmd/blockamg
 	ls -l devbin
 }

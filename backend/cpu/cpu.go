@@ -1,6 +1,7 @@
 package cpu
 
 import (
+	"fmt"
 	"math"
 	"time"
 
@@ -42,9 +43,12 @@ func (v *Vector) Free() { v.data, v.free = nil, true }
 // Data returns the entries, aliasing the vector.
 func (v *Vector) Data() []float64 { return v.data }
 
-// Matrix is an operator on the CPU: the bsr.Matrix itself, not copied.
+// Matrix is an operator on the CPU: the bsr.Matrix itself, not copied, and for a
+// smoothing operator from UploadMatrixFloat32 a float32 copy of its values that
+// ChebStep and Residual read instead.
 type Matrix struct {
 	m    *bsr.Matrix
+	v32  []float32
 	free bool
 }
 
@@ -52,7 +56,7 @@ type Matrix struct {
 func (m *Matrix) Dims() (int, int, int, int) { return m.m.BlockRows, m.m.BlockCols, m.m.R, m.m.C }
 
 // Free drops the reference.
-func (m *Matrix) Free() { m.m, m.free = nil, true }
+func (m *Matrix) Free() { m.m, m.v32, m.free = nil, nil, true }
 
 // BlockDiag holds b×b blocks, row-major, consecutively.
 type BlockDiag struct {
@@ -172,18 +176,15 @@ func (b *Backend) BlockDiagApply(d backend.BlockDiag, x, y backend.Vector) {
 	n := bd.blocks * bd.b
 	sameLen(n, xs, ys)
 	bs := bd.b
-	par.For(bd.blocks, b.workers, grain/(bs*bs), func(lo, hi int) {
+	par.For(bd.blocks, b.workers, max(1, grain/(bs*bs)), func(lo, hi int) {
+		var z [8]float64
+		zz := z[:]
+		if bs > len(z) {
+			zz = make([]float64, bs)
+		}
 		for i := lo; i < hi; i++ {
-			blk := bd.val[i*bs*bs : (i+1)*bs*bs]
-			xb := xs[i*bs : (i+1)*bs]
-			yb := ys[i*bs : (i+1)*bs]
-			for r := 0; r < bs; r++ {
-				s := 0.0
-				for c, v := range blk[r*bs : (r+1)*bs] {
-					s += v * xb[c]
-				}
-				yb[r] = s
-			}
+			blockGemv(bs, bd.val[i*bs*bs:(i+1)*bs*bs], xs[i*bs:(i+1)*bs], zz)
+			copy(ys[i*bs:(i+1)*bs], zz[:bs])
 		}
 	})
 }
@@ -232,37 +233,81 @@ func (b *Backend) Vmul(a float64, x, y backend.Vector, bb float64, z backend.Vec
 	})
 }
 
-// dotChunks is the fixed number of partial sums of Dot: a constant, not the worker
-// count, so that the summation order and the bits never depend on the machine.
-const dotChunks = 64
+// dotChunk is the fixed length of the pieces inner products are split into: partial
+// sums per chunk, added in chunk order, so the bits never depend on the worker count.
+const dotChunk = 4096
 
-// Dot returns xᵀy: dotChunks contiguous partial sums, each summed left to right, then
-// added in chunk order.
+// Dot returns xᵀy: partial sums over consecutive chunks of dotChunk entries, each
+// summed left to right, then added in chunk order.
 func (b *Backend) Dot(x, y backend.Vector) float64 {
 	xs, ys := vec(x), vec(y)
 	sameLen(len(xs), ys)
-	n := len(xs)
-	chunks := min(dotChunks, max(n, 1))
-	var part [dotChunks]float64
-	par.For(chunks, b.workers, max(1, chunks*grain/max(n, 1)), func(lo, hi int) {
-		for c := lo; c < hi; c++ {
-			s, e := par.Split(n, chunks, c)
-			acc := 0.0
-			for i := s; i < e; i++ {
-				acc += xs[i] * ys[i]
-			}
-			part[c] = acc
+	return reduce(len(xs), b.workers, func(lo, hi int) float64 {
+		s := 0.0
+		for i := lo; i < hi; i++ {
+			s += xs[i] * ys[i]
 		}
+		return s
 	})
-	sum := 0.0
-	for _, p := range part[:chunks] {
-		sum += p
-	}
-	return sum
 }
 
-// Norm returns √(xᵀx).
-func (b *Backend) Norm(x backend.Vector) float64 { return math.Sqrt(b.Dot(x, x)) }
+// reduce sums part(lo, hi) over the fixed chunks of [0, n) in chunk order.
+func reduce(n, workers int, part func(lo, hi int) float64) float64 {
+	nc := (n + dotChunk - 1) / dotChunk
+	if nc <= 1 {
+		if n == 0 {
+			return 0
+		}
+		return part(0, n)
+	}
+	partial := make([]float64, nc)
+	par.For(nc, workers, 1, func(clo, chi int) {
+		for c := clo; c < chi; c++ {
+			partial[c] = part(c*dotChunk, min((c+1)*dotChunk, n))
+		}
+	})
+	s := 0.0
+	for _, v := range partial {
+		s += v
+	}
+	return s
+}
+
+// Norm returns ‖x‖₂. The plain sum of squares overflows for entries beyond about
+// 1e154 and underflows below about 1e-154, which would turn a valid residual into Inf
+// (a false breakdown) or 0 (a false convergence) for a badly scaled system; only then
+// is it recomputed on x scaled by a power of two (exact), in the same chunk order.
+func (b *Backend) Norm(x backend.Vector) float64 {
+	xs := vec(x)
+	return SafeNorm(xs, b.Dot(x, x), b.workers)
+}
+
+// SafeNorm returns ‖v‖₂ given ss, the plain sum of squares of v (see Norm). NaN stays
+// NaN.
+func SafeNorm(v []float64, ss float64, workers int) float64 {
+	const tiny = 0x1p-900 // well above the subnormals, far below any sane squared norm
+	if ss >= tiny && !math.IsInf(ss, 0) || math.IsNaN(ss) {
+		return math.Sqrt(ss)
+	}
+	amax := 0.0
+	for _, x := range v {
+		amax = math.Max(amax, math.Abs(x))
+	}
+	if amax == 0 || math.IsInf(amax, 0) || math.IsNaN(amax) {
+		return amax
+	}
+	_, e := math.Frexp(amax)
+	s := math.Ldexp(1, -e)
+	ss = reduce(len(v), workers, func(lo, hi int) float64 {
+		t := 0.0
+		for _, x := range v[lo:hi] {
+			x *= s
+			t += x * x
+		}
+		return t
+	})
+	return math.Sqrt(ss) / s
+}
 
 // SetPhase sets the phase name (the CPU moves no bytes, so it only labels).
 func (b *Backend) SetPhase(name string) string {
@@ -282,10 +327,11 @@ func (b *Backend) Close() error { return nil }
 
 var _ backend.ChebStepper = (*Backend)(nil)
 
-// ChebStep computes d = c1·d + c2·D⁻¹(b − A·x) and xOut = x + d row block by row
-// block.
+// ChebStep computes d = c1·d + c2·D⁻¹(b − A·x) and xOut = x + d row block by row,
+// with a's float32 values when it has them (UploadMatrixFloat32).
 func (b *Backend) ChebStep(a backend.Matrix, dinv backend.BlockDiag, bv, xv backend.Vector, c1, c2 float64, dv, xov backend.Vector) {
-	A, bd := mat(a), diag(dinv)
+	m := smoothing(a)
+	A, bd := m.m, diag(dinv)
 	rhs, x, d, xo := vec(bv), vec(xv), vec(dv), vec(xov)
 	n := A.Rows()
 	if A.R != A.C || A.BlockRows != A.BlockCols || bd.blocks != A.BlockRows || bd.b != A.R {
@@ -295,54 +341,79 @@ func (b *Backend) ChebStep(a backend.Matrix, dinv backend.BlockDiag, bv, xv back
 	if n > 0 && (&xo[0] == &x[0] || &xo[0] == &d[0] || &xo[0] == &rhs[0] || &d[0] == &x[0] || &d[0] == &rhs[0]) {
 		panic("cpu: ChebStep: d or xOut aliases another vector")
 	}
-	bs := A.R
-	par.ForWeighted(A.RowPtr, b.workers, 1024, func(lo, hi int) {
-		r := make([]float64, bs)
-		for i := lo; i < hi; i++ {
-			for q := 0; q < bs; q++ {
-				r[q] = rhs[i*bs+q]
-			}
-			for k := A.RowPtr[i]; k < A.RowPtr[i+1]; k++ {
-				j := int(A.ColIdx[k])
-				blk := A.Val[k*int64(bs*bs) : (k+1)*int64(bs*bs)]
-				for q := 0; q < bs; q++ {
-					s := 0.0
-					for c := 0; c < bs; c++ {
-						s += blk[q*bs+c] * x[j*bs+c]
-					}
-					r[q] -= s
-				}
-			}
-			dblk := bd.val[i*bs*bs : (i+1)*bs*bs]
-			for q := 0; q < bs; q++ {
-				u := 0.0
-				for c := 0; c < bs; c++ {
-					u += dblk[q*bs+c] * r[c]
-				}
-				o := i*bs + q
-				if c1 == 0 {
-					d[o] = c2 * u
-				} else {
-					d[o] = c1*d[o] + c2*u
-				}
-				xo[o] = x[o] + d[o]
-			}
-		}
-	})
+	if m.v32 != nil {
+		chebStepT(A, m.v32, bd.val, rhs, x, d, xo, c1, c2, b.workers)
+	} else {
+		chebStepT(A, A.Val, bd.val, rhs, x, d, xo, c1, c2, b.workers)
+	}
 }
 
-// Residual computes r = b − A·x.
+// Residual computes r = b − A·x, with a's float32 values when it has them.
 func (b *Backend) Residual(a backend.Matrix, bv, xv, rv backend.Vector) {
-	copy(vec(rv), vec(bv))
-	b.SpMV(-1, a, xv, 1, rv)
+	m := smoothing(a)
+	rhs, x, r := vec(bv), vec(xv), vec(rv)
+	sameLen(m.m.Rows(), rhs, r)
+	sameLen(m.m.Cols(), x)
+	if m.v32 != nil {
+		residualT(m.m, m.v32, rhs, x, r, b.workers)
+	} else {
+		residualT(m.m, m.m.Val, rhs, x, r, b.workers)
+	}
 }
 
 // DiagApply2 computes y = z = s·D·x.
 func (b *Backend) DiagApply2(d backend.BlockDiag, s float64, xv, yv, zv backend.Vector) {
-	b.BlockDiagApply(d, xv, yv)
-	y, z := vec(yv), vec(zv)
-	for i := range y {
-		y[i] *= s
-		z[i] = y[i]
+	bd := diag(d)
+	x, y, z := vec(xv), vec(yv), vec(zv)
+	sameLen(bd.blocks*bd.b, x, y, z)
+	jacobiScale(bd.b, bd.val, x, y, s, b.workers)
+	copy(z, y)
+}
+
+func smoothing(a backend.Matrix) *Matrix {
+	m, ok := a.(*Matrix)
+	if !ok {
+		panic("cpu: matrix from another backend")
 	}
+	if m.free {
+		panic("cpu: matrix used after Free")
+	}
+	return m
+}
+
+var _ backend.Float32Smoother = (*Backend)(nil)
+
+// UploadMatrixFloat32 wraps m (not copied, as UploadMatrix) with a float32 copy of its
+// values, which ChebStep and Residual read; SpMV still reads m's float64 values. An
+// entry beyond the float32 range is an error.
+func (b *Backend) UploadMatrixFloat32(m *bsr.Matrix) (backend.Matrix, error) {
+	if err := m.Validate(); err != nil {
+		return nil, err
+	}
+	v := make([]float32, len(m.Val))
+	if !toFloat32(m.Val, v, b.workers) {
+		return nil, fmt.Errorf("cpu: %w: an operator entry exceeds the float32 range (|a| ≤ %g)", backend.ErrFloat32Range, math.MaxFloat32)
+	}
+	return &Matrix{m: m, v32: v}, nil
+}
+
+var _ backend.Host = (*Backend)(nil)
+
+// HostMemory marks the CPU backend's vectors as host memory (backend.Host).
+func (b *Backend) HostMemory() {}
+
+// WrapVector returns v as a CPU vector without copying: the vector aliases v.
+func WrapVector(v []float64) backend.Vector { return &Vector{data: v} }
+
+// WrapMatrix returns m as a CPU matrix without copying or validating it (UploadMatrix
+// validates): for code that built m itself, such as the host set-up.
+func WrapMatrix(m *bsr.Matrix) backend.Matrix { return &Matrix{m: m} }
+
+// WrapBlockDiag returns blocks b×b blocks stored consecutively in vals as a CPU
+// block-diagonal operator, without copying: it aliases vals.
+func WrapBlockDiag(blocks, b int, vals []float64) backend.BlockDiag {
+	if blocks < 0 || b < 1 || len(vals) != blocks*b*b {
+		panic("cpu: WrapBlockDiag: len(vals) != blocks*b*b")
+	}
+	return &BlockDiag{blocks: blocks, b: b, val: vals}
 }

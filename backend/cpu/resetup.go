@@ -11,7 +11,7 @@ import (
 )
 
 // The CPU side of backend.Resetter: the re-setup primitives over host BSR, written
-// independently of amg's set-up code so that amg/backendcycle's device re-setup can be
+// independently of amg's set-up code so that amg/cycle's device re-setup can be
 // checked against amg.Hierarchy.Update without a GPU.
 
 var _ backend.Resetter = (*Backend)(nil)

@@ -11,7 +11,7 @@ import (
 	"github.com/blockamg/blockamg/filter"
 )
 
-// This file holds the device side of a hierarchy's re-setup (amg/backendcycle's
+// This file holds the device side of a hierarchy's re-setup (amg/cycle's
 // Resident): the numeric steps of smoothed aggregation for new operator values on
 // fixed patterns. Together with GalerkinPlan they let the recurring set-up run with
 // no operator crossing the bus.

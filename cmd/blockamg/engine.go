@@ -5,8 +5,9 @@ import (
 	"time"
 
 	"github.com/blockamg/blockamg/amg"
-	"github.com/blockamg/blockamg/amg/backendcycle"
+	"github.com/blockamg/blockamg/amg/cycle"
 	"github.com/blockamg/blockamg/backend"
+	"github.com/blockamg/blockamg/backend/cpu"
 	"github.com/blockamg/blockamg/krylov"
 )
 
@@ -30,14 +31,28 @@ type engine interface {
 	close()
 }
 
-// cpuEngine runs krylov.CG with the hierarchy as preconditioner.
-type cpuEngine struct{ h *amg.Hierarchy }
-
-func (e cpuEngine) solve(b, x []float64, opt krylov.Options) (krylov.Result, error) {
-	clear(x)
-	return krylov.CG(e.h.Operator(), e.h, b, x, opt)
+// cpuEngine runs the one solve stack on the CPU backend: backend.PCG preconditioned by
+// the hierarchy's V-cycle (amg/cycle), over the host hierarchy's own matrices.
+type cpuEngine struct {
+	h    *amg.Hierarchy
+	be   *cpu.Backend
+	cyc  *cycle.Cycle
+	work backend.PCGWork
 }
-func (e cpuEngine) step(k int, p *problem, _ []float64, threads int, sr *stepResult) error {
+
+func newCPUEngine(h *amg.Hierarchy, threads int) (*cpuEngine, error) {
+	be := cpu.New(threads)
+	cyc, err := cycle.Upload(be, h)
+	if err != nil {
+		return nil, err
+	}
+	return &cpuEngine{h: h, be: be, cyc: cyc}, nil
+}
+
+func (e *cpuEngine) solve(b, x []float64, opt krylov.Options) (krylov.Result, error) {
+	return e.work.Solve(e.be, e.cyc.Operator(), e.cyc, cpu.WrapVector(b), cpu.WrapVector(x), opt)
+}
+func (e *cpuEngine) step(k int, p *problem, _ []float64, threads int, sr *stepResult) error {
 	// The new material is the caller's input: computed before the clock starts.
 	var mod []float64
 	if p.asm != nil {
@@ -56,6 +71,9 @@ func (e cpuEngine) step(k int, p *problem, _ []float64, threads int, sr *stepRes
 	if err := e.h.Update(p.A); err != nil {
 		return err
 	}
+	if err := e.cyc.Refresh(e.h); err != nil {
+		return err
+	}
 	sr.SetupSeconds = time.Since(t).Seconds()
 	sr.GalerkinSeconds = e.h.Times().Galerkin.Seconds()
 	sr.FineGalerkin = e.h.Levels[0].Times.Galerkin.Seconds()
@@ -64,12 +82,15 @@ func (e cpuEngine) step(k int, p *problem, _ []float64, threads int, sr *stepRes
 	}
 	return nil
 }
-func (cpuEngine) report(*solveReport)        {}
-func (cpuEngine) hostVector(n int) []float64 { return make([]float64, n) }
-func (cpuEngine) where() string              { return "" }
-func (cpuEngine) close()                     {}
+func (*cpuEngine) report(*solveReport)        {}
+func (*cpuEngine) hostVector(n int) []float64 { return make([]float64, n) }
+func (*cpuEngine) where() string              { return "" }
+func (e *cpuEngine) close() {
+	e.work.Free()
+	e.cyc.Free()
+}
 
-// backendEngine runs the whole recurring phase on a backend (amg/backendcycle's
+// backendEngine runs the whole recurring phase on a backend (amg/cycle's
 // resident hierarchy): the hierarchy's patterns and plans are uploaded once, the first
 // numeric set-up and every re-setup run on the device (Cycle.Update), the V-cycle and
 // CG too. New values reach the device by device assembly where the engine has it
@@ -79,16 +100,16 @@ func (cpuEngine) close()                     {}
 type backendEngine struct {
 	be     backend.Resetter
 	h      *amg.Hierarchy
-	cyc    *backendcycle.Cycle
+	cyc    *cycle.Cycle
 	b, x   backend.Vector
 	upload float64 // seconds of the first upload and device set-up
-	first  backendcycle.UpdateTimes
+	first  cycle.UpdateTimes
 	devMem func() int64
 	// assemble, when set, writes the fine values of ex56 step k (element moduli
 	// mod) into the device's fine operator.
 	assemble func(mod []float64) error
 	floor    *floorModel // bytes each phase must move at least, and the copy bandwidth
-	steps    []backendcycle.UpdateTimes
+	steps    []cycle.UpdateTimes
 	pcg      []float64 // seconds of each PCG on the device, transfers of b and x excluded
 	// hostAlloc and hostFree, when set, give page-locked host memory (the CUDA
 	// backend's HostAlloc): the right-hand side, the solution and the element moduli
@@ -114,7 +135,7 @@ func newBackendEngine(be backend.Resetter, h *amg.Hierarchy, devMem func() int64
 	be.SetPhase("upload + first device set-up")
 	start := nowSeconds()
 	var err error
-	if e.cyc, e.first, err = backendcycle.UploadResident(be, h); err != nil {
+	if e.cyc, e.first, err = cycle.UploadResident(be, h); err != nil {
 		return nil, err
 	}
 	if e.b, err = be.NewVector(n); err != nil {
@@ -255,7 +276,7 @@ func (e *backendEngine) report(r *solveReport) {
 }
 
 // setupPhases sums a device re-setup's phase times over the levels.
-func setupPhases(ut backendcycle.UpdateTimes) map[string]float64 {
+func setupPhases(ut cycle.UpdateTimes) map[string]float64 {
 	m := map[string]float64{"coarse": ut.Coarse.Seconds()}
 	for _, lt := range ut.Levels {
 		m["block-diagonal inverse"] += lt.Diag.Seconds()

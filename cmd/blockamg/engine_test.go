@@ -37,7 +37,7 @@ func TestBackendEngineMatchesCPU(t *testing.T) {
 		}
 		return r
 	}
-	want := run(func(h *amg.Hierarchy, _ *problem) (engine, error) { return cpuEngine{h}, nil })
+	want := run(func(h *amg.Hierarchy, _ *problem) (engine, error) { return newCPUEngine(h, 0) })
 	got := run(func(h *amg.Hierarchy, p *problem) (engine, error) {
 		e, err := newBackendEngine(newCountingCPU(), h, nil)
 		if err == nil {

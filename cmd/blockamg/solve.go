@@ -124,7 +124,7 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 	if cfg.gpu {
 		return solveGPU(&cfg, stdout, stderr)
 	}
-	return solveRun(&cfg, func(h *amg.Hierarchy, _ *problem) (engine, error) { return cpuEngine{h}, nil }, stdout, stderr)
+	return solveRun(&cfg, func(h *amg.Hierarchy, _ *problem) (engine, error) { return newCPUEngine(h, cfg.threads) }, stdout, stderr)
 }
 
 // finish checks the flags that parsing alone cannot and fills the derived options.

@@ -1,4 +1,4 @@
-package amg
+package cpu
 
 import (
 	"math"
@@ -8,26 +8,20 @@ import (
 	"github.com/blockamg/blockamg/internal/par"
 )
 
-// The cycle's row kernels. Each output row is written by one goroutine from values it
-// reads in storage order, so the bits do not depend on the worker count. They take the
-// matrix arrays directly so that each maps onto one GPU kernel. Blocks of 3×3 and 6×6
-// (elasticity's fine and coarse levels) have unrolled paths; other sizes a generic one.
+// The smoother's row kernels (backend.ChebStepper). Each output row is written by one
+// goroutine from values it reads in storage order, so the bits do not depend on the
+// worker count. They take the matrix arrays directly so that each maps onto one GPU
+// kernel. Blocks of 3×3 and 6×6 (elasticity's fine and coarse levels) have unrolled
+// paths; other sizes a generic one.
 
 // minChunk is the least work (stored blocks plus rows, or vector entries) of a
 // parallel chunk, so that small levels run on one goroutine. Tests lower it to drive
 // the parallel paths on small problems; it never changes results, only the split.
 var minChunk = 1 << 13
 
-// value is the storage type of a cycle operator's values: float64, or float32 for
-// Options.SmootherFloat32. Products and sums are always formed in float64.
+// value is the storage type of a smoothing operator's values: float64, or float32 for
+// a matrix from UploadMatrixFloat32. Products and sums are always formed in float64.
 type value interface{ float32 | float64 }
-
-// cycleOp is the operator the cycle smooths with and computes residuals of: A's
-// pattern with A's values, or with their float32 copy v32.
-type cycleOp struct {
-	A   *bsr.Matrix
-	v32 []float32
-}
 
 // rowResidual writes t = b_i − (A·x)_i for block row i into t (len A.R).
 func rowResidual[T value](A *bsr.Matrix, val []T, i int, b, x, t []float64) {
@@ -110,15 +104,6 @@ func blockGemv(r int, d, t, z []float64) {
 	}
 }
 
-// residual computes res = b − A·x.
-func (o cycleOp) residual(b, x, res []float64, workers int) {
-	if o.v32 != nil {
-		residualT(o.A, o.v32, b, x, res, workers)
-	} else {
-		residualT(o.A, o.A.Val, b, x, res, workers)
-	}
-}
-
 func residualT[T value](A *bsr.Matrix, val []T, b, x, res []float64, workers int) {
 	r := A.R
 	par.ForWeighted(A.RowPtr, workers, int64(minChunk), func(lo, hi int) {
@@ -147,16 +132,9 @@ func jacobiScale(r int, dinv, b, d []float64, c2 float64, workers int) {
 	})
 }
 
-// chebStep computes d = c1·d + c2·D⁻¹·(b − A·x) row by row.
-func (o cycleOp) chebStep(dinv, b, x, d []float64, c1, c2 float64, workers int) {
-	if o.v32 != nil {
-		chebStepT(o.A, o.v32, dinv, b, x, d, c1, c2, workers)
-	} else {
-		chebStepT(o.A, o.A.Val, dinv, b, x, d, c1, c2, workers)
-	}
-}
-
-func chebStepT[T value](A *bsr.Matrix, val []T, dinv, b, x, d []float64, c1, c2 float64, workers int) {
+// chebStepT computes d = c1·d + c2·D⁻¹·(b − A·x) and xo = x + d row by row; d is not
+// read when c1 is 0.
+func chebStepT[T value](A *bsr.Matrix, val []T, dinv, b, x, d, xo []float64, c1, c2 float64, workers int) {
 	r := A.R
 	par.ForWeighted(A.RowPtr, workers, int64(minChunk), func(lo, hi int) {
 		var t, z [8]float64
@@ -168,18 +146,15 @@ func chebStepT[T value](A *bsr.Matrix, val []T, dinv, b, x, d []float64, c1, c2 
 			rowResidual(A, val, i, b, x, tt)
 			blockGemv(r, dinv[i*r*r:(i+1)*r*r], tt, zz)
 			di := d[i*r : (i+1)*r]
+			xi, oi := x[i*r:(i+1)*r], xo[i*r:(i+1)*r]
 			for p := range di {
-				di[p] = c1*di[p] + c2*zz[p]
+				if c1 == 0 {
+					di[p] = c2 * zz[p] // d is not read (it may hold anything)
+				} else {
+					di[p] = c1*di[p] + c2*zz[p]
+				}
+				oi[p] = xi[p] + di[p]
 			}
-		}
-	})
-}
-
-// addTo computes x += d.
-func addTo(x, d []float64, workers int) {
-	par.For(len(x), workers, minChunk, func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			x[i] += d[i]
 		}
 	})
 }

@@ -1,10 +1,8 @@
-package backendcycle
+package cycle
 
 import (
 	"fmt"
 	"time"
-
-	"gonum.org/v1/gonum/mat"
 
 	"github.com/blockamg/blockamg/amg"
 	"github.com/blockamg/blockamg/backend"
@@ -65,7 +63,15 @@ type LevelTimes struct {
 // device code path. Only h's patterns, aggregates, near-null spaces and options are
 // used beyond the fine operator and the tentative prolongators.
 func UploadResident(be backend.Resetter, h *amg.Hierarchy) (*Cycle, UpdateTimes, error) {
-	c := &Cycle{be: be, res: &resident{be: be, opt: h.Opt}}
+	c, err := newCycle(be, h.Opt)
+	if err != nil {
+		return nil, UpdateTimes{}, err
+	}
+	if c.f32 {
+		return nil, UpdateTimes{}, fmt.Errorf("cycle: %w: SmootherFloat32 with a set-up on backend %s", backend.ErrUnsupported, be.Name())
+	}
+	c.res = &resident{be: be, opt: h.Opt}
+	c.coarse = &amg.CoarseFactor{}
 	ok := false
 	defer func() {
 		if !ok {
@@ -74,9 +80,8 @@ func UploadResident(be backend.Resetter, h *amg.Hierarchy) (*Cycle, UpdateTimes,
 	}()
 	nl := len(h.Levels)
 	for l, L := range h.Levels {
-		lv := &level{degree: h.Opt.SmootherIts}
+		lv := &level{}
 		c.levels = append(c.levels, lv)
-		var err error
 		switch {
 		case l == 0:
 			lv.A, err = be.UploadMatrix(L.A, false)
@@ -84,11 +89,11 @@ func UploadResident(be backend.Resetter, h *amg.Hierarchy) (*Cycle, UpdateTimes,
 			lv.A = c.res.levels[l-1].gal.Ac()
 		}
 		if err != nil {
-			return nil, UpdateTimes{}, fmt.Errorf("backendcycle: level %d operator: %w", l, err)
+			return nil, UpdateTimes{}, fmt.Errorf("cycle: level %d operator: %w", l, err)
 		}
 		n := L.A.Rows()
 		if err := lv.allocate(be, n); err != nil {
-			return nil, UpdateTimes{}, fmt.Errorf("backendcycle: level %d vectors: %w", l, err)
+			return nil, UpdateTimes{}, fmt.Errorf("cycle: level %d vectors: %w", l, err)
 		}
 		if l == nl-1 {
 			c.res.coarse = L.A.ClonePattern()
@@ -97,11 +102,9 @@ func UploadResident(be backend.Resetter, h *amg.Hierarchy) (*Cycle, UpdateTimes,
 		rl := &residentLevel{}
 		c.res.levels = append(c.res.levels, rl)
 		if err := c.res.uploadLevel(l, L, h.Levels[l+1], lv, rl); err != nil {
-			return nil, UpdateTimes{}, fmt.Errorf("backendcycle: level %d: %w", l, err)
+			return nil, UpdateTimes{}, fmt.Errorf("cycle: level %d: %w", l, err)
 		}
 	}
-	n := c.res.coarse.Rows()
-	c.cb, c.cx = make([]float64, n), make([]float64, n)
 	times, err := c.Update()
 	if err != nil {
 		return nil, times, err
@@ -180,7 +183,7 @@ func (c *Cycle) Resident() bool { return c.res != nil }
 func (c *Cycle) Update() (UpdateTimes, error) {
 	r := c.res
 	if r == nil {
-		panic("backendcycle: Update on a cycle made by Upload (its set-up is on the host)")
+		panic("cycle: Update on a cycle made by Upload (its set-up is on the host)")
 	}
 	be := r.be
 	ut := UpdateTimes{Levels: make([]LevelTimes, len(r.levels))}
@@ -237,7 +240,7 @@ func (c *Cycle) Update() (UpdateTimes, error) {
 		lv := c.levels[l]
 		lt := &ut.Levels[l]
 		fail := func(err error) (UpdateTimes, error) {
-			return ut, fmt.Errorf("backendcycle: device re-setup, level %d: %w", l, err)
+			return ut, fmt.Errorf("cycle: device re-setup, level %d: %w", l, err)
 		}
 		if err := be.InvertBlockDiag(lv.A, lv.Dinv); err != nil {
 			return fail(err)
@@ -255,14 +258,17 @@ func (c *Cycle) Update() (UpdateTimes, error) {
 		rl.eig = eig
 		lt.LambdaMax = eig.Max
 		rl.omega = opt.ProlongDamping / eig.Max
-		e := opt.ChebyshevEstEig
-		cmin := e[0]*eig.Min + e[1]*eig.Max
-		cmax := e[2]*eig.Min + e[3]*eig.Max
-		if !(cmax > cmin && cmin > 0) {
-			return fail(fmt.Errorf("%w: Chebyshev interval [%g, %g] from λ ∈ [%g, %g] is not a positive interval",
-				amg.ErrOptions, cmin, cmax, eig.Min, eig.Max))
+		cmin, cmax, err := amg.ChebyshevInterval(eig, opt.ChebyshevEstEig)
+		if err != nil {
+			return fail(err)
 		}
-		lv.theta, lv.delta = (cmax+cmin)/2, (cmax-cmin)/2
+		lv.spec = Spectrum{EigMin: eig.Min, EigMax: eig.Max, ChebMin: cmin, ChebMax: cmax}
+		if lv.sm == nil {
+			lv.S = lv.A
+			if err := c.newSmoother(lv); err != nil {
+				return fail(err)
+			}
+		}
 		X := rl.ptent
 		for _, Y := range rl.steps {
 			be.SmoothProlongator(lv.A, lv.Dinv, rl.omega, X, Y)
@@ -299,7 +305,7 @@ func (c *Cycle) Update() (UpdateTimes, error) {
 		co.Val = make([]float64, co.NNZBlocks()*int64(co.R*co.C))
 	}
 	if err := be.DownloadValues(co.Val, c.levels[len(c.levels)-1].A); err != nil {
-		return ut, fmt.Errorf("backendcycle: device re-setup, coarsest operator: %w", err)
+		return ut, fmt.Errorf("cycle: device re-setup, coarsest operator: %w", err)
 	}
 	if err := c.factor(co); err != nil {
 		return ut, err
@@ -309,7 +315,7 @@ func (c *Cycle) Update() (UpdateTimes, error) {
 	}
 	if marked {
 		if err := readMarks(); err != nil {
-			return ut, fmt.Errorf("backendcycle: device re-setup: %w", err)
+			return ut, fmt.Errorf("cycle: device re-setup: %w", err)
 		}
 	}
 	ut.Total = time.Since(t0)
@@ -359,61 +365,11 @@ func notSPD(err error) error {
 	return fmt.Errorf("%w: eigenvalue estimate: %w", amg.ErrNotSPD, err)
 }
 
-// factor symmetrises and factors the coarsest operator on the host.
+// factor factors the coarsest operator on the host (amg's coarse factorization) and
+// prepares its solve.
 func (c *Cycle) factor(coarse *bsr.Matrix) error {
-	n := coarse.Rows()
-	if n == 0 {
-		return nil
+	if err := c.coarse.Factor(coarse); err != nil {
+		return fmt.Errorf("cycle: coarsest operator (%d unknowns): %w", coarse.Rows(), err)
 	}
-	dense := coarse.ToDense()
-	// Symmetrise exactly: the Galerkin product is symmetric to round-off only.
-	sym := mat.NewSymDense(n, nil)
-	for i := 0; i < n; i++ {
-		for j := i; j < n; j++ {
-			sym.SetSym(i, j, (dense[i*n+j]+dense[j*n+i])/2)
-		}
-	}
-	if !c.chol.Factorize(sym) {
-		return fmt.Errorf("backendcycle: coarsest operator (%d unknowns): %w", n, amg.ErrNotSPD)
-	}
-	if n > maxDeviceInverse || n%coarse.R != 0 {
-		return nil
-	}
-	// Small coarsest levels are solved on the device by a product with the inverse,
-	// stored as a dense BSR matrix: no host round trip in the cycle.
-	var inv mat.SymDense
-	if err := c.chol.InverseTo(&inv); err != nil {
-		return fmt.Errorf("backendcycle: coarsest operator (%d unknowns): inverse: %w", n, err)
-	}
-	b := coarse.R
-	nb := n / b
-	m := &bsr.Matrix{BlockRows: nb, BlockCols: nb, R: b, C: b, RowPtr: make([]int64, nb+1),
-		ColIdx: make([]int32, nb*nb), Val: make([]float64, n*n)}
-	for i := 0; i < nb; i++ {
-		m.RowPtr[i+1] = int64((i + 1) * nb)
-		for j := 0; j < nb; j++ {
-			m.ColIdx[i*nb+j] = int32(j)
-			blk := m.Val[(i*nb+j)*b*b : (i*nb+j+1)*b*b]
-			for r := 0; r < b; r++ {
-				for q := 0; q < b; q++ {
-					blk[r*b+q] = inv.At(i*b+r, j*b+q)
-				}
-			}
-		}
-	}
-	if rs, ok := c.be.(backend.Resetter); ok && c.inv != nil {
-		return rs.UploadValues(c.inv, m.Val)
-	}
-	if c.inv != nil {
-		c.inv.Free()
-		c.inv = nil
-	}
-	var err error
-	c.inv, err = c.be.UploadMatrix(m, false)
-	return err
+	return c.coarseReady(coarse)
 }
-
-// maxDeviceInverse is the largest coarsest level solved on the device through its
-// dense inverse (2048 unknowns: 32 MB, one SpMV per cycle); larger ones are solved on
-// the host by the Cholesky factor.
-const maxDeviceInverse = 2048

@@ -37,4 +37,4 @@
 // same intervals, in a different operation order, so results agree with the CPU cycle
 // to round-off, not bit for bit; repeated runs on one backend are bitwise identical
 // because every backend primitive is.
-package backendcycle
+package cycle

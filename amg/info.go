@@ -43,7 +43,7 @@ func (h *Hierarchy) Info() []LevelInfo {
 		li := LevelInfo{
 			Level: l, Rows: A.Rows(), BlockRows: A.BlockRows, BlockSize: A.R,
 			NNZBlocks: A.NNZBlocks(), NNZ: A.NNZBlocks() * int64(A.R*A.C), Bytes: A.Bytes(),
-			EigMin:  L.Eig.Min, EigMax: L.Eig.Max, Omega: L.Omega,
+			EigMin: L.Eig.Min, EigMax: L.Eig.Max, Omega: L.Omega,
 			ChebMin: L.ChebMin, ChebMax: L.ChebMax, Times: L.Times,
 		}
 		if L.P != nil && h.Opt.SmootherFloat32 {

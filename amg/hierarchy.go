@@ -232,8 +232,9 @@ func (h *Hierarchy) factorCoarsest() error {
 // with the prolongator re-smoothed for the new operator. The result is bitwise
 // identical to what Setup would build with the same aggregates.
 //
-// A may be the very matrix given to Setup, modified in place. A pattern or validation
-// error leaves the hierarchy as it was; any later error leaves it unusable (Broken
+// A may be the very matrix given to Setup, modified in place. A pattern error, and a
+// validation error of another matrix, leave the hierarchy as it was; invalid values
+// written in place leave it unusable, since the old ones are gone; any later error leaves it unusable (Broken
 // reports true, and a cycle refuses to run on it) until a successful Update.
 func (h *Hierarchy) Update(A *bsr.Matrix) error {
 	start := time.Now()
@@ -242,6 +243,12 @@ func (h *Hierarchy) Update(A *bsr.Matrix) error {
 		return fmt.Errorf("%w: new matrix does not have the set-up pattern", ErrPattern)
 	}
 	if err := A.Validate(); err != nil {
+		if A == L0.A {
+			// The caller changed level 0's values in place: the hierarchy's finest
+			// operator is now invalid, and the last good values are gone.
+			h.broken = true
+			return fmt.Errorf("%w: %w (values changed in place; the old ones cannot be restored, and the hierarchy is unusable until an Update succeeds)", ErrInput, err)
+		}
 		return fmt.Errorf("%w: %w", ErrInput, err)
 	}
 	L0.A = A

@@ -1,6 +1,9 @@
 package krylov
 
-import "fmt"
+import (
+	"errors"
+	"fmt"
+)
 
 // NotConvergedError is returned when CG reaches its iteration limit before the
 // residual meets the tolerance. x then holds the last iterate.
@@ -37,3 +40,18 @@ func (e *BreakdownError) Error() string {
 		return fmt.Sprintf("krylov: CG breakdown at iteration %d: %s = %g is not finite", e.Iteration, e.Quantity, e.Value)
 	}
 }
+
+// Sentinels for errors.Is, matched by the error types above, so that callers can test
+// for a class without errors.As.
+var (
+	// ErrNotConverged is matched by *NotConvergedError.
+	ErrNotConverged = errors.New("krylov: not converged")
+	// ErrBreakdown is matched by *BreakdownError.
+	ErrBreakdown = errors.New("krylov: breakdown")
+)
+
+// Is reports whether target is ErrNotConverged.
+func (e *NotConvergedError) Is(target error) bool { return target == ErrNotConverged }
+
+// Is reports whether target is ErrBreakdown.
+func (e *BreakdownError) Is(target error) bool { return target == ErrBreakdown }

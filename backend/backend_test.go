@@ -206,3 +206,30 @@ func TestPCGWorkReuse(t *testing.T) {
 		}
 	}
 }
+
+// TestPCGStagnation: with a tolerance no floating-point iterate can meet, CG on an SPD
+// system runs until rounding breaks its recurrence; that must be reported as
+// stagnation with the true residual, not as an indefinite operator. A genuinely
+// indefinite operator still breaks down as such (TestPCGIndefinite).
+func TestPCGStagnation(t *testing.T) {
+	a := backendtest.SPDProblem(3, 6, 0.05)
+	rhs := make([]float64, a.Rows())
+	for i := range rhs {
+		rhs[i] = math.Sin(float64(i) + 1)
+	}
+	be, am, m, b, x := pcgSetup(t, a, a, rhs)
+	opt := krylov.Options{RelTol: 0, AbsTol: 0, MaxIter: 500}
+	for name, step := range map[string]backend.Backend{"generic": plain{be}, "stepper": be} {
+		_, err := backend.PCG(step, am, backend.Jacobi{Be: step, D: m}, b, x, opt)
+		var nc *krylov.NotConvergedError
+		if !errors.As(err, &nc) || !nc.Stagnated || !errors.Is(err, krylov.ErrNotConverged) {
+			t.Fatalf("%s: rtol = atol = 0: %v, want stagnation (*krylov.NotConvergedError with Stagnated)", name, err)
+		}
+		if !(nc.Residual < 1e-10*math.Sqrt(float64(len(rhs)))) {
+			t.Errorf("%s: stagnated at true residual %g", name, nc.Residual)
+		}
+		if !strings.Contains(err.Error(), "unattainable") {
+			t.Errorf("%s: message %q does not say the tolerance is unattainable", name, err)
+		}
+	}
+}

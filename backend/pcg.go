@@ -131,7 +131,7 @@ func (w *PCGWork) Solve(be Backend, A Matrix, M Preconditioner, b, x Vector, opt
 		pq := be.Dot(p, q)
 		if !(pq > 0) || math.IsInf(pq, 0) {
 			res.Iterations = it - 1
-			return res, &krylov.BreakdownError{Iteration: it, Quantity: "pᵀAp", Value: pq}
+			return res, stagnated(be, A, b, x, r, &res, &krylov.BreakdownError{Iteration: it, Quantity: "pᵀAp", Value: pq})
 		}
 		alpha := rz / pq
 		be.Axpby(alpha, p, 1, x)
@@ -155,7 +155,7 @@ func (w *PCGWork) Solve(be Backend, A Matrix, M Preconditioner, b, x Vector, opt
 		M.Apply(r, z)
 		rzNew := be.Dot(r, z)
 		if !(rzNew > 0) || math.IsInf(rzNew, 0) {
-			return res, &krylov.BreakdownError{Iteration: it, Quantity: "rᵀz", Value: rzNew}
+			return res, stagnated(be, A, b, x, r, &res, &krylov.BreakdownError{Iteration: it, Quantity: "rᵀz", Value: rzNew})
 		}
 		be.Axpby(1, z, rzNew/rz, p)
 		rz = rzNew
@@ -163,7 +163,18 @@ func (w *PCGWork) Solve(be Backend, A Matrix, M Preconditioner, b, x Vector, opt
 	if err := be.Err(); err != nil {
 		return res, err
 	}
-	return res, &krylov.NotConvergedError{Iterations: res.Iterations, Residual: res.Residual, Target: res.Target}
+	return res, notConverged(be, A, b, x, r, &res)
+}
+
+// notConverged is the error at the iteration limit, on the true residual (computed
+// into r and recorded in res): the recursive one may have drifted far below it.
+// A true residual below stagnationReduction times the initial one means the solve
+// stagnated at rounding level (Stagnated).
+func notConverged(be Backend, A Matrix, b, x, r Vector, res *krylov.Result) error {
+	tn := trueResidual(be, A, b, x, r)
+	res.Residual = tn
+	return &krylov.NotConvergedError{Iterations: res.Iterations, Residual: tn, Target: res.Target,
+		Stagnated: res.Iterations > 0 && tn <= stagnationReduction*res.InitialResidual}
 }
 
 // pcgStepper is PCG's iteration on a CGStepper: the same recurrence, with α, β and
@@ -190,7 +201,7 @@ func pcgStepper(be Backend, cs CGStepper, A Matrix, M Preconditioner, b, x, r, z
 			if s.BreakQuantity == "pᵀAp" {
 				res.Iterations = it - 1
 			}
-			return *res, &krylov.BreakdownError{Iteration: s.BreakIteration, Quantity: s.BreakQuantity, Value: s.BreakValue}
+			return *res, stagnated(be, A, b, x, r, res, &krylov.BreakdownError{Iteration: s.BreakIteration, Quantity: s.BreakQuantity, Value: s.BreakValue})
 		}
 		rnorm := math.Sqrt(s.RR)
 		if !(s.RR >= 0x1p-900) || math.IsInf(s.RR, 0) {
@@ -217,9 +228,33 @@ func pcgStepper(be Backend, cs CGStepper, A Matrix, M Preconditioner, b, x, r, z
 	if s, err := cs.CGRead(); err != nil {
 		return *res, err
 	} else if s.Break {
-		return *res, &krylov.BreakdownError{Iteration: s.BreakIteration, Quantity: s.BreakQuantity, Value: s.BreakValue}
+		return *res, stagnated(be, A, b, x, r, res, &krylov.BreakdownError{Iteration: s.BreakIteration, Quantity: s.BreakQuantity, Value: s.BreakValue})
 	}
-	return *res, &krylov.NotConvergedError{Iterations: res.Iterations, Residual: res.Residual, Target: res.Target}
+	return *res, notConverged(be, A, b, x, r, res)
+}
+
+// stagnationReduction is the reduction of the true residual below which a breakdown
+// is taken for rounding: CG on an SPD system whose residual has fallen this far has
+// reached the accuracy its floating-point arithmetic allows, and the loss of
+// positive definiteness of pᵀAp or rᵀz is the rounding of vectors at that level, not
+// an indefinite operator.
+const stagnationReduction = 1e-6
+
+// stagnated tells a breakdown after progress from one at the start: when the true
+// residual b − A·x (computed into r) is below stagnationReduction times the initial
+// one, the solve stagnated at rounding level — the tolerance is unattainable — and
+// the error is a *krylov.NotConvergedError with Stagnated set, the true residual in
+// res; otherwise brk itself.
+func stagnated(be Backend, A Matrix, b, x, r Vector, res *krylov.Result, brk *krylov.BreakdownError) error {
+	if brk.Iteration == 0 || !(res.InitialResidual > 0) {
+		return brk
+	}
+	tn := trueResidual(be, A, b, x, r)
+	if !(tn <= stagnationReduction*res.InitialResidual) {
+		return brk
+	}
+	res.Residual = tn
+	return &krylov.NotConvergedError{Iterations: res.Iterations, Residual: tn, Target: res.Target, Stagnated: true, Cause: brk}
 }
 
 // trueResidual overwrites r with b − A·x and returns its norm: the check both PCG

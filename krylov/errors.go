@@ -9,12 +9,26 @@ import (
 // residual meets the tolerance. x then holds the last iterate.
 type NotConvergedError struct {
 	Iterations int     // iterations performed
-	Residual   float64 // ‖b − A·x‖₂ of the last iterate (recursive residual)
+	Residual   float64 // ‖b − A·x‖₂ of the last iterate (recursive residual; the true one when Stagnated)
 	Target     float64 // the residual that convergence required
+	// Stagnated: the residual reached the level of rounding (far below the initial
+	// one) and CG could go no further, so the tolerance is unattainable in floating
+	// point; Cause is the loss of positive definiteness that rounding then caused.
+	Stagnated bool
+	Cause     *BreakdownError
 }
 
-// Error reports the iterations, the last residual and the target.
+// Error reports the iterations, the last residual and the target, and says when the
+// tolerance was out of floating-point reach.
 func (e *NotConvergedError) Error() string {
+	if e.Stagnated {
+		s := fmt.Sprintf("krylov: CG stagnated at rounding level after %d iterations: true residual %.3e; the target %.3e is unattainable in floating point",
+			e.Iterations, e.Residual, e.Target)
+		if e.Cause != nil {
+			s += fmt.Sprintf(" (%s = %g at iteration %d, from rounding)", e.Cause.Quantity, e.Cause.Value, e.Cause.Iteration)
+		}
+		return s
+	}
 	return fmt.Sprintf("krylov: CG did not converge in %d iterations: residual %.3e, target %.3e", e.Iterations, e.Residual, e.Target)
 }
 

@@ -21,8 +21,13 @@
 // through the same two block kernels, so all variants and all worker counts give
 // bitwise identical Ac. The kernels are specialised for (b, k) = (3, 6) and (6, 6)
 // (a 3×3 block held in registers times 3×6 slabs; AVX2 with fused multiply-adds on
-// amd64 when the processor has it, unless BLOCKAMG_NOASM is set) and generic loops
-// otherwise.
+// amd64 when the processor has it) and generic loops otherwise.
+//
+// The build tag noasm (go build -tags noasm) leaves the assembly kernel out: the
+// 3×3·3×6 products then run the pure Go kernel on amd64 too, about three times
+// slower, and round differently in the last bits (no fused multiply-adds). Results are
+// still bitwise identical across variants and worker counts within either build, but
+// not between a noasm build and a default one on a processor with AVX2 and FMA.
 //
 // # Variants
 //

@@ -115,8 +115,8 @@
 // development VM κ dominates on the coarse levels (about 60–70 ns a call against 11
 // ns of flops per 6×6 product; rows of 4–9 blocks), and it is what sets the variants
 // apart there: the fused variants' calls cost 10–15% less than the stored-W
-// variants'. Without it (the model before 2026-11-30) every variant was predicted
-// equal on the compute-bound coarse levels.
+// variants'. Without κ the model would predict every variant equal on the
+// compute-bound coarse levels.
 //
 // Choose takes the variant with the least predicted time; predictions within 2% of it
 // (the spread of κ between calibrations) count as equal and go to the one that moves

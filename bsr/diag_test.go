@@ -195,7 +195,7 @@ func TestInvertBlockNonFinite(t *testing.T) {
 
 // TestInvertBlockGraded: the units of the unknowns must not decide singularity.
 // D·A·D with D = diag(d, 1, 1/d) has the inverse D⁻¹·A⁻¹·D⁻¹ for any d, but its
-// entries span d⁴; a pivot test relative to the largest entry called it singular from
+// entries span d⁴; a pivot test relative to the largest entry calls it singular from
 // d = 10⁶ on (after one pass of row and column equilibration, the limit is near
 // d = 10¹⁵, entries spanning 10⁶⁰). A singular block stays singular whatever the
 // scaling.

@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/blockamg/blockamg/bsr"
-	"github.com/blockamg/blockamg/galerkin/galerkintest"
 	"github.com/blockamg/blockamg/internal/par"
 )
 
@@ -158,7 +157,7 @@ func measureKernel() float64 {
 
 // calibrationProblems returns the two products the per-product and per-call costs
 // of shape class c are fitted on: synthetic smoothed-aggregation levels
-// (galerkintest.Stencil) whose rows bracket those of an elasticity hierarchy, one with
+// (stencilProduct) whose rows bracket those of an elasticity hierarchy, one with
 // short P and W rows (many kernel calls per product) and one with long rows. Class 0
 // has 3×3·3×6 blocks, 27-point stencils and aggregates of 3³ then 2³ nodes (P 3.4
 // and 5.8 blocks a row); class 1 has 6×6 blocks, a 27-point stencil with 3³-node
@@ -171,7 +170,7 @@ func calibrationProblems(c int) (A, P [2]*bsr.Matrix, err error) {
 		{{12, 6, 6, 1, 3}, {9, 6, 6, 2, 3}},
 	}
 	for i, s := range specs[c] {
-		if A[i], P[i], err = galerkintest.Stencil(s.side, s.b, s.k, s.radius, s.agg, uint64(i+1)); err != nil {
+		if A[i], P[i], err = stencilProduct(s.side, s.b, s.k, s.radius, s.agg, uint64(i+1)); err != nil {
 			return A, P, err
 		}
 	}

@@ -21,8 +21,13 @@
 // through the same two block kernels, so all variants and all worker counts give
 // bitwise identical Ac. The kernels are specialised for (b, k) = (3, 6) and (6, 6)
 // (a 3×3 block held in registers times 3×6 slabs; AVX2 with fused multiply-adds on
-// amd64 when the processor has it, unless BLOCKAMG_NOASM is set) and generic loops
-// otherwise.
+// amd64 when the processor has it) and generic loops otherwise.
+//
+// The build tag noasm (go build -tags noasm) leaves the assembly kernel out: the
+// 3×3·3×6 products then run the pure Go kernel on amd64 too, about three times
+// slower, and round differently in the last bits (no fused multiply-adds). Results are
+// still bitwise identical across variants and worker counts within either build, but
+// not between a noasm build and a default one on a processor with AVX2 and FMA.
 //
 // # Variants
 //
@@ -110,8 +115,8 @@
 // development VM κ dominates on the coarse levels (about 60–70 ns a call against 11
 // ns of flops per 6×6 product; rows of 4–9 blocks), and it is what sets the variants
 // apart there: the fused variants' calls cost 10–15% less than the stored-W
-// variants'. Without it (the model before 2026-11-30) every variant was predicted
-// equal on the compute-bound coarse levels.
+// variants'. Without κ the model would predict every variant equal on the
+// compute-bound coarse levels.
 //
 // Choose takes the variant with the least predicted time; predictions within 2% of it
 // (the spread of κ between calibrations) count as equal and go to the one that moves

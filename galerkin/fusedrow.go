@@ -15,9 +15,9 @@ import (
 // fine row as in the other variants, whatever the worker count. An Ac row is zeroed
 // when its first fine row's contribution arrives (always a direct one), while it comes
 // into the cache anyway, rather than by a sweep of its own over Ac (on the fine level,
-// Ac is far larger than the cache: that sweep moved it through memory twice). The chunks
-// are cut by the work each leaves to the first pass (fusedSplit), the second pass by
-// its block products.
+// Ac is far larger than the cache, so such a sweep would move it through memory
+// twice). The chunks are cut by the work each leaves to the first pass (fusedSplit),
+// the second pass by its block products.
 
 // fusedSched is the worker-count dependent schedule of the fused row-wise variant.
 type fusedSched struct {

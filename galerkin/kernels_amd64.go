@@ -1,12 +1,13 @@
-package galerkin
+//go:build !noasm
 
-import "os"
+package galerkin
 
 // The 3×3·3×6 register kernel in AVX2 with fused multiply-adds: about three times the
 // throughput of the scalar Go loop. It is used when the processor and the operating
-// system support AVX2 and FMA, unless BLOCKAMG_NOASM is set in the environment. Every
-// variant goes through the same kernel, so variants and worker counts still agree
-// bitwise; results differ from the pure Go kernels' in the last bits (fused rounding).
+// system support AVX2 and FMA; building with -tags noasm leaves it out
+// (kernels_other.go). Every variant goes through the same kernel, so variants and
+// worker counts still agree bitwise; results differ from the pure Go kernels' in the
+// last bits (fused rounding).
 
 //go:noescape
 func kern336AVX2(a *[9]float64, src *float64, srcStride int, cols, pos *int32, n int, out *float64, outStride int)
@@ -31,7 +32,8 @@ func hasAVX2FMA() bool {
 	return ebx7&(1<<5) != 0 // AVX2
 }
 
-var useAsm = hasAVX2FMA() && os.Getenv("BLOCKAMG_NOASM") == ""
+// useAsm selects the assembly kernel; tests switch it off to check the Go path.
+var useAsm = hasAVX2FMA()
 
 // kern336 adds a·src_q into out for every block q of src: a is 3×3 (row-major), src_q
 // is the 3×6 slab src[q*srcStride+srcOff:][:18] and its product goes to

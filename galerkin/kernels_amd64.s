@@ -1,3 +1,5 @@
+//go:build !noasm
+
 #include "textflag.h"
 
 // func kern336AVX2(a *[9]float64, src *float64, srcStride int, cols, pos *int32, n int, out *float64, outStride int)

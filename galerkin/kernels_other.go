@@ -1,6 +1,8 @@
-//go:build !amd64
+//go:build !amd64 || noasm
 
 package galerkin
+
+// The pure Go kernel only: other architectures, or amd64 built with -tags noasm.
 
 var useAsm = false
 

@@ -271,8 +271,8 @@ func variantIndex(v Variant) int {
 
 // DefaultMachine returns the parameters Calibrate measured on the 2-core development
 // VM this package was tuned on (AMD EPYC Zen 5, 1 MiB L2 per core, an effective 32
-// MiB of shared L3; AVX2 kernel; typical values of four calibrations, 2026-11-30),
-// with Workers = GOMAXPROCS.
+// MiB of shared L3; AVX2 kernel; typical values over four calibrations), with
+// Workers = GOMAXPROCS.
 func DefaultMachine() Machine {
 	w := par.Workers()
 	bw := 45e9

@@ -1,15 +1,15 @@
-package galerkintest
+package galerkin
 
 import (
 	"slices"
 	"testing"
 )
 
-func TestStencil(t *testing.T) {
+func TestStencilProduct(t *testing.T) {
 	// 4³ nodes, 27-point stencil, aggregates of 2³ nodes: per axis the stencil keeps
 	// 2+3+3+2 = 10 neighbours, so A has 10³ blocks; the aggregates a node's
 	// neighbours fall in number 1, 2, 2, 1 per axis, so P has 6³ blocks.
-	A, P, err := Stencil(4, 3, 6, 1, 2, 1)
+	A, P, err := stencilProduct(4, 3, 6, 1, 2, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,7 +42,7 @@ func TestStencil(t *testing.T) {
 			t.Fatalf("P row %d: columns %v, want %v", i, got, want)
 		}
 	}
-	if _, _, err := Stencil(0, 3, 6, 1, 2, 1); err == nil {
+	if _, _, err := stencilProduct(0, 3, 6, 1, 2, 1); err == nil {
 		t.Error("side 0 accepted")
 	}
 }

@@ -1,4 +1,4 @@
-package galerkintest
+package galerkin
 
 import (
 	"fmt"
@@ -7,23 +7,24 @@ import (
 	"github.com/blockamg/blockamg/bsr"
 )
 
-// Stencil returns a product with the sparsity of a smoothed-aggregation level on a
-// side³ node grid (x fastest), for timing: A has b×b blocks coupling every node to the
-// nodes within radius along each axis ((2·radius+1)³-point stencil, cut at the
-// boundary); aggregates are cubes of agg³ nodes (a remainder along a side joins the
-// last cube), numbered x fastest; P has b×k blocks with the pattern of A·T, T the
-// aggregate map, as a once-smoothed prolongator has. Values are uniform in [−1, 1):
-// the operators are not meant to be solved with. Radius 2 with agg 3 gives the wide
-// rows of the coarse levels of an aggressive elasticity hierarchy (A about 80 blocks
-// a row, P about 8).
-func Stencil(side, b, k, radius, agg int, seed uint64) (A, P *bsr.Matrix, err error) {
+// stencilProduct returns a product with the sparsity of a smoothed-aggregation level
+// on a side³ node grid (x fastest), for Calibrate's timings (calibrationProblems): A
+// has b×b blocks coupling every node to the nodes within radius along each axis
+// ((2·radius+1)³-point stencil, cut at the boundary); aggregates are cubes of agg³
+// nodes (a remainder along a side joins the last cube), numbered x fastest; P has b×k
+// blocks with the pattern of A·T, T the aggregate map, as a once-smoothed prolongator
+// has. Values are uniform in [−1, 1): the operators are not meant to be solved with.
+// Radius 2 with agg 3 gives the wide rows of the coarse levels of an aggressive
+// elasticity hierarchy (A about 80 blocks a row, P about 8). It lives here, not in
+// galerkintest, so that Calibrate does not link test support into every binary.
+func stencilProduct(side, b, k, radius, agg int, seed uint64) (A, P *bsr.Matrix, err error) {
 	if side < 1 || b < 1 || k < 1 || radius < 0 || agg < 1 {
-		return nil, nil, fmt.Errorf("galerkintest: Stencil: side %d, blocks %d and %d, radius %d, aggregate side %d: want positive (radius ≥ 0)", side, b, k, radius, agg)
+		return nil, nil, fmt.Errorf("galerkin: stencilProduct: side %d, blocks %d and %d, radius %d, aggregate side %d: want positive (radius ≥ 0)", side, b, k, radius, agg)
 	}
 	n := side * side * side
 	w := 2*radius + 1
 	if int64(n)*int64(w*w*w)*int64(b*b) > 1<<31 {
-		return nil, nil, fmt.Errorf("galerkintest: Stencil: side %d radius %d too large", side, radius)
+		return nil, nil, fmt.Errorf("galerkin: stencilProduct: side %d radius %d too large", side, radius)
 	}
 	rng := rand.New(rand.NewPCG(seed, 0x57e4c11))
 	na := max(1, side/agg)

@@ -33,8 +33,10 @@ type Options struct {
 	// the patterns are computed on the host once and every value, of the first set-up
 	// and of each Update, on the device.
 	Backend string
-	// Device is the CUDA device ordinal (Backend CUDA), default 0.
-	Device int
+	// CUDA configures the GPU for Backend CUDA: device ordinal (default 0), kernel
+	// cache folder, and the device Galerkin product's variant (default: the GPU
+	// traffic model's pick per level). Its Symmetric field is set by NewSolver.
+	CUDA cuda.Options
 	// Workers bounds the goroutines of the CPU set-up and solve (0: GOMAXPROCS).
 	// Results are bitwise the same for any count.
 	Workers int
@@ -64,6 +66,8 @@ type Solver struct {
 	b, x backend.Vector // the device's right-hand side and solution (CUDA)
 	// broken holds the error of a failed Update until one succeeds.
 	broken error
+	first  cycle.UpdateTimes // the first numeric set-up on the device (CUDA)
+	last   cycle.UpdateTimes // the last device re-setup (CUDA)
 }
 
 // NewSolver sets up the hierarchy of the square-blocked SPD matrix A (b×b blocks) and
@@ -92,7 +96,9 @@ func NewSolver(A *bsr.Matrix, ns *NullSpace, opt Options) (*Solver, error) {
 	var err error
 	if opt.Backend == CUDA {
 		// Open the device before the set-up, so that a missing GPU fails at once.
-		if s.be, err = cuda.New(cuda.Options{Device: opt.Device, Symmetric: opt.AMG.Symmetric}); err != nil {
+		co := opt.CUDA
+		co.Symmetric = opt.AMG.Symmetric
+		if s.be, err = cuda.New(co); err != nil {
 			return nil, fmt.Errorf("blockamg: %w", err)
 		}
 	} else {
@@ -117,7 +123,7 @@ func (s *Solver) setup(A *bsr.Matrix, ns *NullSpace) error {
 		return nil
 	}
 	rs := s.be.(backend.Resetter)
-	if s.cyc, _, err = cycle.UploadResident(rs, s.h); err != nil {
+	if s.cyc, s.first, err = cycle.UploadResident(rs, s.h); err != nil {
 		return fmt.Errorf("blockamg: device set-up: %w", err)
 	}
 	n := A.Rows()
@@ -199,7 +205,8 @@ func (s *Solver) update(A *bsr.Matrix) error {
 	if err := rs.UploadValues(s.cyc.FineOperator(), A.Val); err != nil {
 		return err
 	}
-	_, err := s.cyc.Update()
+	var err error
+	s.last, err = s.cyc.Update()
 	return err
 }
 
@@ -207,6 +214,20 @@ func (s *Solver) update(A *bsr.Matrix) error {
 // timings). With Backend CUDA its values are those of the first set-up on the host:
 // the device's are recomputed there.
 func (s *Solver) Hierarchy() *amg.Hierarchy { return s.h }
+
+// Backend returns the backend the solver runs on, for callers that move their own
+// data there (a device assembly writing into the fine operator) or read its transfer
+// counters.
+func (s *Solver) Backend() backend.Backend { return s.be }
+
+// Cycle returns the V-cycle on the backend (its FineOperator is the device's fine
+// matrix with Backend CUDA).
+func (s *Solver) Cycle() *cycle.Cycle { return s.cyc }
+
+// DeviceSetupTimes returns the phases of the first numeric set-up and of the last
+// re-setup on the device (zero with Backend CPU, whose set-up times are the
+// hierarchy's: Hierarchy().Times()).
+func (s *Solver) DeviceSetupTimes() (first, last cycle.UpdateTimes) { return s.first, s.last }
 
 // Close releases the backend's storage. The solver must not be used afterwards.
 func (s *Solver) Close() error {

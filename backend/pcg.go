@@ -264,5 +264,3 @@ func trueResidual(be Backend, A Matrix, b, x, r Vector) float64 {
 	be.SpMV(-1, A, x, 1, r)
 	return be.Norm(r)
 }
-
-func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }

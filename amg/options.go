@@ -127,16 +127,8 @@ func (o *Options) Validate() error {
 			return fmt.Errorf("%w: ChebyshevEstEig %v is not finite", ErrOptions, o.ChebyshevEstEig)
 		}
 	}
-	switch o.GalerkinVariant {
-	case galerkin.Auto, "":
-	default:
-		ok := false
-		for _, v := range galerkin.Variants {
-			ok = ok || v == o.GalerkinVariant
-		}
-		if !ok {
-			return fmt.Errorf("%w: unknown GalerkinVariant %q", ErrOptions, o.GalerkinVariant)
-		}
+	if !o.GalerkinVariant.Valid() {
+		return fmt.Errorf("%w: unknown GalerkinVariant %q, want one of %s", ErrOptions, o.GalerkinVariant, galerkin.VariantNames())
 	}
 	return nil
 }

@@ -3,6 +3,8 @@ package galerkin
 import (
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"sync"
 
 	"github.com/blockamg/blockamg/bsr"
@@ -22,8 +24,21 @@ const (
 	Auto           Variant = "auto"            // let Choose pick from the traffic model
 )
 
-// Variants lists the concrete variants in a fixed order.
+// Variants lists the concrete variants in a fixed order: the one table every name
+// check (Valid, options, the CLI's flags) reads.
 var Variants = []Variant{TwoPass, FusedRow, FusedRecompute, Inspector}
+
+// Valid reports whether v names a variant of Variants or Auto ("" counts as Auto).
+func (v Variant) Valid() bool { return v == Auto || v == "" || slices.Contains(Variants, v) }
+
+// VariantNames returns "auto" and the names of Variants, comma-separated, for messages.
+func VariantNames() string {
+	names := []string{string(Auto)}
+	for _, v := range Variants {
+		names = append(names, string(v))
+	}
+	return strings.Join(names, ", ")
+}
 
 // ErrShape is wrapped by errors about operands whose shapes do not fit together.
 var ErrShape = errors.New("galerkin: shape mismatch")

@@ -509,7 +509,7 @@ func checkSymmetricHalf(t *testing.T, be *Backend, name string, A, P *bsr.Matrix
 	t.Helper()
 	be.opt.Symmetric = true
 	defer func() { be.opt.Symmetric = false }()
-	pl, err := be.GalerkinSymbolicFor(A, P, func(GalerkinStats) ([]GalerkinVariant, error) { return usersTCBPW, nil })
+	pl, err := be.GalerkinSymbolicFor(A, P, func(GalerkinStats) ([]GalerkinVariant, error) { return halfVariants(), nil })
 	if err != nil {
 		t.Fatalf("%s symmetric: %v", name, err)
 	}
@@ -519,7 +519,7 @@ func checkSymmetricHalf(t *testing.T, be *Backend, name string, A, P *bsr.Matrix
 	}
 	ac := pl.Ac
 	withVal := func(val []float64) *bsr.Matrix { m := *ac; m.Val = val; return &m }
-	for _, v := range usersTCBPW {
+	for _, v := range halfVariants() {
 		if !pl.Available(v) || full[v] == nil {
 			continue
 		}

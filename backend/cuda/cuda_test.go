@@ -265,3 +265,30 @@ func TestKernelCache(t *testing.T) {
 		}
 	}
 }
+
+// poisonValues fills the device values of A (and of its transpose) with NaN.
+func poisonValues(t testing.TB, A *Matrix) {
+	t.Helper()
+	for _, m := range []*Matrix{A, A.t} {
+		if m == nil {
+			continue
+		}
+		nan := make([]float64, m.val.Len())
+		for i := range nan {
+			nan[i] = math.NaN()
+		}
+		if err := m.val.Upload(nan); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// downloadAll returns the values of u.
+func downloadAll(t testing.TB, u *Buffer[float64]) []float64 {
+	t.Helper()
+	v := make([]float64, u.Len())
+	if err := u.Download(v); err != nil {
+		t.Fatal(err)
+	}
+	return v
+}

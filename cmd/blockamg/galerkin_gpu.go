@@ -12,6 +12,7 @@ import (
 
 	"github.com/blockamg/blockamg/amg"
 	"github.com/blockamg/blockamg/backend/cuda"
+	"github.com/blockamg/blockamg/backend/cuda/cusparsebench"
 	"github.com/blockamg/blockamg/bsr"
 	"github.com/blockamg/blockamg/fem"
 	"github.com/blockamg/blockamg/galerkin"
@@ -98,7 +99,7 @@ func runGalerkinGPU(ne int, variant string, runs, levels int, symmetric bool, st
 		fmt.Fprintln(stdout, "\ncuSPARSE baseline: left out (BLOCKAMG_GALERKIN_CUSPARSE=0)")
 		return nil
 	}
-	cs, err := be.NewCusparse()
+	cs, err := cusparsebench.Open(be)
 	if err != nil {
 		fmt.Fprintf(stdout, "\ncuSPARSE baseline: not available: %v\n", err)
 		return be.Err()
@@ -238,7 +239,7 @@ type ours struct {
 // speed ratio cuSPARSE ÷ ours against the fastest correct variant. A cuSPARSE failure
 // is reported and the report goes on; a level whose operands or products have more
 // scalar nonzeros than int32 indices address is skipped.
-func cusparseLevel(be *cuda.Backend, cs *cuda.Cusparse, lv gpuLevel, runs int, stdout, stderr io.Writer) error {
+func cusparseLevel(be *cuda.Backend, cs *cusparsebench.Handle, lv gpuLevel, runs int, stdout, stderr io.Writer) error {
 	st := lv.st
 	sizes := []struct {
 		what string
@@ -281,7 +282,7 @@ func cusparseLevel(be *cuda.Backend, cs *cuda.Cusparse, lv gpuLevel, runs int, s
 // cusparseFullLevel times cusparseSpGEMM's whole sequence on the level, checks its Ac
 // after poisoned products and prints its lines; a failure returns the step and the
 // error instead.
-func cusparseFullLevel(g *cuda.CusparseGalerkin, lv gpuLevel, runs int, wantW int64, ratio func(float64, ours) string, stdout io.Writer) (string, error) {
+func cusparseFullLevel(g *cusparsebench.Galerkin, lv gpuLevel, runs int, wantW int64, ratio func(float64, ours) string, stdout io.Writer) (string, error) {
 	st := lv.st
 	ms, err := g.TimeMedian(2, runs, cuda.StageAll)
 	if err != nil {
@@ -297,7 +298,7 @@ func cusparseFullLevel(g *cuda.CusparseGalerkin, lv gpuLevel, runs int, wantW in
 	if err != nil {
 		return "downloading Ac", err
 	}
-	ck := cuda.CompareCSR32(got, lv.want, cusparseTol)
+	ck := cusparsebench.CompareCSR32(got, lv.want, cusparseTol)
 	nnzW := g.NnzW()
 	verdict := ck.Verdict
 	if nnzW == 0 && wantW > 0 {
@@ -319,7 +320,7 @@ func cusparseFullLevel(g *cuda.CusparseGalerkin, lv gpuLevel, runs int, wantW in
 // the patterns once, untimed; then numeric products only, as our numeric phase), checks
 // its Ac after poisoned values, and prints one line under the full sequence's. It
 // frees the full sequence's products and buffers first.
-func cusparseReuseLevel(be *cuda.Backend, g *cuda.CusparseGalerkin, lv gpuLevel, runs int, ratio func(float64, ours) string, stdout io.Writer) error {
+func cusparseReuseLevel(be *cuda.Backend, g *cusparsebench.Galerkin, lv gpuLevel, runs int, ratio func(float64, ours) string, stdout io.Writer) error {
 	fail := func(what string, err error) error {
 		fmt.Fprintf(stdout, "        cuSPARSE reuse (%s): %v\n", what, err)
 		return be.Err()
@@ -348,7 +349,7 @@ func cusparseReuseLevel(be *cuda.Backend, g *cuda.CusparseGalerkin, lv gpuLevel,
 	if err != nil {
 		return fail("downloading Ac", err)
 	}
-	ck := cuda.CompareCSR32(got, lv.want, cusparseTol)
+	ck := cusparsebench.CompareCSR32(got, lv.want, cusparseTol)
 	fmt.Fprintf(stdout, "        cuSPARSE reuse (cusparseSpGEMMreuse: patterns once, numeric compute timed): whole %.4f ms (%.2f× floor), A·P %.4f ms (%.2f×), rel err %.2e %s; ÷ ours: whole %s, A·P %s; holds %.1f MB more\n",
 		ms, ms*1e-3/lv.floor, ap, ap*1e-3/lv.floorAP, ck.RelErr, ck.Verdict, ratio(ms, lv.best), ratio(ap, lv.bestAP), float64(r.Bytes())/1e6)
 	return nil

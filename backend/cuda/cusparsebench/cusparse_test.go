@@ -1,4 +1,4 @@
-package cuda
+package cusparsebench
 
 import (
 	"errors"
@@ -8,9 +8,11 @@ import (
 	"os"
 	"slices"
 	"strconv"
+	"sync"
 	"testing"
 
 	"github.com/blockamg/blockamg/amg"
+	"github.com/blockamg/blockamg/backend/cuda"
 	"github.com/blockamg/blockamg/bsr"
 	"github.com/blockamg/blockamg/fem"
 	"github.com/blockamg/blockamg/galerkin"
@@ -153,9 +155,9 @@ func TestCompareCSR32(t *testing.T) {
 }
 
 // cusparseOrSkip opens cuSPARSE on the test backend or skips with the one-line reason.
-func cusparseOrSkip(t *testing.T, be *Backend) *Cusparse {
+func cusparseOrSkip(t *testing.T, be *cuda.Backend) *Handle {
 	t.Helper()
-	cs, err := be.NewCusparse()
+	cs, err := Open(be)
 	if errors.Is(err, cudadrv.ErrNoCusparse) {
 		t.Skip("no cuSPARSE library (set BLOCKAMG_CUSPARSE): " + err.Error())
 	}
@@ -211,14 +213,14 @@ func TestCusparseGalerkinEx56(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		if err := g.Run(StageAll); err != nil {
+		if err := g.Run(cuda.StageAll); err != nil {
 			g.Free()
 			t.Fatalf("%s: %v", name, err)
 		}
 		if err := g.Poison(); err != nil {
 			t.Fatal(err)
 		}
-		if err := g.Run(StageAll); err != nil {
+		if err := g.Run(cuda.StageAll); err != nil {
 			g.Free()
 			t.Fatalf("%s: %v", name, err)
 		}
@@ -235,11 +237,11 @@ func TestCusparseGalerkinEx56(t *testing.T) {
 		if st := pl.Stats(); g.NnzW() != st.NnzW*int64(L.P.R*L.P.C) {
 			t.Errorf("%s: W has %d scalar nonzeros, the CPU's W %d blocks of %d×%d", name, g.NnzW(), st.NnzW, L.P.R, L.P.C)
 		}
-		ap, err := g.TimeMedian(1, 3, StageAP)
+		ap, err := g.TimeMedian(1, 3, cuda.StageAP)
 		if err != nil {
 			t.Fatal(err)
 		}
-		all, err := g.TimeMedian(1, 3, StageAll)
+		all, err := g.TimeMedian(1, 3, cuda.StageAll)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -261,20 +263,20 @@ func TestCusparseGalerkinEx56(t *testing.T) {
 // checkCusparseReuse checks cuSPARSE's reuse pipeline on g's operands: after a first
 // numeric run and poisoned values, a second run's Ac has the reference's scalar
 // pattern and values to 1e-12; then it times the numeric stages once.
-func checkCusparseReuse(t *testing.T, name string, g *CusparseGalerkin, want *bsr.Matrix) {
+func checkCusparseReuse(t *testing.T, name string, g *Galerkin, want *bsr.Matrix) {
 	t.Helper()
 	r, err := g.Reuse()
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
 	defer r.Free()
-	if err := r.Run(StageAll); err != nil {
+	if err := r.Run(cuda.StageAll); err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
 	if err := r.PoisonValues(); err != nil {
 		t.Fatal(err)
 	}
-	if err := r.Run(StageAll); err != nil {
+	if err := r.Run(cuda.StageAll); err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
 	got, err := r.DownloadAc()
@@ -288,7 +290,7 @@ func checkCusparseReuse(t *testing.T, name string, g *CusparseGalerkin, want *bs
 	if r.NnzW() != g.NnzW() {
 		t.Errorf("%s: reuse W has %d scalar nonzeros, cusparseSpGEMM's %d", name, r.NnzW(), g.NnzW())
 	}
-	ms, err := r.TimeMedian(1, 3, StageAll)
+	ms, err := r.TimeMedian(1, 3, cuda.StageAll)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -296,4 +298,35 @@ func checkCusparseReuse(t *testing.T, name string, g *CusparseGalerkin, want *bs
 		t.Errorf("%s: reuse time %g ms, want positive", name, ms)
 	}
 	t.Logf("%s: cuSPARSE reuse numeric %.3f ms (median of 3), rel err %.2e, holds %.1f MB", name, ms, ck.RelErr, float64(r.Bytes())/1e6)
+}
+
+var shared struct {
+	once sync.Once
+	be   *cuda.Backend
+	err  error
+}
+
+// device returns the backend shared by the tests of this package, or skips the test
+// with the one-line reason when there is no driver or no device.
+func device(t *testing.T) *cuda.Backend {
+	t.Helper()
+	shared.once.Do(func() { shared.be, shared.err = cuda.New(cuda.Options{}) })
+	if err := shared.err; err != nil {
+		if errors.Is(err, cudadrv.ErrNoDriver) || errors.Is(err, cudadrv.ErrNoDevice) {
+			t.Skip(err)
+		}
+		t.Fatal(err)
+	}
+	return shared.be
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if shared.be != nil {
+		if err := shared.be.Close(); err != nil && code == 0 {
+			os.Stderr.WriteString("closing the CUDA backend: " + err.Error() + "\n")
+			code = 1
+		}
+	}
+	os.Exit(code)
 }

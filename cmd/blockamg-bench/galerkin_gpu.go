@@ -19,6 +19,27 @@ import (
 	"github.com/blockamg/blockamg/internal/cudadrv"
 )
 
+func init() {
+	register("galerkin-gpu", "benchmark the device Galerkin product PᵀAP per level: GPU variants, traffic model, planner, cuSPARSE baseline", runGalerkinGPUCommand)
+}
+
+// runGalerkinGPUCommand is the galerkin-gpu subcommand: the flags of runGalerkinGPU.
+func runGalerkinGPUCommand(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("galerkin-gpu", "--ne N [flags]", stderr)
+	ne := fs.Int("ne", 0, "ex56 mesh: (ne+1)³ nodes, 3 unknowns each")
+	variant := fs.String("variant", "all", "all or one of "+gpuGalerkinVariantNames())
+	runs := fs.Int("runs", 9, "timed runs per variant (median reported), after two warm-up runs")
+	levels := fs.Int("levels", 0, "benchmark at most this many levels, finest first (0: all)")
+	symmetric := fs.Bool("symmetric", true, "tc-block, smem-tiles and tc-pairs compute the Ac blocks on and above the diagonal and mirror them (ex56's operators are symmetric); false: all of them")
+	if err := parseArgs(fs, args); err != nil {
+		return err
+	}
+	if *levels < 0 {
+		return fmt.Errorf("--levels %d: want ≥ 0", *levels)
+	}
+	return runGalerkinGPU(*ne, *variant, *runs, *levels, *symmetric, stdout, stderr)
+}
+
 // runGalerkinGPU benchmarks the device Galerkin product Ac = PᵀAP on every level of the
 // ex56 smoothed-aggregation hierarchy (threshold −0.01, coarse equation limit 200, 6
 // rigid-body modes): per level and variant ("all" or one of cuda.GalerkinVariants) the

@@ -65,19 +65,19 @@ func (s GalerkinStats) FloorAP(mc GalerkinMachine) float64 {
 // wRereads is the W traffic of the Pᵀ·W pass beyond one read: each W block is read by
 // u = ProdPW/NnzW Ac blocks, and a re-read misses L2 with probability
 // μ_W = max(0, 1 − L/D_W), D_W = rows·|W|/M the share of W under the coarse rows in
-// flight (rows = those the resident threads or warps work on). The first version
-// counted NnzP/M fine rows per coarse row without their overlap (each fine row lies
-// under NnzP/N coarse rows), which for the thread-per-block variants, with every
-// coarse row in flight, differs by under 10%; for a warp per coarse row it
-// overstated D_W 4.5-fold on ex56.
+// flight (rows = those the resident threads or warps work on). Counting NnzP/M fine
+// rows per coarse row without their overlap (each fine row lies under NnzP/N coarse
+// rows) instead differs by under 10% for the thread-per-block variants, with every
+// coarse row in flight, but overstates D_W 4.5-fold on ex56 for a warp per coarse
+// row.
 //
 // Of the re-reads that term keeps in L2, those of a W row whose next coarse row
 // comes far later in the walk miss too (wGapMisses, gapMisses): a fine row's P row spans
 // coarse rows in neighbouring coarse z-planes of a 3D mesh, a plane of coarse rows
 // apart, and the Pᵀ·W pass streams about ProdPW/M·(2·8RC + 8) bytes a coarse row in
-// between. Added after Nsight Compute measured tc-block's Pᵀ·W at 1024 MB (ne = 64)
-// and 4278 MB (ne = 100) where the model said 840 and 3208 (μ_W = 0 with a warp per
-// Ac block): the gap term predicts +269 and +1032 MB, without a fitted constant.
+// between. Without it the model gives tc-block's Pᵀ·W 840 MB (ne = 64) and 3208 MB
+// (ne = 100; μ_W = 0 with a warp per Ac block) where Nsight Compute measured 1024
+// and 4278: the gap term predicts +269 and +1032 MB, without a fitted constant.
 func (s GalerkinStats) wRereads(mc GalerkinMachine, rows float64) int64 {
 	if s.NnzW == 0 || s.NnzAc == 0 || s.M == 0 || s.N == 0 {
 		return 0
@@ -102,7 +102,7 @@ func (s GalerkinStats) wGapMisses(mc GalerkinMachine) int64 {
 // pGapMisses is the same for the A·P pass and P's rows: a P row is read again by the
 // next fine row whose A row has it as a column, often a fine z-plane later, and the
 // pass brings about (|A| + |W| + |P| + 4·ProdAP)/N new bytes into L2 a fine row
-// (PRereadGaps). Added after Nsight Compute measured the A·P kernels of smem-tiles and
+// (PRereadGaps). Without it Nsight Compute measured the A·P kernels of smem-tiles and
 // tc-pairs at ne = 100 1.2–1.3 GB above the model (within 2% at ne = 64): it predicts
 // +1370 MB at ne = 100, where a plane is ~10⁴ fine rows, and nothing at ne = 64.
 func (s GalerkinStats) pGapMisses(mc GalerkinMachine) int64 {
@@ -144,7 +144,7 @@ func lines(b int) float64 { return float64(b+120) / 128 }
 
 // scalarLineFactor is the lines a thread-per-output-block kernel's warp-wide load
 // touches per lane: each lane reads a different block, so a load instruction touches
-// about 20 distinct lines of 32 lanes. Fitted to the first H200 run (ne = 64 fine
+// about 20 distinct lines of 32 lanes. Fitted on the H200 (ex56 ne = 64 fine
 // level: inspector A·P 2.06 ms for 3.0·10⁷ products of 27 loads each, at one line per
 // SM clock), and the same for every scalar kernel.
 const scalarLineFactor = 0.63

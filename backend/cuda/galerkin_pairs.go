@@ -53,10 +53,10 @@ func (s *hostSchedule) pairCounts(A, P *bsr.Matrix) (entries, prods int64) {
 // by W column: the eight warps of a thread block then mostly share P blocks across
 // row pairs (neighbouring rows meet the same P rows) where, in row-pair order, they
 // shared A blocks across columns, which L1 already kept. On the H200 (ex56 fine level,
-// BENCHMARKS.md, ninth pass) the A·P kernel ran 2.5–3% faster with groups of 2 to 16
-// than in row-pair order; 8 was kept. With each block's warps balanced
-// (balanceBlocks), groups of 4 ran the A·P kernel about 1% faster than 8 in two
-// leases (ne = 64: 0.906–0.914 ms against 0.917–0.930; 2: 0.910; 16 and 32: as 8).
+// BENCHMARKS.md) the A·P kernel runs 2.5–3% faster with groups of 2 to 16 than in
+// row-pair order, and with each block's warps balanced (balanceBlocks) about 1% faster
+// with groups of 4 than of 8, on two machines (ne = 64: 0.906–0.914 ms against
+// 0.917–0.930; 2: 0.910; 16 and 32: as 8).
 const pairGroup = 4
 
 // pairLists builds the tc-pairs schedule: per pair entry its two W blocks (pw, −1

@@ -56,7 +56,7 @@ func (smemRows) predict(s GalerkinStats, mc GalerkinMachine, stage Stage) Galerk
 
 // smem-rows step times: the time one warp spends on one step (an A block of W's row,
 // a Pᵀ entry of Ac's row) when the device is full, fitted on the H200 (ex56 ne = 64,
-// fine level, 2026-11-30: A·P 2.12 ms for 7.19·10⁶ steps over 132 SMs × 32 warps;
+// fine level: A·P 2.12 ms for 7.19·10⁶ steps over 132 SMs × 32 warps;
 // Pᵀ·W 1.48 ms for 2.45·10⁶ steps, each about 2.3 rounds of a W row, over 132 × 24).
 // ncu measured the A·P kernel issuing on 43% of cycles with 30 warps resident: it is
 // bound by the latency of each step's dependent loads, which the byte and flop terms

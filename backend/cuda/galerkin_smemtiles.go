@@ -88,7 +88,7 @@ func (smemTiles) predict(s GalerkinStats, mc GalerkinMachine, stage Stage) Galer
 }
 
 // tileCycles is the SM cycles the smem-tiles A·P kernel spends per block product,
-// fitted on the H200 (ex56 ne = 64 fine level, 2026-11-30: 1.643 ms for 3.25·10⁷
+// fitted on the H200 (ex56 ne = 64 fine level: 1.643 ms for 3.25·10⁷
 // products over 132 SMs at 1.98 GHz = 13.2; ne = 100, out of sample, 13.5). Its limit
 // is L1 (84% busy in Nsight Compute: the shared loads of the staged P blocks, 6.8
 // wavefronts a product with bank conflicts, and the A loads), which the lines term,

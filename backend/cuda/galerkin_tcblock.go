@@ -72,7 +72,7 @@ func launchAcTCB(r *galerkinRun) {
 // resident warps per SM); with the symmetric half (Symmetric) Pᵀ·W's lists are the
 // upper blocks' (8 B a product, 16 B a block) and both stages move only the share of
 // |W| in the blocks the half reads (wHalf; its A·P picks them by a list, 4 B a
-// block). Nsight Compute, ne = 64: +7.8% (before W's read share was counted, +12.9%).
+// block); Nsight Compute, ne = 64: +7.8% (+12.9% without W's read share).
 // Its time adds tcbCyclesAP and tcbCyclesPW (tcbCyclesPWSym) SM cycles per mma step.
 // Its L1 lines: per product the list entry (one line), then per K chunk of four one
 // load instruction per operand, each touching the lines of its block:
@@ -139,34 +139,25 @@ func (st GalerkinStats) l2Shares(nb uint32, listBytes int64) (aper, lper, pper f
 }
 
 // SM cycles a tensor-core warp kernel spends per mma.m8n8k4 step of its product walk
-// when the device is full, fitted on the H200 (ex56 ne = 64 fine level, 2026-11-30,
-// eighth pass: tc-block's A·P 1.91 ms for 3.25·10⁷ steps, its Pᵀ·W 0.554 ms for
-// 1.26·10⁷, tc-pairs' A·P 1.428 ms for 2.17·10⁷ merged steps, over 132 SMs at 1.98
-// GHz). Nsight Compute shows these kernels issuing on under half the cycles and
-// waiting on each step's operand loads: neither their bytes nor their L1 lines bound
-// them, and without this term the two roofline terms, within 10% of each other, put
-// tc-block or tc-pairs first depending on the measured bandwidth (a solve picked
-// tc-block, 25% slower at ne = 100, once). Out of sample, ne = 100 fine level: tc-pairs
-// A·P 5.47 ms predicted, 5.61 measured; Pᵀ·W 2.12 and 2.14; ne = 64 6×6 level 1 (two
-// steps a product): A·P 0.223 and 0.182, Pᵀ·W 0.151 and 0.147. Both A·P kernels
-// refitted after their L2 prefetch (eleventh pass, with the symmetric half's skip):
-// tc-pairs 0.981 ms for 1.92·10⁷ merged steps, with two pair entries a warp (17.2
-// before the prefetch, 14.4 with it and one entry a warp), tc-block 1.594 ms for
-// 2.86·10⁷ products (15.3 before). Out of sample, ne = 64 6×6 level 1: tc-block A·P
-// 0.16 ms measured. tc-pairs refitted again after balancing each block's warps
-// (twelfth pass): 0.904 ms for the same steps (13.4 before). Refitted after the rounds
-// of four (tc-pairs) and eight (the one-chunk walk) products (thirteenth pass, run108):
-// tc-pairs 0.837 ms for 1.917·10⁷ merged steps (12.3 before), tc-block's A·P with the
-// half 1.529 ms for 2.86·10⁷ products (14.6 before). Out of sample, ne = 64 6×6 level
-// 1, whose kernels did not change: tc-block A·P 0.155 ms measured, 0.178 predicted.
-// tcbCyclesPW (the full Pᵀ·W) was not measured again since the eighth pass.
+// when the device is full, fitted on the H200 (ex56 ne = 64 fine level, 132 SMs at
+// 1.98 GHz): tc-block's A·P with the symmetric half's skip 1.529 ms for 2.86·10⁷
+// products, its full Pᵀ·W 0.554 ms for 1.26·10⁷ steps, tc-pairs' A·P 0.837 ms for
+// 1.917·10⁷ merged steps. Nsight Compute shows these kernels issuing on under half
+// the cycles and waiting on each step's operand loads: neither their bytes nor their
+// L1 lines bound them, and without this term the two roofline terms, within 10% of
+// each other, put tc-block or tc-pairs first depending on the measured bandwidth (so a
+// solve could pick tc-block, 25% slower at ne = 100). Out of sample, ne = 64 6×6
+// level 1: tc-block A·P 0.155 ms measured, 0.178 predicted. Each constant is its
+// kernel's as it stands (the L2 prefetch, two pair entries a warp, balanced warps,
+// rounds of four and of eight products): a change to a kernel's walk needs a new fit.
+// tcbCyclesPW was fitted on the full Pᵀ·W kernel before its rounds of eight products,
+// so it may overstate the kernel.
 const (
 	tcbCyclesAP   = 14.0
 	tcbCyclesPW   = 11.4
 	tcPairsCycles = 11.4
 	// tcbCyclesPWSym: the symmetric half (gal_ac_tcb with sel), per product, fitted
-	// on the same level (ninth pass: 0.356 ms for 6.94·10⁶ products, Nsight
-	// Compute, 13.4; thirteenth pass, rounds of eight: 0.317 ms). More than the full
+	// on the same level: 0.317 ms for 6.94·10⁶ products. More than the full
 	// kernel's: each warp also stores the mirror, and a warp per upper block leaves
 	// fewer warps a coarse row.
 	tcbCyclesPWSym = 11.9

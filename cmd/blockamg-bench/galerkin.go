@@ -82,7 +82,7 @@ func runGalerkin(args []string, stdout, stderr io.Writer) error {
 		if *matrix != "" || *source != "amg" || am.FilterTheta != 0 {
 			return errors.New("--gpu runs on the ex56 hierarchy (--ne) only, without --filter for now")
 		}
-		return runGalerkinGPU(*ne, *variant, *runs, *levels, *symmetric, stdout, stderr)
+		return runGalerkinGPU(*ne, *variant, *runs, *levels, *symmetric, true, stdout, stderr)
 	}
 	var variants []galerkin.Variant
 	if *variant == "all" {

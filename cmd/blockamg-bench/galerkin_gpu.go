@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"slices"
 	"strings"
 	"time"
@@ -30,6 +29,7 @@ func runGalerkinGPUCommand(args []string, stdout, stderr io.Writer) error {
 	variant := fs.String("variant", "all", "all or one of "+gpuGalerkinVariantNames())
 	runs := fs.Int("runs", 9, "timed runs per variant (median reported), after two warm-up runs")
 	levels := fs.Int("levels", 0, "benchmark at most this many levels, finest first (0: all)")
+	cusparse := fs.Bool("cusparse", true, "end with the cuSPARSE baseline on every level (needs libcusparse: BLOCKAMG_CUSPARSE names it where the loader does not find it)")
 	symmetric := fs.Bool("symmetric", true, "tc-block, smem-tiles and tc-pairs compute the Ac blocks on and above the diagonal and mirror them (ex56's operators are symmetric); false: all of them")
 	if err := parseArgs(fs, args); err != nil {
 		return err
@@ -37,7 +37,7 @@ func runGalerkinGPUCommand(args []string, stdout, stderr io.Writer) error {
 	if *levels < 0 {
 		return fmt.Errorf("--levels %d: want ≥ 0", *levels)
 	}
-	return runGalerkinGPU(*ne, *variant, *runs, *levels, *symmetric, stdout, stderr)
+	return runGalerkinGPU(*ne, *variant, *runs, *levels, *symmetric, *cusparse, stdout, stderr)
 }
 
 // runGalerkinGPU benchmarks the device Galerkin product Ac = PᵀAP on every level of the
@@ -50,11 +50,10 @@ func runGalerkinGPUCommand(args []string, stdout, stderr io.Writer) error {
 // package; and the model's pick. After every level's variants, a last section runs
 // on each level the baseline a user would otherwise pick, cuSPARSE's generic SpGEMM on
 // the scalar expansion (cusparseLevel), timed the same way; it comes last so that a
-// library failure cannot cost the variants' figures. BLOCKAMG_GALERKIN_CUSPARSE=0
-// leaves it out. levels > 0 keeps the finest levels products only; symmetric sets
+// library failure cannot cost the variants' figures; cusparse false leaves it out. levels > 0 keeps the finest levels products only; symmetric sets
 // cuda.Options.Symmetric (ex56's operators are). Without a driver it returns "no CUDA
 // driver found".
-func runGalerkinGPU(ne int, variant string, runs, levels int, symmetric bool, stdout, stderr io.Writer) error {
+func runGalerkinGPU(ne int, variant string, runs, levels int, symmetric, cusparse bool, stdout, stderr io.Writer) error {
 	if ne < 1 {
 		return fmt.Errorf("--ne %d: want at least 1", ne)
 	}
@@ -116,8 +115,8 @@ func runGalerkinGPU(ne int, variant string, runs, levels int, symmetric bool, st
 	if err := be.Err(); err != nil {
 		return err
 	}
-	if os.Getenv("BLOCKAMG_GALERKIN_CUSPARSE") == "0" {
-		fmt.Fprintln(stdout, "\ncuSPARSE baseline: left out (BLOCKAMG_GALERKIN_CUSPARSE=0)")
+	if !cusparse {
+		fmt.Fprintln(stdout, "\ncuSPARSE baseline: left out (--cusparse=false)")
 		return nil
 	}
 	cs, err := cusparsebench.Open(be)

@@ -2,11 +2,11 @@ package cudafem
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"math"
 	"os"
 	"runtime"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -47,21 +47,24 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// perfNE skips an opt-in performance report unless BLOCKAMG_GPU_PERF=1 (what names the
-// report in the skip line) and returns its problem size: BLOCKAMG_PERF_NE, default 100.
+// The opt-in performance reports: test flags, e.g.
+// cuda.test -test.run PerfReport -cuda.perf -cuda.perf-ne 64.
+var (
+	flagPerf   = flag.Bool("cuda.perf", false, "run the performance reports (GBs of host and device memory)")
+	flagPerfNE = flag.Int("cuda.perf-ne", 100, "ex56 size of the performance reports")
+)
+
+// perfNE skips an opt-in performance report unless -cuda.perf (what names the report
+// in the skip line) and returns its problem size, -cuda.perf-ne.
 func perfNE(t *testing.T, what string) int {
 	t.Helper()
-	if os.Getenv("BLOCKAMG_GPU_PERF") != "1" {
-		t.Skip("set BLOCKAMG_GPU_PERF=1 for the " + what)
+	if !*flagPerf {
+		t.Skip("-cuda.perf runs the " + what)
 	}
-	ne := 100
-	if s := os.Getenv("BLOCKAMG_PERF_NE"); s != "" {
-		var err error
-		if ne, err = strconv.Atoi(s); err != nil || ne < 2 {
-			t.Fatalf("BLOCKAMG_PERF_NE=%q: want an integer ≥ 2", s)
-		}
+	if *flagPerfNE < 2 {
+		t.Fatalf("-cuda.perf-ne %d: want an integer ≥ 2", *flagPerfNE)
 	}
-	return ne
+	return *flagPerfNE
 }
 
 // splitmix is a small deterministic generator.
@@ -331,11 +334,11 @@ func TestAssemblyGPUErrors(t *testing.T) {
 	asmSameBits(t, "after rejected calls", fa.Matrix.RowPtr, asmDownload(t, dA.Values()), fa.Matrix.Val)
 }
 
-// TestAssemblyGPUPerf times the numeric assembly at ne = 100 (BLOCKAMG_PERF_NE changes
+// TestAssemblyGPUPerf times the numeric assembly at ne = 100 (-cuda.perf-ne changes
 // it) and reports its bandwidth: bytes it must move (values written + moduli read) over
 // the median of 20 launches timed with CUDA events, next to the copy bandwidth of the
 // same run. It checks the values bitwise against fem.Numeric first. Runs only with
-// BLOCKAMG_GPU_PERF=1 (GBs of host and device memory).
+// -cuda.perf (GBs of host and device memory).
 func TestAssemblyGPUPerf(t *testing.T) {
 	ne := perfNE(t, "device assembly bandwidth report")
 	be := device(t)

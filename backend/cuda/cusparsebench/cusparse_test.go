@@ -2,12 +2,12 @@ package cusparsebench
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
 	"slices"
-	"strconv"
 	"sync"
 	"testing"
 
@@ -18,6 +18,8 @@ import (
 	"github.com/blockamg/blockamg/galerkin"
 	"github.com/blockamg/blockamg/internal/cudadrv"
 )
+
+var flagNE = flag.Int("cusparse.ne", 6, "ex56 size of TestCusparseGalerkinEx56")
 
 // cusparseRandomBSR returns a rows×cols matrix of r×c blocks with 0 to per random
 // blocks per row (some rows empty), values in [-1, 1) and a few explicit zeros.
@@ -169,20 +171,16 @@ func cusparseOrSkip(t *testing.T, be *cuda.Backend) *Handle {
 }
 
 // TestCusparseGalerkinEx56 computes Ac = Pᵀ·(A·P) with cuSPARSE on the scalar
-// expansion of every level of the ex56 hierarchy (ne from BLOCKAMG_CUSPARSE_NE,
-// default 6) and compares it with the CPU galerkin package to 1e-12 relative, with
-// exactly the reference's scalar pattern; the products are poisoned before the
-// checked run. It also times both stages once to see that the timing path works.
+// expansion of every level of the ex56 hierarchy (ne from -cusparse.ne, default 6)
+// and compares it with the CPU galerkin package to 1e-12 relative, with exactly the
+// reference's scalar pattern; the products are poisoned before the checked run. It also times both stages once to see that the timing path works.
 func TestCusparseGalerkinEx56(t *testing.T) {
 	be := device(t)
 	cs := cusparseOrSkip(t, be)
 	defer cs.Close()
-	ne := 6
-	if s := os.Getenv("BLOCKAMG_CUSPARSE_NE"); s != "" {
-		var err error
-		if ne, err = strconv.Atoi(s); err != nil || ne < 1 {
-			t.Fatalf("BLOCKAMG_CUSPARSE_NE=%q: want a positive integer", s)
-		}
+	ne := *flagNE
+	if ne < 1 {
+		t.Fatalf("-cusparse.ne %d: want a positive integer", ne)
 	}
 	A, _, B, err := fem.Ex56System(ne, 0)
 	if err != nil {

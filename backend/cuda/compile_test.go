@@ -91,3 +91,23 @@ func TestKernelConstants(t *testing.T) {
 		}
 	}
 }
+
+// TestAssemblyKernelsCompile compiles kernels/assembly.cu on its own (after common.cuh)
+// for sm_90 when an NVRTC library is found (no GPU needed), and checks that both of its
+// kernels are in the CUBIN.
+func TestAssemblyKernelsCompile(t *testing.T) {
+	var src strings.Builder
+	for _, name := range []string{"common.cuh", "assembly.cu"} {
+		b, err := kernelFS.ReadFile("kernels/" + name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(&src, "#line 1 \"%s\"\n%s\n", name, b)
+	}
+	img := compileSM90(t, src.String(), "assembly.cu")
+	for _, name := range []string{"asm_numeric", "asm_check_pattern"} {
+		if !bytes.Contains(img, []byte("\x00"+name+"\x00")) {
+			t.Errorf("kernel %s missing from the CUBIN", name)
+		}
+	}
+}

@@ -2,9 +2,9 @@ package cuda
 
 import (
 	"errors"
+	"flag"
 	"math"
 	"os"
-	"strconv"
 	"sync"
 	"testing"
 
@@ -35,21 +35,24 @@ func device(t *testing.T) *Backend {
 	return shared.be
 }
 
-// perfNE skips an opt-in performance report unless BLOCKAMG_GPU_PERF=1 (what names the
-// report in the skip line) and returns its problem size: BLOCKAMG_PERF_NE, default 100.
+// The opt-in performance reports: test flags, e.g.
+// cuda.test -test.run PerfReport -cuda.perf -cuda.perf-ne 64.
+var (
+	flagPerf   = flag.Bool("cuda.perf", false, "run the performance reports (GBs of host and device memory)")
+	flagPerfNE = flag.Int("cuda.perf-ne", 100, "ex56 size of the performance reports")
+)
+
+// perfNE skips an opt-in performance report unless -cuda.perf (what names the report
+// in the skip line) and returns its problem size, -cuda.perf-ne.
 func perfNE(t *testing.T, what string) int {
 	t.Helper()
-	if os.Getenv("BLOCKAMG_GPU_PERF") != "1" {
-		t.Skip("set BLOCKAMG_GPU_PERF=1 for the " + what)
+	if !*flagPerf {
+		t.Skip("-cuda.perf runs the " + what)
 	}
-	ne := 100
-	if s := os.Getenv("BLOCKAMG_PERF_NE"); s != "" {
-		var err error
-		if ne, err = strconv.Atoi(s); err != nil || ne < 2 {
-			t.Fatalf("BLOCKAMG_PERF_NE=%q: want an integer ≥ 2", s)
-		}
+	if *flagPerfNE < 2 {
+		t.Fatalf("-cuda.perf-ne %d: want an integer ≥ 2", *flagPerfNE)
 	}
-	return ne
+	return *flagPerfNE
 }
 
 // compileSM90 compiles src (named name) for sm_90 with NVRTC and returns the CUBIN,
@@ -264,4 +267,31 @@ func TestKernelCache(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+}
+
+// poisonValues fills the device values of A (and of its transpose) with NaN.
+func poisonValues(t testing.TB, A *Matrix) {
+	t.Helper()
+	for _, m := range []*Matrix{A, A.t} {
+		if m == nil {
+			continue
+		}
+		nan := make([]float64, m.val.Len())
+		for i := range nan {
+			nan[i] = math.NaN()
+		}
+		if err := m.val.Upload(nan); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// downloadAll returns the values of u.
+func downloadAll(t testing.TB, u *Buffer[float64]) []float64 {
+	t.Helper()
+	v := make([]float64, u.Len())
+	if err := u.Download(v); err != nil {
+		t.Fatal(err)
+	}
+	return v
 }

@@ -78,7 +78,7 @@ type Backend struct {
 	gmach    *GalerkinMachine            // measured on the first NewGalerkin
 	scr      map[[2]int]backend.Vector   // ChebStep's scratch vectors (size, index)
 	fns      map[string]cudadrv.Function // kernels looked up by name (function; device thread only)
-	flag     *lowFlag                    // InvertBlockDiag's singular-row flag
+	flag     *Flag                       // InvertBlockDiag's singular-row flag
 	lz       *Buffer[float64]            // CGLanczos's scalar array
 	cgs      *Buffer[float64]            // the CGStepper's scalars (kernels/cg.cu)
 	cgHost   []float64                   // their host copy
@@ -380,7 +380,7 @@ func (b *Backend) Close() error {
 	}
 	b.scr = nil
 	if b.flag != nil {
-		b.flag.free()
+		b.flag.Free()
 		b.flag = nil
 	}
 	if b.cgs != nil {

@@ -35,4 +35,30 @@
 //
 // Every host↔device copy is counted per phase in the backend's Counters (SetPhase),
 // including the 8 bytes each reduction brings back.
+//
+// # Files
+//
+// The device core: device.go (the thread, context, Options, Info), compile.go (NVRTC,
+// the kernel cache), buffer.go, pinned.go, flag.go, launch.go (launch shapes, the
+// kernel cache by name), matrix.go and ops.go (BSR SpMV, vectors), timing.go,
+// marker.go, and extend.go, the API of the packages beside it (fem/cudafem's device
+// assembly, cusparsebench's cuSPARSE baseline). The cycle's fused kernels: cheb.go,
+// lanczos.go, cgstep.go. The re-setup (backend.Resetter): resetup.go, smooth.go,
+// filter.go, and the Galerkin product, galerkin_*.go: the plan (galerkin_plan.go), the
+// host schedule and its statistics, one file per variant (its schedule, launches and
+// model terms, registered in galerkin_variant.go's galerkinTable), the traffic model
+// (galerkin_model.go), the device rates it takes (galerkin_rates.go) and
+// fused-recompute's cache replay (galerkin_fusedsim.go).
+//
+// # Environment
+//
+// BLOCKAMG_NVRTC names the NVRTC library to load where the loader's path and the
+// toolkit's directories do not have one (internal/cudadrv). BLOCKAMG_CUDA_DEBUG=1, read
+// when the first New loads the driver, synchronises the device after every launch and
+// checks it, so that a faulting kernel is named by its launch, and builds the kernels
+// with line information (Info.Debug); it costs a round trip per kernel.
+//
+// The tests take flags for their opt-in reports and sizes: -cuda.perf and
+// -cuda.perf-ne (the bandwidth reports), -cuda.galerkin-ne, -cuda.filter-ne,
+// -cuda.ptxas (e.g. go test ./backend/cuda -args -cuda.galerkin-ne 39,64).
 package cuda

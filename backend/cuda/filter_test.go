@@ -2,10 +2,10 @@ package cuda
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -331,17 +331,16 @@ func filterEx56Cases(t *testing.T, ne int) []filterCase {
 	return cs
 }
 
-// filterNEs returns the ex56 sizes of BLOCKAMG_FILTER_NE (comma-separated, default 8,16).
+var flagFilterNE = flag.String("cuda.filter-ne", "8,16", "ex56 sizes of the device filtering tests, comma-separated")
+
+// filterNEs returns the ex56 sizes of -cuda.filter-ne.
 func filterNEs(t *testing.T) []int {
-	list := os.Getenv("BLOCKAMG_FILTER_NE")
-	if list == "" {
-		list = "8,16"
-	}
+	list := *flagFilterNE
 	var nes []int
 	for _, f := range strings.Split(list, ",") {
 		ne, err := strconv.Atoi(strings.TrimSpace(f))
 		if err != nil || ne < 1 {
-			t.Fatalf("BLOCKAMG_FILTER_NE=%q: want positive integers", list)
+			t.Fatalf("-cuda.filter-ne %q: want positive integers", list)
 		}
 		nes = append(nes, ne)
 	}
@@ -460,7 +459,7 @@ func TestFilterGPURandom(t *testing.T) {
 }
 
 // TestFilterGPUEx56 checks the device Numeric on filterEx56Cases for the sizes in
-// BLOCKAMG_FILTER_NE (comma-separated, default 8,16; see checkFilterDevice).
+// -cuda.filter-ne (comma-separated, default 8,16; see checkFilterDevice).
 func TestFilterGPUEx56(t *testing.T) {
 	be := device(t)
 	for _, ne := range filterNEs(t) {

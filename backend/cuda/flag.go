@@ -1,16 +1,18 @@
 package cuda
 
-// lowFlag is one device int32 that kernels lower with atomicMin to report the least
+import "github.com/blockamg/blockamg/internal/cudadrv"
+
+// Flag is one device int32 that kernels lower with atomicMin to report the least
 // failing index (a singular block row, a bad element, a row off the pattern). It holds
 // its sentinel between checks, set at allocation and after a failure, so a check
 // costs one 4-byte download and no upload.
-type lowFlag struct {
+type Flag struct {
 	buf      *Buffer[int32]
 	sentinel int32
 }
 
-// newLowFlag allocates a flag holding sentinel.
-func newLowFlag(b *Backend, sentinel int32) (*lowFlag, error) {
+// NewFlag allocates a flag holding sentinel.
+func NewFlag(b *Backend, sentinel int32) (*Flag, error) {
 	buf, err := Alloc[int32](b, 1)
 	if err != nil {
 		return nil, err
@@ -19,13 +21,19 @@ func newLowFlag(b *Backend, sentinel int32) (*lowFlag, error) {
 		buf.Free()
 		return nil, err
 	}
-	return &lowFlag{buf: buf, sentinel: sentinel}, nil
+	return &Flag{buf: buf, sentinel: sentinel}, nil
 }
 
-// read waits for the queued work and returns the flag's value and whether a kernel
+// Ptr returns the flag's device address, the argument of the kernels that lower it.
+func (f *Flag) Ptr() cudadrv.DevPtr { return f.buf.Ptr() }
+
+// Bytes returns the device memory the flag holds.
+func (f *Flag) Bytes() int64 { return f.buf.Bytes() }
+
+// Read waits for the queued work and returns the flag's value and whether a kernel
 // lowered it, resetting it then. Failures, which may be a device fault's first sign,
 // become the backend's sticky error.
-func (f *lowFlag) read() (int32, bool, error) {
+func (f *Flag) Read() (int32, bool, error) {
 	b := f.buf.b
 	got := []int32{0}
 	if err := f.buf.Download(got); err != nil {
@@ -45,8 +53,8 @@ func (f *lowFlag) read() (int32, bool, error) {
 	return got[0], true, nil
 }
 
-// free releases the flag; a nil flag is a no-op.
-func (f *lowFlag) free() {
+// Free releases the flag; a nil flag is a no-op.
+func (f *Flag) Free() {
 	if f != nil {
 		f.buf.Free()
 	}

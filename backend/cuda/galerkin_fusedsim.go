@@ -38,7 +38,7 @@ import (
 const fusedSimSample = 64
 
 // fusedResidentCTAs is the CTAs of 256 threads gal_fused keeps resident per SM
-// on sm_90, from ptxas's register counts (TestPtxasReport with BLOCKAMG_PTXAS=gal_fused):
+// on sm_90, from ptxas's register counts (TestPtxasReport with -cuda.ptxas gal_fused):
 // 176 registers for 3×6 and 252 for 6×6 allow one CTA of 256 in 64K registers; the
 // generic kernel's 32 registers allow eight.
 func fusedResidentCTAs(R, C int) int {

@@ -2,6 +2,7 @@ package cuda
 
 import (
 	"cmp"
+	"fmt"
 	"slices"
 
 	"github.com/blockamg/blockamg/bsr"
@@ -52,10 +53,10 @@ func (s *hostSchedule) pairCounts(A, P *bsr.Matrix) (entries, prods int64) {
 // by W column: the eight warps of a thread block then mostly share P blocks across
 // row pairs (neighbouring rows meet the same P rows) where, in row-pair order, they
 // shared A blocks across columns, which L1 already kept. On the H200 (ex56 fine level,
-// BENCHMARKS.md, ninth pass) the A·P kernel ran 2.5–3% faster with groups of 2 to 16
-// than in row-pair order; 8 was kept. With each block's warps balanced
-// (balanceBlocks), groups of 4 ran the A·P kernel about 1% faster than 8 in two
-// leases (ne = 64: 0.906–0.914 ms against 0.917–0.930; 2: 0.910; 16 and 32: as 8).
+// BENCHMARKS.md) the A·P kernel runs 2.5–3% faster with groups of 2 to 16 than in
+// row-pair order, and with each block's warps balanced (balanceBlocks) about 1% faster
+// with groups of 4 than of 8, on two machines (ne = 64: 0.906–0.914 ms against
+// 0.917–0.930; 2: 0.910; 16 and 32: as 8).
 const pairGroup = 4
 
 // pairLists builds the tc-pairs schedule: per pair entry its two W blocks (pw, −1
@@ -258,3 +259,68 @@ func (s *hostSchedule) walkPair(A, P *bsr.Matrix, q int, entry func(w0, w1, merg
 		entry(w0, w1, merged)
 	})
 }
+
+// tcPairs is GalerkinTCPairs: tc-block with the A blocks of fine rows 2q and 2q+1
+// stacked in one mma operand (pairLists), then tc-block's Pᵀ·W.
+type tcPairs struct{}
+
+func (tcPairs) reads(sym bool) bufSet { return bufs(bufPW, bufPList, bufPWPtr) | acTCBReads(sym) }
+
+func (tcPairs) launch(r *galerkinRun) {
+	b := r.b
+	if r.doAP {
+		ne := r.st.PairEntries
+		pw, pwptr, plist := r.ptr(bufPW), r.ptr(bufPWPtr), r.ptr(bufPList)
+		// A warp (32 threads) per pairEntriesPerWarp entries.
+		nb := blocksFor((ne + pairEntriesPerWarp - 1) / pairEntriesPerWarp * 32)
+		aper, lper, pper, plead := r.st.l2Shares(nb, r.st.PairProds*12)
+		b.run("gal_w_tcp_"+r.tag, nb, func() {
+			b.args.I32(r.rr).I32(r.cc).I64(ne).Ptr(pw).Ptr(pwptr).Ptr(plist).Ptr(r.aval).Ptr(r.pval).Ptr(r.wval).
+				F64(aper).F64(lper).F64(pper).I32(prefetchAhead).I32(plead)
+		})
+	}
+	if r.doPW {
+		launchAcTCB(r)
+	}
+}
+
+// predict: A·P |A| + |P| + |W| + 12 B per merged product (its triple) + 16 B per pair
+// entry (with the symmetric half only the share of |W| it reads, wHalf); Pᵀ·W as
+// tc-block's. L1 lines per merged product: two A blocks and a P block. Its time adds
+// tcPairsCycles SM cycles per merged mma step of A·P, tc-block's per step of Pᵀ·W.
+func (tcPairs) predict(s GalerkinStats, mc GalerkinMachine, stage Stage) GalerkinPrediction {
+	A, P, W := s.bytesA(), s.bytesP(), s.bytesWVal()
+	wWritten := W
+	if s.Symmetric {
+		wWritten = s.wHalf(W) // only the W blocks the half reads
+	}
+	k := int64((s.R + 3) / 4)
+	kf := float64((s.R + 3) / 4)
+	lA, lP := lines(8*s.R*s.R), lines(8*s.R*s.C)
+	t := galerkinTerms{tc: true, flopsAP: s.flopsAP(), flopsPW: s.flopsPW(),
+		bytesAP: A + P + wWritten + 12*s.PairProds + 16*s.PairEntries + 8 + s.pGapMisses(mc),
+		bytesPW: tcBlock{}.predict(s, mc, StagePW).Bytes, // the same kernel
+		prodAP:  float64(s.PairProds), lineAP: 1 + 2*lA + lP, prodPW: float64(s.ProdPW), linePW: 1 + 2*kf*lP,
+		mAP: s.PairProds, mPW: s.ProdPW * k}
+	cyclesPW := tcbCyclesPW
+	if s.Symmetric {
+		t.prodPW = float64(s.ProdPWUpper)
+		t.mPW = s.ProdPWUpper * k
+		cyclesPW = tcbCyclesPWSym
+	}
+	return s.roofline(mc, stage, t, s.mmaStepBound(mc, stage, tcPairsCycles*float64(t.mAP), cyclesPW*float64(t.mPW))...)
+}
+
+// pairsOfferedFor: A blocks that stack two to an 8-row operand (pairCounts counts
+// none otherwise).
+func pairsOfferedFor(s GalerkinStats) bool { return s.PairEntries > 0 }
+
+func pairsWhyNot(s GalerkinStats) string {
+	return fmt.Sprintf("A blocks of %d×%d: two do not stack in an 8-row mma operand", s.R, s.R)
+}
+
+// pairEntriesPerWarp is the number of pair entries a tc-pairs warp computes in turn
+// (kernels/galerkin.cu's GAL_PAIR_ENTRIES must match): a thread block holds its
+// multiprocessor slot until its longest warp is done, and two entries a warp even out
+// their lengths (H200, ex56 ne = 64 fine level 1.45 → 1.34 ms; BENCHMARKS.md).
+const pairEntriesPerWarp = 2

@@ -97,10 +97,10 @@ func (s *hostSchedule) unreadW(P *bsr.Matrix) []bool {
 // W_{2q,J} and W_{2q+1,J}, the two blocks of a tc-pairs entry, lie side by side,
 // and so do the neighbouring rows a Pᵀ·W product list walks. In row order, with the
 // unread blocks in place, a block's neighbours in memory are blocks read with it
-// less often. H200, ex56, with the half (BENCHMARKS.md, thirteenth pass): tc-block
-// ne = 64 fine level 1.939 → 1.888 ms, its 6×6 level 1 0.247 → 0.241; tc-pairs
-// ne = 100 5.37 → 5.33, ne = 64 1.271 → 1.261 in one lease and within the spread in
-// another. The sums are unchanged; only where W's blocks lie.
+// less often. H200, ex56, with the half (BENCHMARKS.md), row order → this layout:
+// tc-block ne = 64 fine level 1.939 → 1.888 ms, its 6×6 level 1 0.247 → 0.241;
+// tc-pairs ne = 100 5.37 → 5.33, ne = 64 1.271 → 1.261 on one machine and within the
+// spread on another. The sums are unchanged; only where W's blocks lie.
 func (s *hostSchedule) halfSlots() []int32 {
 	slot := make([]int32, len(s.wcol))
 	for w := range slot {

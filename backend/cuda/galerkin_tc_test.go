@@ -314,9 +314,9 @@ func TestGalerkinRowSlotsLimit(t *testing.T) {
 	if s.wslw != nil || s.aslw != nil {
 		t.Errorf("slot words left behind")
 	}
-	pl := &GalerkinPlan{prepared: map[GalerkinVariant]bool{}}
-	for _, v := range GalerkinVariants {
-		pl.prepared[v] = true
+	pl := &GalerkinPlan{kernels: map[GalerkinVariant]galerkinKernel{}}
+	for _, e := range galerkinTable {
+		pl.kernels[e.name] = e.kernel
 	}
 	if pl.Available(GalerkinTCRows16) || pl.Available(GalerkinTCRows32) || !pl.Available(GalerkinTCBlock) {
 		t.Errorf("availability without slot words: rows16 %v rows32 %v block %v", pl.Available(GalerkinTCRows16), pl.Available(GalerkinTCRows32), pl.Available(GalerkinTCBlock))

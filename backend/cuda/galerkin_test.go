@@ -1,10 +1,10 @@
 package cuda
 
 import (
+	"flag"
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -369,19 +369,17 @@ func ex56Levels(t testing.TB, ne int) [][2]*bsr.Matrix {
 	return lv
 }
 
+var flagGalerkinNE = flag.String("cuda.galerkin-ne", "9", "ex56 sizes of TestGalerkinEx56, comma-separated (39,64,100 for the production sizes)")
+
 // TestGalerkinEx56 checks every variant on every level of the ex56 hierarchy for the
-// sizes in BLOCKAMG_GALERKIN_NE (comma-separated, default 9; the issue's are
-// 39,64,100), the generic kernels too on the smallest.
+// sizes of -cuda.galerkin-ne, the generic kernels too up to ne = 39.
 func TestGalerkinEx56(t *testing.T) {
 	be := device(t)
-	list := os.Getenv("BLOCKAMG_GALERKIN_NE")
-	if list == "" {
-		list = "9"
-	}
+	list := *flagGalerkinNE
 	for _, f := range strings.Split(list, ",") {
 		ne, err := strconv.Atoi(strings.TrimSpace(f))
 		if err != nil || ne < 1 {
-			t.Fatalf("BLOCKAMG_GALERKIN_NE=%q: want positive integers", list)
+			t.Fatalf("-cuda.galerkin-ne %q: want positive integers", list)
 		}
 		for l, ap := range ex56Levels(t, ne) {
 			checkGalerkinDevice(t, be, fmt.Sprintf("ex56 ne=%d level %d", ne, l), ap[0], ap[1], ne <= 39)
@@ -424,8 +422,8 @@ func TestGalerkinModel(t *testing.T) {
 
 // TestGalerkinModelAgainstNcu pins the GPU traffic model's DRAM bytes for the fine
 // level of ex56 ne = 64 against Nsight Compute's dram__bytes_read.sum +
-// dram__bytes_write.sum measured on an H200 (60 MiB L2, 132 SMs; BENCHMARKS.md, issue
-// 7, 2026-11-30 07:50 UTC: every kernel of the variant, gal_zero included): within
+// dram__bytes_write.sum measured on an H200 (60 MiB L2, 132 SMs; BENCHMARKS.md: every
+// kernel of the variant, gal_zero included): within
 // 25% for every variant, fused-recompute's from the replay of its loads
 // (SimulateFused, which takes several seconds here). No GPU needed.
 func TestGalerkinModelAgainstNcu(t *testing.T) {
@@ -444,16 +442,16 @@ func TestGalerkinModelAgainstNcu(t *testing.T) {
 	measured := map[GalerkinVariant]float64{ // MB
 		GalerkinTwoPassND: 2072.7, GalerkinInspector: 4272.7, GalerkinInspectorBlock: 4345.5,
 		GalerkinInspectorRows: 2947.5, GalerkinFused: 12723.4,
-		GalerkinTCBlock:  2504.3, // 2026-11-30 14:49 UTC, gal_w_tcb_3x6 (1010.2 + 468.8) + gal_ac_tcb_3x6 (952.7 + 72.6), with the L2 prefetch (eleventh pass)
+		GalerkinTCBlock:  2504.3, // gal_w_tcb_3x6 (1010.2 + 468.8) + gal_ac_tcb_3x6 (952.7 + 72.6), with the L2 prefetch
 		GalerkinTCRows16: 2656.6, GalerkinTCRows32: 2038.0,
-		GalerkinSmemRows:  2312.2, // 2026-11-30 08:20 UTC, gal_w_smr_3x6 + gal_ac_smr_3x6
-		GalerkinSmemTiles: 2374.0, // 2026-11-30 11:40 UTC, gal_w_tile_3x6 + gal_ac_tcb_3x6
-		GalerkinTCPairs:   2523.5, // 2026-11-30 16:41 UTC (run105, --symmetric=false), gal_w_tcp_3x6 (1029.8 + 468.2) + gal_ac_tcb_3x6 (952.7 + 72.8)
+		GalerkinSmemRows:  2312.2, // gal_w_smr_3x6 + gal_ac_smr_3x6
+		GalerkinSmemTiles: 2374.0, // gal_w_tile_3x6 + gal_ac_tcb_3x6
+		GalerkinTCPairs:   2523.5, // --symmetric=false: gal_w_tcp_3x6 (1029.8 + 468.2) + gal_ac_tcb_3x6 (952.7 + 72.8)
 	}
-	// The pick on this level is the fastest measured (tc-pairs, BENCHMARKS.md, eighth
-	// pass: 1.98 ms, smem-tiles 2.3, tc-block 2.5), whatever the measured copy
-	// bandwidth: a quick measurement at half the true one once made a solve pick
-	// tc-block, when bytes and L1 lines alone ranked the tensor-core kernels.
+	// The pick on this level is the fastest measured (tc-pairs; BENCHMARKS.md), whatever
+	// the measured copy bandwidth: a quick measurement can find half the true one, and
+	// with bytes and L1 lines alone ranking the tensor-core kernels that makes the
+	// model pick tc-block.
 	for _, bw := range []float64{2e12, 4.2e12} {
 		full := mc
 		full.Bandwidth, full.TCRate, full.L1Rate = bw, 5.5e13, 132*1.98e9
@@ -462,13 +460,13 @@ func TestGalerkinModelAgainstNcu(t *testing.T) {
 		}
 	}
 	// A plan for the symmetric A (Options.Symmetric): tc-pairs with the symmetric half
-	// of Pᵀ·W, leaving out the W blocks the half never reads (BENCHMARKS.md, tenth
-	// pass), its A·P asking L2 ahead for its first-touch lines (eleventh pass).
+	// of Pᵀ·W, leaving out the W blocks the half never reads, its A·P asking L2 ahead
+	// for its first-touch lines (BENCHMARKS.md).
 	stSym, err := GalerkinStatsSymmetric(lv[0][0], lv[0][1])
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Nsight Compute, 2026-11-30 16:41 UTC (run105, W in pair order, halfSlots): A·P
+	// Nsight Compute (W in pair order, halfSlots): A·P
 	// kernel read + write, then the half's Pᵀ·W kernel read + write, MB.
 	measuredSym := map[GalerkinVariant]float64{
 		GalerkinTCPairs:   1033.8 + 361.8 + 670.8 + 72.0, // gal_w_tcp_3x6, gal_ac_tcb_3x6 with sel
@@ -509,7 +507,7 @@ func checkSymmetricHalf(t *testing.T, be *Backend, name string, A, P *bsr.Matrix
 	t.Helper()
 	be.opt.Symmetric = true
 	defer func() { be.opt.Symmetric = false }()
-	pl, err := be.GalerkinSymbolicFor(A, P, func(GalerkinStats) ([]GalerkinVariant, error) { return usersTCBPW, nil })
+	pl, err := be.GalerkinSymbolicFor(A, P, func(GalerkinStats) ([]GalerkinVariant, error) { return halfVariants(), nil })
 	if err != nil {
 		t.Fatalf("%s symmetric: %v", name, err)
 	}
@@ -519,7 +517,7 @@ func checkSymmetricHalf(t *testing.T, be *Backend, name string, A, P *bsr.Matrix
 	}
 	ac := pl.Ac
 	withVal := func(val []float64) *bsr.Matrix { m := *ac; m.Val = val; return &m }
-	for _, v := range usersTCBPW {
+	for _, v := range halfVariants() {
 		if !pl.Available(v) || full[v] == nil {
 			continue
 		}

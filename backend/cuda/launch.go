@@ -2,6 +2,7 @@ package cuda
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/blockamg/blockamg/internal/cudadrv"
 )
@@ -206,4 +207,41 @@ func (b *Backend) launchDotFinal(m int32, partial, out cudadrv.DevPtr) error {
 func (b *Backend) launchCopy(n int64, x, y cudadrv.DevPtr) error {
 	b.args.I64(n).Ptr(x).Ptr(y)
 	return b.launch("copy_kernel", b.k.copy, stridedBlocks(n))
+}
+
+// fnGlobal resolves a kernel by name on the worker.
+func (b *Backend) fnGlobal(name string) (cudadrv.Function, error) {
+	var f cudadrv.Function
+	err := b.call(func() error {
+		var err error
+		f, err = b.function(name)
+		return err
+	})
+	return f, err
+}
+
+// function resolves a kernel of the module once and keeps it (a lookup is a driver
+// call; the cycle's and the Galerkin plans' launchers ask on every launch). It runs on
+// the device thread, which alone touches the cache.
+func (b *Backend) function(name string) (cudadrv.Function, error) {
+	if f, ok := b.fns[name]; ok {
+		return f, nil
+	}
+	f, err := cudadrv.ModuleGetFunction(b.mod, name)
+	if err != nil {
+		return 0, fmt.Errorf("cuda: kernel %s: %w", name, err)
+	}
+	if strings.Contains(name, "_smr_") {
+		// The smem-rows kernels keep 36 KiB of shared memory a block: ask for the
+		// largest carveout so that their launch bounds' four (A·P) or three (Pᵀ·W)
+		// blocks fit on a multiprocessor.
+		if err := cudadrv.FuncSetAttribute(f, cudadrv.FuncAttrPreferredSharedCarveout, 100); err != nil {
+			return 0, fmt.Errorf("cuda: kernel %s: %w", name, err)
+		}
+	}
+	if b.fns == nil {
+		b.fns = map[string]cudadrv.Function{}
+	}
+	b.fns[name] = f
+	return f, nil
 }

@@ -121,7 +121,7 @@ func aggProlongator(n int, seed uint64) *bsr.Matrix {
 
 // TestPerfReport measures SpMV bandwidth at the ex56 ne=100 size against the copy
 // bandwidth of the same run. It needs a large GPU and several GB of host memory, so it
-// runs only with BLOCKAMG_GPU_PERF=1 (BLOCKAMG_PERF_NE changes ne, default 100).
+// runs only with -cuda.perf (-cuda.perf-ne changes ne, default 100).
 func TestPerfReport(t *testing.T) {
 	ne := perfNE(t, "SpMV bandwidth report")
 	be := device(t)

@@ -1,21 +1,23 @@
 package cuda
 
 import (
-	"os"
+	"flag"
 	"strings"
 	"testing"
 
 	"github.com/blockamg/blockamg/internal/cudadrv"
 )
 
+var flagPtxas = flag.String("cuda.ptxas", "", "print ptxas's resource report for the kernels whose names contain this")
+
 // TestPtxasReport prints ptxas's resource report (registers, stack frame, spills) for
-// the kernels whose names contain BLOCKAMG_PTXAS, compiled for sm_90 by the NVRTC this
+// the kernels whose names contain -cuda.ptxas, compiled for sm_90 by the NVRTC this
 // machine has (BLOCKAMG_NVRTC names one): occupancy questions answered without a GPU.
-// A report, not a check; it skips without the variable or without NVRTC.
+// A report, not a check; it skips without the flag or without NVRTC.
 func TestPtxasReport(t *testing.T) {
-	filter := os.Getenv("BLOCKAMG_PTXAS")
+	filter := *flagPtxas
 	if filter == "" {
-		t.Skip("set BLOCKAMG_PTXAS=<kernel name part> for ptxas's resource report")
+		t.Skip("-cuda.ptxas=<kernel name part> prints ptxas's resource report")
 	}
 	if _, err := cudadrv.LoadNVRTC(); err != nil {
 		t.Skip(err)

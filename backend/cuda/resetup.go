@@ -54,12 +54,12 @@ func (b *Backend) InvertBlockDiag(a backend.Matrix, d backend.BlockDiag) error {
 	}
 	if b.flag == nil {
 		var err error
-		if b.flag, err = newLowFlag(b, math.MaxInt32); err != nil {
+		if b.flag, err = NewFlag(b, math.MaxInt32); err != nil {
 			return err
 		}
 	}
 	nb := int32(m.blockRows)
-	rp, col, val, dp, fp := m.rowPtr.Ptr(), m.col.Ptr(), m.val.Ptr(), bd.val.Ptr(), b.flag.buf.Ptr()
+	rp, col, val, dp, fp := m.rowPtr.Ptr(), m.col.Ptr(), m.val.Ptr(), bd.val.Ptr(), b.flag.Ptr()
 	bs := int32(m.r)
 	name := "resetup_invert_diag"
 	if m.r == 3 || m.r == 6 {
@@ -68,7 +68,7 @@ func (b *Backend) InvertBlockDiag(a backend.Matrix, d backend.BlockDiag) error {
 	b.run(name, blocksFor(int64(nb)), func() {
 		b.args.I32(nb).I32(bs).Ptr(rp).Ptr(col).Ptr(val).Ptr(dp).Ptr(fp)
 	})
-	row, bad, err := b.flag.read() // the call's one wait
+	row, bad, err := b.flag.Read() // the call's one wait
 	if err != nil {
 		return err
 	}

@@ -117,13 +117,13 @@ func TestSmoothPlanMatchesSearch(t *testing.T) {
 			t.Fatal(err)
 		}
 		bd := d.(*BlockDiag)
-		asmPoison(t, dy)
+		poisonValues(t, dy)
 		be.smoothSearch(da, bd, 0.37, dx, dy)
-		want := asmDownload(t, dy.val)
+		want := downloadAll(t, dy.val)
 		for rep := 0; rep < 2; rep++ {
-			asmPoison(t, dy)
+			poisonValues(t, dy)
 			be.SmoothProlongator(da, d, 0.37, dx, dy)
-			got := asmDownload(t, dy.val)
+			got := downloadAll(t, dy.val)
 			for i := range got {
 				if math.Float64bits(got[i]) != math.Float64bits(want[i]) {
 					t.Fatalf("%+v, call %d: value %d = %v, searching kernel %v", tc, rep, i, got[i], want[i])

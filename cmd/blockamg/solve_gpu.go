@@ -10,6 +10,7 @@ import (
 
 	"github.com/blockamg/blockamg/amg"
 	"github.com/blockamg/blockamg/backend/cuda"
+	"github.com/blockamg/blockamg/fem/cudafem"
 	"github.com/blockamg/blockamg/internal/cudadrv"
 )
 
@@ -55,7 +56,7 @@ func solveGPU(c *solveConfig, stdout, stderr io.Writer) error {
 	}
 	defer be.Close()
 	startFree := be.Info().FreeMem
-	var asm *cuda.Assembly
+	var asm *cudafem.Assembly
 	defer func() {
 		if asm != nil {
 			asm.Free()
@@ -74,7 +75,7 @@ func solveGPU(c *solveConfig, stdout, stderr io.Writer) error {
 		elements := 0
 		if p.asm != nil {
 			elements = p.box.Elements()
-			if asm, err = be.NewAssembly(p.asm); err != nil {
+			if asm, err = cudafem.New(be, p.asm); err != nil {
 				e.close()
 				return nil, err
 			}

@@ -5,18 +5,40 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/blockamg/blockamg/amg"
 	"github.com/blockamg/blockamg/backend/cuda"
+	"github.com/blockamg/blockamg/backend/cuda/cusparsebench"
 	"github.com/blockamg/blockamg/bsr"
 	"github.com/blockamg/blockamg/fem"
 	"github.com/blockamg/blockamg/galerkin"
 	"github.com/blockamg/blockamg/internal/cudadrv"
 )
+
+func init() {
+	register("galerkin-gpu", "benchmark the device Galerkin product PᵀAP per level: GPU variants, traffic model, planner, cuSPARSE baseline", runGalerkinGPUCommand)
+}
+
+// runGalerkinGPUCommand is the galerkin-gpu subcommand: the flags of runGalerkinGPU.
+func runGalerkinGPUCommand(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("galerkin-gpu", "--ne N [flags]", stderr)
+	ne := fs.Int("ne", 0, "ex56 mesh: (ne+1)³ nodes, 3 unknowns each")
+	variant := fs.String("variant", "all", "all or one of "+gpuGalerkinVariantNames())
+	runs := fs.Int("runs", 9, "timed runs per variant (median reported), after two warm-up runs")
+	levels := fs.Int("levels", 0, "benchmark at most this many levels, finest first (0: all)")
+	cusparse := fs.Bool("cusparse", true, "end with the cuSPARSE baseline on every level (needs libcusparse: BLOCKAMG_CUSPARSE names it where the loader does not find it)")
+	symmetric := fs.Bool("symmetric", true, "tc-block, smem-tiles and tc-pairs compute the Ac blocks on and above the diagonal and mirror them (ex56's operators are symmetric); false: all of them")
+	if err := parseArgs(fs, args); err != nil {
+		return err
+	}
+	if *levels < 0 {
+		return fmt.Errorf("--levels %d: want ≥ 0", *levels)
+	}
+	return runGalerkinGPU(*ne, *variant, *runs, *levels, *symmetric, *cusparse, stdout, stderr)
+}
 
 // runGalerkinGPU benchmarks the device Galerkin product Ac = PᵀAP on every level of the
 // ex56 smoothed-aggregation hierarchy (threshold −0.01, coarse equation limit 200, 6
@@ -28,11 +50,10 @@ import (
 // package; and the model's pick. After every level's variants, a last section runs
 // on each level the baseline a user would otherwise pick, cuSPARSE's generic SpGEMM on
 // the scalar expansion (cusparseLevel), timed the same way; it comes last so that a
-// library failure cannot cost the variants' figures. BLOCKAMG_GALERKIN_CUSPARSE=0
-// leaves it out. levels > 0 keeps the finest levels products only; symmetric sets
+// library failure cannot cost the variants' figures; cusparse false leaves it out. levels > 0 keeps the finest levels products only; symmetric sets
 // cuda.Options.Symmetric (ex56's operators are). Without a driver it returns "no CUDA
 // driver found".
-func runGalerkinGPU(ne int, variant string, runs, levels int, symmetric bool, stdout, stderr io.Writer) error {
+func runGalerkinGPU(ne int, variant string, runs, levels int, symmetric, cusparse bool, stdout, stderr io.Writer) error {
 	if ne < 1 {
 		return fmt.Errorf("--ne %d: want at least 1", ne)
 	}
@@ -94,11 +115,11 @@ func runGalerkinGPU(ne int, variant string, runs, levels int, symmetric bool, st
 	if err := be.Err(); err != nil {
 		return err
 	}
-	if os.Getenv("BLOCKAMG_GALERKIN_CUSPARSE") == "0" {
-		fmt.Fprintln(stdout, "\ncuSPARSE baseline: left out (BLOCKAMG_GALERKIN_CUSPARSE=0)")
+	if !cusparse {
+		fmt.Fprintln(stdout, "\ncuSPARSE baseline: left out (--cusparse=false)")
 		return nil
 	}
-	cs, err := be.NewCusparse()
+	cs, err := cusparsebench.Open(be)
 	if err != nil {
 		fmt.Fprintf(stdout, "\ncuSPARSE baseline: not available: %v\n", err)
 		return be.Err()
@@ -238,7 +259,7 @@ type ours struct {
 // speed ratio cuSPARSE ÷ ours against the fastest correct variant. A cuSPARSE failure
 // is reported and the report goes on; a level whose operands or products have more
 // scalar nonzeros than int32 indices address is skipped.
-func cusparseLevel(be *cuda.Backend, cs *cuda.Cusparse, lv gpuLevel, runs int, stdout, stderr io.Writer) error {
+func cusparseLevel(be *cuda.Backend, cs *cusparsebench.Handle, lv gpuLevel, runs int, stdout, stderr io.Writer) error {
 	st := lv.st
 	sizes := []struct {
 		what string
@@ -281,7 +302,7 @@ func cusparseLevel(be *cuda.Backend, cs *cuda.Cusparse, lv gpuLevel, runs int, s
 // cusparseFullLevel times cusparseSpGEMM's whole sequence on the level, checks its Ac
 // after poisoned products and prints its lines; a failure returns the step and the
 // error instead.
-func cusparseFullLevel(g *cuda.CusparseGalerkin, lv gpuLevel, runs int, wantW int64, ratio func(float64, ours) string, stdout io.Writer) (string, error) {
+func cusparseFullLevel(g *cusparsebench.Galerkin, lv gpuLevel, runs int, wantW int64, ratio func(float64, ours) string, stdout io.Writer) (string, error) {
 	st := lv.st
 	ms, err := g.TimeMedian(2, runs, cuda.StageAll)
 	if err != nil {
@@ -297,7 +318,7 @@ func cusparseFullLevel(g *cuda.CusparseGalerkin, lv gpuLevel, runs int, wantW in
 	if err != nil {
 		return "downloading Ac", err
 	}
-	ck := cuda.CompareCSR32(got, lv.want, cusparseTol)
+	ck := cusparsebench.CompareCSR32(got, lv.want, cusparseTol)
 	nnzW := g.NnzW()
 	verdict := ck.Verdict
 	if nnzW == 0 && wantW > 0 {
@@ -319,7 +340,7 @@ func cusparseFullLevel(g *cuda.CusparseGalerkin, lv gpuLevel, runs int, wantW in
 // the patterns once, untimed; then numeric products only, as our numeric phase), checks
 // its Ac after poisoned values, and prints one line under the full sequence's. It
 // frees the full sequence's products and buffers first.
-func cusparseReuseLevel(be *cuda.Backend, g *cuda.CusparseGalerkin, lv gpuLevel, runs int, ratio func(float64, ours) string, stdout io.Writer) error {
+func cusparseReuseLevel(be *cuda.Backend, g *cusparsebench.Galerkin, lv gpuLevel, runs int, ratio func(float64, ours) string, stdout io.Writer) error {
 	fail := func(what string, err error) error {
 		fmt.Fprintf(stdout, "        cuSPARSE reuse (%s): %v\n", what, err)
 		return be.Err()
@@ -348,7 +369,7 @@ func cusparseReuseLevel(be *cuda.Backend, g *cuda.CusparseGalerkin, lv gpuLevel,
 	if err != nil {
 		return fail("downloading Ac", err)
 	}
-	ck := cuda.CompareCSR32(got, lv.want, cusparseTol)
+	ck := cusparsebench.CompareCSR32(got, lv.want, cusparseTol)
 	fmt.Fprintf(stdout, "        cuSPARSE reuse (cusparseSpGEMMreuse: patterns once, numeric compute timed): whole %.4f ms (%.2f× floor), A·P %.4f ms (%.2f×), rel err %.2e %s; ÷ ours: whole %s, A·P %s; holds %.1f MB more\n",
 		ms, ms*1e-3/lv.floor, ap, ap*1e-3/lv.floorAP, ck.RelErr, ck.Verdict, ratio(ms, lv.best), ratio(ap, lv.bestAP), float64(r.Bytes())/1e6)
 	return nil

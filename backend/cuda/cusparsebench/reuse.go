@@ -1,20 +1,21 @@
-package cuda
+package cusparsebench
 
 import (
 	"errors"
 	"fmt"
 
+	"github.com/blockamg/blockamg/backend/cuda"
 	"github.com/blockamg/blockamg/internal/cudadrv"
 )
 
-// CusparseReuse is cuSPARSE's own answer to a recurring product on a fixed pattern:
+// Reuse is cuSPARSE's own answer to a recurring product on a fixed pattern:
 // the reuse pipeline (cusparseSpGEMMreuse_workEstimation, _nnz and _copy once, then
 // cusparseSpGEMMreuse_compute for the values) on the scalar operands of a
-// CusparseGalerkin. It is the fair baseline for our numeric phase, which also reuses a
-// symbolic phase: CusparseGalerkin times cusparseSpGEMM's whole sequence, pattern
+// Galerkin. It is the fair baseline for our numeric phase, which also reuses a
+// symbolic phase: Galerkin times cusparseSpGEMM's whole sequence, pattern
 // included, as a user computing a product once would call it.
-type CusparseReuse struct {
-	g     *CusparseGalerkin
+type Reuse struct {
+	g     *Galerkin
 	w, ac spCSR
 	prod  [2]reuseProduct // W = A·P, Ac = Pᵀ·W
 	freed bool
@@ -31,13 +32,13 @@ type reuseProduct struct {
 
 // Reuse runs the reuse pipeline's symbolic steps for W = A·P and then Ac = Pᵀ·W and
 // keeps what the numeric steps need. The products are separate from those of
-// CusparseGalerkin.Run. Free it before the CusparseGalerkin.
-func (g *CusparseGalerkin) Reuse() (*CusparseReuse, error) {
-	r := &CusparseReuse{g: g}
+// Galerkin.Run. Free it before the Galerkin.
+func (g *Galerkin) Reuse() (*Reuse, error) {
+	r := &Reuse{g: g}
 	r.w.rows, r.w.cols = g.a.rows, g.p.cols
 	r.ac.rows, r.ac.cols = g.pt.rows, g.p.cols
-	err := g.c.b.call(func() error {
-		if err := g.c.b.sticky(); err != nil {
+	err := g.c.b.OnDevice(func(cudadrv.Stream) error {
+		if err := g.c.b.Failed(); err != nil {
 			return err
 		}
 		if err := r.symbolic(&r.prod[0], &g.a, &g.p, &r.w); err != nil {
@@ -59,7 +60,7 @@ func (g *CusparseGalerkin) Reuse() (*CusparseReuse, error) {
 }
 
 // symbolic makes c's pattern for c = x·y with the reuse pipeline, on the device thread.
-func (r *CusparseReuse) symbolic(pr *reuseProduct, x, y, c *spCSR) error {
+func (r *Reuse) symbolic(pr *reuseProduct, x, y, c *spCSR) error {
 	h := r.g.c.h
 	var err error
 	if pr.mx, err = x.descr(); err != nil {
@@ -111,28 +112,28 @@ func (r *CusparseReuse) symbolic(pr *reuseProduct, x, y, c *spCSR) error {
 	return nil
 }
 
-// Run computes the values of W = A·P (StageAP), of Ac = Pᵀ·W from the current W
-// (StagePW), or both (StageAll), by cusparseSpGEMMreuse_compute on the patterns Reuse
+// Run computes the values of W = A·P (cuda.StageAP), of Ac = Pᵀ·W from the current W
+// (cuda.StagePW), or both (cuda.StageAll), by cusparseSpGEMMreuse_compute on the patterns Reuse
 // made. It queues the work and returns.
-func (r *CusparseReuse) Run(stage Stage) error {
-	return r.g.c.b.call(func() error { return r.run(stage) })
+func (r *Reuse) Run(stage cuda.Stage) error {
+	return r.g.c.b.OnDevice(func(cudadrv.Stream) error { return r.run(stage) })
 }
 
-func (r *CusparseReuse) run(stage Stage) error {
+func (r *Reuse) run(stage cuda.Stage) error {
 	if r.freed {
-		panic("cuda: CusparseReuse used after Free")
+		panic("cuda: Reuse used after Free")
 	}
-	if err := r.g.c.b.sticky(); err != nil {
+	if err := r.g.c.b.Failed(); err != nil {
 		return err
 	}
 	h := r.g.c.h
-	if stage != StagePW {
+	if stage != cuda.StagePW {
 		p := &r.prod[0]
 		if err := cudadrv.SpGEMMReuseCompute(h, p.mx, p.my, p.mc, p.d); err != nil {
 			return fmt.Errorf("cuSPARSE reuse A·P: %w", err)
 		}
 	}
-	if stage != StageAP {
+	if stage != cuda.StageAP {
 		p := &r.prod[1]
 		if err := cudadrv.SpGEMMReuseCompute(h, p.mx, p.my, p.mc, p.d); err != nil {
 			return fmt.Errorf("cuSPARSE reuse Pᵀ·W: %w", err)
@@ -141,16 +142,16 @@ func (r *CusparseReuse) run(stage Stage) error {
 	return nil
 }
 
-// TimeMedian is CusparseGalerkin.TimeMedian's protocol for the numeric runs.
-func (r *CusparseReuse) TimeMedian(warm, reps int, stage Stage) (float64, error) {
+// TimeMedian is Galerkin.TimeMedian's protocol for the numeric runs.
+func (r *Reuse) TimeMedian(warm, reps int, stage cuda.Stage) (float64, error) {
 	return timeMedian(warm, reps, func() error { return r.Run(stage) },
 		func() (float64, error) { return r.g.c.timeEvents(func() error { return r.run(stage) }) })
 }
 
 // PoisonValues fills the values of W and Ac with NaN (the patterns are the pipeline's
 // state and stay), so that a later DownloadAc shows any value a run leaves unwritten.
-func (r *CusparseReuse) PoisonValues() error {
-	return r.g.c.b.call(func() error {
+func (r *Reuse) PoisonValues() error {
+	return r.g.c.b.OnDevice(func(cudadrv.Stream) error {
 		for _, m := range []*spCSR{&r.w, &r.ac} {
 			if err := cudadrv.MemsetD8(m.vl.ptr, 0xFF, m.vl.bytes); err != nil {
 				return err
@@ -160,15 +161,15 @@ func (r *CusparseReuse) PoisonValues() error {
 	})
 }
 
-// DownloadAc copies Ac of the last StageAll run to the host, counting the bytes.
-func (r *CusparseReuse) DownloadAc() (*CSR32, error) { return r.g.c.download(&r.ac) }
+// DownloadAc copies Ac of the last cuda.StageAll run to the host, counting the bytes.
+func (r *Reuse) DownloadAc() (*CSR32, error) { return r.g.c.download(&r.ac) }
 
 // NnzW returns W's scalar nonzeros as cuSPARSE's reuse pipeline made them.
-func (r *CusparseReuse) NnzW() int64 { return r.w.nnz }
+func (r *Reuse) NnzW() int64 { return r.w.nnz }
 
 // Bytes returns the device memory the pipeline holds beyond the operands: W, Ac and
 // the kept buffers.
-func (r *CusparseReuse) Bytes() int64 {
+func (r *Reuse) Bytes() int64 {
 	n := r.w.bytes() + r.ac.bytes()
 	for _, p := range r.prod {
 		for _, b := range p.buf {
@@ -180,16 +181,16 @@ func (r *CusparseReuse) Bytes() int64 {
 
 // Free releases the descriptors and device memory after the stream's work; freeing
 // twice is a no-op.
-func (r *CusparseReuse) Free() {
+func (r *Reuse) Free() {
 	if r.freed {
 		return
 	}
 	r.freed = true
-	if r.g.c.b.closed {
+	if r.g.c.b.Closed() {
 		return
 	}
-	r.g.c.b.call(func() error {
-		cudadrv.StreamSynchronize(r.g.c.b.stream)
+	r.g.c.b.OnDevice(func(cudadrv.Stream) error {
+		cudadrv.StreamSynchronize(r.g.c.stream)
 		for i := range r.prod {
 			p := &r.prod[i]
 			if p.d != 0 {

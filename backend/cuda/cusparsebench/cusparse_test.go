@@ -1,21 +1,25 @@
-package cuda
+package cusparsebench
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
 	"slices"
-	"strconv"
+	"sync"
 	"testing"
 
 	"github.com/blockamg/blockamg/amg"
+	"github.com/blockamg/blockamg/backend/cuda"
 	"github.com/blockamg/blockamg/bsr"
 	"github.com/blockamg/blockamg/fem"
 	"github.com/blockamg/blockamg/galerkin"
 	"github.com/blockamg/blockamg/internal/cudadrv"
 )
+
+var flagNE = flag.Int("cusparse.ne", 6, "ex56 size of TestCusparseGalerkinEx56")
 
 // cusparseRandomBSR returns a rows×cols matrix of r×c blocks with 0 to per random
 // blocks per row (some rows empty), values in [-1, 1) and a few explicit zeros.
@@ -153,9 +157,9 @@ func TestCompareCSR32(t *testing.T) {
 }
 
 // cusparseOrSkip opens cuSPARSE on the test backend or skips with the one-line reason.
-func cusparseOrSkip(t *testing.T, be *Backend) *Cusparse {
+func cusparseOrSkip(t *testing.T, be *cuda.Backend) *Handle {
 	t.Helper()
-	cs, err := be.NewCusparse()
+	cs, err := Open(be)
 	if errors.Is(err, cudadrv.ErrNoCusparse) {
 		t.Skip("no cuSPARSE library (set BLOCKAMG_CUSPARSE): " + err.Error())
 	}
@@ -167,20 +171,16 @@ func cusparseOrSkip(t *testing.T, be *Backend) *Cusparse {
 }
 
 // TestCusparseGalerkinEx56 computes Ac = Pᵀ·(A·P) with cuSPARSE on the scalar
-// expansion of every level of the ex56 hierarchy (ne from BLOCKAMG_CUSPARSE_NE,
-// default 6) and compares it with the CPU galerkin package to 1e-12 relative, with
-// exactly the reference's scalar pattern; the products are poisoned before the
-// checked run. It also times both stages once to see that the timing path works.
+// expansion of every level of the ex56 hierarchy (ne from -cusparse.ne, default 6)
+// and compares it with the CPU galerkin package to 1e-12 relative, with exactly the
+// reference's scalar pattern; the products are poisoned before the checked run. It also times both stages once to see that the timing path works.
 func TestCusparseGalerkinEx56(t *testing.T) {
 	be := device(t)
 	cs := cusparseOrSkip(t, be)
 	defer cs.Close()
-	ne := 6
-	if s := os.Getenv("BLOCKAMG_CUSPARSE_NE"); s != "" {
-		var err error
-		if ne, err = strconv.Atoi(s); err != nil || ne < 1 {
-			t.Fatalf("BLOCKAMG_CUSPARSE_NE=%q: want a positive integer", s)
-		}
+	ne := *flagNE
+	if ne < 1 {
+		t.Fatalf("-cusparse.ne %d: want a positive integer", ne)
 	}
 	A, _, B, err := fem.Ex56System(ne, 0)
 	if err != nil {
@@ -211,14 +211,14 @@ func TestCusparseGalerkinEx56(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		if err := g.Run(StageAll); err != nil {
+		if err := g.Run(cuda.StageAll); err != nil {
 			g.Free()
 			t.Fatalf("%s: %v", name, err)
 		}
 		if err := g.Poison(); err != nil {
 			t.Fatal(err)
 		}
-		if err := g.Run(StageAll); err != nil {
+		if err := g.Run(cuda.StageAll); err != nil {
 			g.Free()
 			t.Fatalf("%s: %v", name, err)
 		}
@@ -235,11 +235,11 @@ func TestCusparseGalerkinEx56(t *testing.T) {
 		if st := pl.Stats(); g.NnzW() != st.NnzW*int64(L.P.R*L.P.C) {
 			t.Errorf("%s: W has %d scalar nonzeros, the CPU's W %d blocks of %d×%d", name, g.NnzW(), st.NnzW, L.P.R, L.P.C)
 		}
-		ap, err := g.TimeMedian(1, 3, StageAP)
+		ap, err := g.TimeMedian(1, 3, cuda.StageAP)
 		if err != nil {
 			t.Fatal(err)
 		}
-		all, err := g.TimeMedian(1, 3, StageAll)
+		all, err := g.TimeMedian(1, 3, cuda.StageAll)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -261,20 +261,20 @@ func TestCusparseGalerkinEx56(t *testing.T) {
 // checkCusparseReuse checks cuSPARSE's reuse pipeline on g's operands: after a first
 // numeric run and poisoned values, a second run's Ac has the reference's scalar
 // pattern and values to 1e-12; then it times the numeric stages once.
-func checkCusparseReuse(t *testing.T, name string, g *CusparseGalerkin, want *bsr.Matrix) {
+func checkCusparseReuse(t *testing.T, name string, g *Galerkin, want *bsr.Matrix) {
 	t.Helper()
 	r, err := g.Reuse()
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
 	defer r.Free()
-	if err := r.Run(StageAll); err != nil {
+	if err := r.Run(cuda.StageAll); err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
 	if err := r.PoisonValues(); err != nil {
 		t.Fatal(err)
 	}
-	if err := r.Run(StageAll); err != nil {
+	if err := r.Run(cuda.StageAll); err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
 	got, err := r.DownloadAc()
@@ -288,7 +288,7 @@ func checkCusparseReuse(t *testing.T, name string, g *CusparseGalerkin, want *bs
 	if r.NnzW() != g.NnzW() {
 		t.Errorf("%s: reuse W has %d scalar nonzeros, cusparseSpGEMM's %d", name, r.NnzW(), g.NnzW())
 	}
-	ms, err := r.TimeMedian(1, 3, StageAll)
+	ms, err := r.TimeMedian(1, 3, cuda.StageAll)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -296,4 +296,35 @@ func checkCusparseReuse(t *testing.T, name string, g *CusparseGalerkin, want *bs
 		t.Errorf("%s: reuse time %g ms, want positive", name, ms)
 	}
 	t.Logf("%s: cuSPARSE reuse numeric %.3f ms (median of 3), rel err %.2e, holds %.1f MB", name, ms, ck.RelErr, float64(r.Bytes())/1e6)
+}
+
+var shared struct {
+	once sync.Once
+	be   *cuda.Backend
+	err  error
+}
+
+// device returns the backend shared by the tests of this package, or skips the test
+// with the one-line reason when there is no driver or no device.
+func device(t *testing.T) *cuda.Backend {
+	t.Helper()
+	shared.once.Do(func() { shared.be, shared.err = cuda.New(cuda.Options{}) })
+	if err := shared.err; err != nil {
+		if errors.Is(err, cudadrv.ErrNoDriver) || errors.Is(err, cudadrv.ErrNoDevice) {
+			t.Skip(err)
+		}
+		t.Fatal(err)
+	}
+	return shared.be
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if shared.be != nil {
+		if err := shared.be.Close(); err != nil && code == 0 {
+			os.Stderr.WriteString("closing the CUDA backend: " + err.Error() + "\n")
+			code = 1
+		}
+	}
+	os.Exit(code)
 }

@@ -1,4 +1,16 @@
-package cuda
+// Package cusparsebench is the vendor baseline for the device Galerkin product, for
+// benchmarks only (blockamg-bench galerkin-gpu): what a user without a block SpGEMM
+// does. A and P are expanded from BSR to scalar CSR with int32 indices (cuSPARSE's
+// common index type), Pᵀ is formed explicitly, and Ac = Pᵀ·(A·P) is two calls of
+// cuSPARSE's generic SpGEMM (CUSPARSE_SPGEMM_DEFAULT, float64), or cuSPARSE's reuse
+// pipeline for a recurring product (Reuse). It is here to be timed against the block
+// variants of backend/cuda and checked against their result; the solver never uses
+// it. cuSPARSE runs on the backend's device thread and stream (cuda.Backend.OnDevice),
+// so its work is ordered with the backend's and timed by the same kind of events.
+//
+// The library is opened at run time (cudadrv.LoadCusparse): BLOCKAMG_CUSPARSE names
+// its file where the loader's path and the toolkit's directories do not have it.
+package cusparsebench
 
 import (
 	"errors"
@@ -7,17 +19,11 @@ import (
 	"sort"
 	"unsafe"
 
+	"github.com/blockamg/blockamg/backend/cuda"
 	"github.com/blockamg/blockamg/bsr"
 	"github.com/blockamg/blockamg/internal/cudadrv"
 	"github.com/blockamg/blockamg/internal/par"
 )
-
-// The vendor baseline for the Galerkin product: what a user without a block SpGEMM
-// does. A and P are expanded from BSR to scalar CSR with int32 indices (cuSPARSE's
-// common index type), Pᵀ is formed explicitly, and Ac = Pᵀ·(A·P) is two calls of
-// cuSPARSE's generic SpGEMM (CUSPARSE_SPGEMM_DEFAULT, float64). It is here to be
-// timed against the block variants and checked against their result; the solver
-// never uses it.
 
 // ErrInt32Overflow is wrapped when a scalar matrix has more nonzeros or columns than
 // int32 indices can address, so that the 32-bit cuSPARSE path cannot take it.
@@ -83,8 +89,8 @@ func ExpandCSR32(m *bsr.Matrix) (*CSR32, error) {
 	return a, nil
 }
 
-// CusparseCheck compares a scalar product with a block reference.
-type CusparseCheck struct {
+// Check compares a scalar product with a block reference.
+type Check struct {
 	Nnz     int64   // entries of the scalar result
 	WantNnz int64   // scalar entries of the reference's blocks
 	Outside int64   // entries of the result outside the reference's pattern (or repeated)
@@ -98,8 +104,8 @@ type CusparseCheck struct {
 // The verdict is "ok" when the error is at most tol; an empty result against a
 // reference with stored blocks is "wrong: empty", the failure cuSPARSE shows on
 // large operands.
-func CompareCSR32(got *CSR32, want *bsr.Matrix, tol float64) CusparseCheck {
-	ck := CusparseCheck{WantNnz: ScalarNnz(want)}
+func CompareCSR32(got *CSR32, want *bsr.Matrix, tol float64) Check {
+	ck := Check{WantNnz: ScalarNnz(want)}
 	if got.Rows != want.Rows() || got.Cols != want.Cols() || len(got.RowPtr) != got.Rows+1 {
 		ck.RelErr = math.Inf(1)
 		ck.Verdict = fmt.Sprintf("wrong: shape %d×%d, want %d×%d", got.Rows, got.Cols, want.Rows(), want.Cols())
@@ -165,10 +171,11 @@ func CompareCSR32(got *CSR32, want *bsr.Matrix, tol float64) CusparseCheck {
 	return ck
 }
 
-// Cusparse is a cuSPARSE handle bound to the backend's stream and thread, with its
+// Handle is a cuSPARSE handle bound to the backend's stream and thread, with its
 // own pair of timing events.
-type Cusparse struct {
-	b      *Backend
+type Handle struct {
+	b      *cuda.Backend
+	stream cudadrv.Stream // the backend's, set by Open
 	h      cudadrv.SparseHandle
 	ev     [2]cudadrv.Event
 	path   string
@@ -176,25 +183,26 @@ type Cusparse struct {
 	closed bool
 }
 
-// NewCusparse loads cuSPARSE (cudadrv.LoadCusparse: BLOCKAMG_CUSPARSE, then the
+// Open loads cuSPARSE (cudadrv.LoadCusparse: BLOCKAMG_CUSPARSE, then the
 // loader's path and the toolkit's directories) and creates a handle on the backend's
 // context and stream. Without the library the error wraps cudadrv.ErrNoCusparse.
-func (b *Backend) NewCusparse() (*Cusparse, error) {
+func Open(b *cuda.Backend) (*Handle, error) {
 	path, err := cudadrv.LoadCusparse()
 	if err != nil {
 		return nil, err
 	}
-	c := &Cusparse{b: b, path: path}
+	c := &Handle{b: b, path: path}
 	c.ver[0], c.ver[1], c.ver[2], err = cudadrv.CusparseVersion()
 	if err != nil {
 		return nil, err
 	}
-	err = b.call(func() error {
+	err = b.OnDevice(func(s cudadrv.Stream) error {
+		c.stream = s
 		var err error
 		if c.h, err = cudadrv.SparseCreate(); err != nil {
 			return err
 		}
-		if err = cudadrv.SparseSetStream(c.h, b.stream); err != nil {
+		if err = cudadrv.SparseSetStream(c.h, s); err != nil {
 			return err
 		}
 		for i := range c.ev {
@@ -213,26 +221,26 @@ func (b *Backend) NewCusparse() (*Cusparse, error) {
 
 // Version returns cuSPARSE's version and the file it was loaded from, e.g.
 // "12.6.3 (/usr/local/cuda/lib64/libcusparse.so.12.6.3.3)".
-func (c *Cusparse) Version() string {
+func (c *Handle) Version() string {
 	return fmt.Sprintf("%d.%d.%d (%s)", c.ver[0], c.ver[1], c.ver[2], c.path)
 }
 
 // Close destroys the handle and events, after the backend's queued work; do it before
 // closing the backend. A second Close is a no-op.
-func (c *Cusparse) Close() error {
-	if c.closed || c.b.closed {
+func (c *Handle) Close() error {
+	if c.closed || c.b.Closed() {
 		c.closed = true
 		return nil
 	}
 	c.closed = true
-	return c.b.call(func() error {
+	return c.b.OnDevice(func(cudadrv.Stream) error {
 		var first error
 		keep := func(err error) {
 			if first == nil {
 				first = err
 			}
 		}
-		keep(cudadrv.StreamSynchronize(c.b.stream))
+		keep(cudadrv.StreamSynchronize(c.stream))
 		for i := range c.ev {
 			if c.ev[i] != 0 {
 				keep(cudadrv.EventDestroy(c.ev[i]))
@@ -299,10 +307,10 @@ func (m *spCSR) bytes() int64 { return int64(m.rowPtr.bytes + m.col.bytes + m.vl
 
 func (m *spCSR) free() { m.rowPtr.free(); m.col.free(); m.vl.free() }
 
-// CusparseGalerkin holds the scalar operands A, P and Pᵀ of one level on the device,
+// Galerkin holds the scalar operands A, P and Pᵀ of one level on the device,
 // the products W = A·P and Ac = Pᵀ·W, and cuSPARSE's work buffers.
-type CusparseGalerkin struct {
-	c        *Cusparse
+type Galerkin struct {
+	c        *Handle
 	a, p, pt spCSR
 	w, ac    spCSR
 	work     [2][2]rawBuf // per product: workEstimation's and compute's buffers
@@ -314,11 +322,11 @@ type CusparseGalerkin struct {
 // forms Pᵀ on the host (outside any timing, as a user would keep it), and uploads the
 // three. An operand whose scalar nonzeros do not fit int32 gives an error wrapping
 // ErrInt32Overflow.
-func (c *Cusparse) Galerkin(A, P *bsr.Matrix) (*CusparseGalerkin, error) {
+func (c *Handle) Galerkin(A, P *bsr.Matrix) (*Galerkin, error) {
 	if A.BlockRows != A.BlockCols || A.R != A.C || P.BlockRows != A.BlockRows || P.R != A.R {
 		panic("cuda: cuSPARSE Galerkin: A must be square and P must have A's block rows")
 	}
-	g := &CusparseGalerkin{c: c}
+	g := &Galerkin{c: c}
 	mats := []struct {
 		name string
 		m    *bsr.Matrix
@@ -345,7 +353,7 @@ func (c *Cusparse) Galerkin(A, P *bsr.Matrix) (*CusparseGalerkin, error) {
 }
 
 // upload copies a host CSR32 into dst's device arrays, counting the bytes.
-func (g *CusparseGalerkin) upload(dst *spCSR, s *CSR32) error {
+func (g *Galerkin) upload(dst *spCSR, s *CSR32) error {
 	b := g.c.b
 	dst.rows, dst.cols, dst.nnz = s.Rows, s.Cols, s.Nnz()
 	parts := []struct {
@@ -357,7 +365,7 @@ func (g *CusparseGalerkin) upload(dst *spCSR, s *CSR32) error {
 		{&dst.col, unsafe.Pointer(unsafe.SliceData(s.ColIdx)), uint64(len(s.ColIdx)) * 4},
 		{&dst.vl, unsafe.Pointer(unsafe.SliceData(s.Val)), uint64(len(s.Val)) * 8},
 	}
-	err := b.call(func() error {
+	err := b.OnDevice(func(cudadrv.Stream) error {
 		for _, p := range parts {
 			if err := p.buf.ensure(p.bytes); err != nil {
 				return err
@@ -372,7 +380,7 @@ func (g *CusparseGalerkin) upload(dst *spCSR, s *CSR32) error {
 	})
 	if err == nil {
 		for _, p := range parts {
-			b.counters.AddH2D(b.phase, int64(p.bytes))
+			b.Counters().AddH2D(b.Phase(), int64(p.bytes))
 		}
 	}
 	return err
@@ -380,15 +388,15 @@ func (g *CusparseGalerkin) upload(dst *spCSR, s *CSR32) error {
 
 // NnzA, NnzP and NnzW return the scalar nonzeros of A, P and (after a run) W = A·P,
 // the last as cuSPARSE reported it.
-func (g *CusparseGalerkin) NnzA() int64 { return g.a.nnz }
-func (g *CusparseGalerkin) NnzP() int64 { return g.p.nnz }
-func (g *CusparseGalerkin) NnzW() int64 { return g.w.nnz }
+func (g *Galerkin) NnzA() int64 { return g.a.nnz }
+func (g *Galerkin) NnzP() int64 { return g.p.nnz }
+func (g *Galerkin) NnzW() int64 { return g.w.nnz }
 
 // NnzAc returns the scalar nonzeros of Ac after a whole run.
-func (g *CusparseGalerkin) NnzAc() int64 { return g.ac.nnz }
+func (g *Galerkin) NnzAc() int64 { return g.ac.nnz }
 
 // Bytes returns the device memory held: operands, products and work buffers.
-func (g *CusparseGalerkin) Bytes() int64 {
+func (g *Galerkin) Bytes() int64 {
 	n := g.a.bytes() + g.p.bytes() + g.pt.bytes() + g.w.bytes() + g.ac.bytes()
 	for _, w := range g.work {
 		n += int64(w[0].bytes + w[1].bytes)
@@ -398,7 +406,7 @@ func (g *CusparseGalerkin) Bytes() int64 {
 
 // WorkBytes returns the bytes of cuSPARSE's external work buffers (the largest asked
 // for so far by each product's two phases).
-func (g *CusparseGalerkin) WorkBytes() int64 {
+func (g *Galerkin) WorkBytes() int64 {
 	var n int64
 	for _, w := range g.work {
 		n += int64(w[0].bytes + w[1].bytes)
@@ -406,31 +414,31 @@ func (g *CusparseGalerkin) WorkBytes() int64 {
 	return n
 }
 
-// Run computes W = A·P (StageAP), Ac = Pᵀ·W from the W of an earlier run (StagePW),
-// or both (StageAll), each as the full generic SpGEMM sequence a user calls:
+// Run computes W = A·P (cuda.StageAP), Ac = Pᵀ·W from the W of an earlier run (cuda.StagePW),
+// or both (cuda.StageAll), each as the full generic SpGEMM sequence a user calls:
 // descriptors, work estimation, compute, size query, copy. The first run allocates
 // the products and buffers; later runs reuse them unless a size grows. It waits for
 // nothing but what cuSPARSE itself waits for (it reads the product's size back).
 // An empty W gives an empty Ac without calling cuSPARSE for Pᵀ·W.
-func (g *CusparseGalerkin) Run(stage Stage) error {
-	return g.c.b.call(func() error { return g.run(stage) })
+func (g *Galerkin) Run(stage cuda.Stage) error {
+	return g.c.b.OnDevice(func(cudadrv.Stream) error { return g.run(stage) })
 }
 
-func (g *CusparseGalerkin) run(stage Stage) error {
+func (g *Galerkin) run(stage cuda.Stage) error {
 	if g.freed {
-		panic("cuda: CusparseGalerkin used after Free")
+		panic("cuda: Galerkin used after Free")
 	}
-	if err := g.c.b.sticky(); err != nil {
+	if err := g.c.b.Failed(); err != nil {
 		return err
 	}
-	if stage != StagePW {
+	if stage != cuda.StagePW {
 		g.haveW = false
 		if err := g.product(&g.a, &g.p, &g.w, &g.work[0]); err != nil {
 			return fmt.Errorf("cuSPARSE A·P: %w", err)
 		}
 		g.haveW = true
 	}
-	if stage == StageAP {
+	if stage == cuda.StageAP {
 		return nil
 	}
 	if !g.haveW {
@@ -447,7 +455,7 @@ func (g *CusparseGalerkin) run(stage Stage) error {
 }
 
 // product is one SpGEMM c = x·y on the device thread.
-func (g *CusparseGalerkin) product(x, y, c *spCSR, work *[2]rawBuf) error {
+func (g *Galerkin) product(x, y, c *spCSR, work *[2]rawBuf) error {
 	h := g.c.h
 	mx, err := x.descr()
 	if err != nil {
@@ -543,16 +551,16 @@ func (c *spCSR) pointAt(mc cudadrv.SpMatDescr) error {
 // returns the device time between them in milliseconds: like Backend.Time, it counts
 // the device idle while the host drives the sequence (cuSPARSE reads each product's
 // size back before the copy).
-func (g *CusparseGalerkin) Time(stage Stage) (float64, error) {
+func (g *Galerkin) Time(stage cuda.Stage) (float64, error) {
 	return g.c.timeEvents(func() error { return g.run(stage) })
 }
 
 // timeEvents runs f on the device thread between the handle's two events on the
 // backend's stream and returns the device time between them in milliseconds.
-func (c *Cusparse) timeEvents(f func() error) (float64, error) {
+func (c *Handle) timeEvents(f func() error) (float64, error) {
 	var ms float32
-	err := c.b.call(func() error {
-		s := c.b.stream
+	err := c.b.OnDevice(func(cudadrv.Stream) error {
+		s := c.stream
 		if err := cudadrv.EventRecord(c.ev[0], s); err != nil {
 			return err
 		}
@@ -575,7 +583,7 @@ func (c *Cusparse) timeEvents(f func() error) (float64, error) {
 // TimeMedian runs stage warm times untimed, then reps times each between events, and
 // returns the median in milliseconds: Backend.TimeMedian's protocol. A cuSPARSE
 // failure is returned and, unlike the backend's own work, is not made sticky.
-func (g *CusparseGalerkin) TimeMedian(warm, reps int, stage Stage) (float64, error) {
+func (g *Galerkin) TimeMedian(warm, reps int, stage cuda.Stage) (float64, error) {
 	return timeMedian(warm, reps, func() error { return g.Run(stage) }, func() (float64, error) { return g.Time(stage) })
 }
 
@@ -600,11 +608,11 @@ func timeMedian(warm, reps int, run func() error, timed func() (float64, error))
 
 // Poison fills the products' current arrays with 0xFF bytes (NaN values, −1 indices),
 // so that a later Download shows anything the next run leaves unwritten.
-func (g *CusparseGalerkin) Poison() error { return g.c.poison(&g.w, &g.ac) }
+func (g *Galerkin) Poison() error { return g.c.poison(&g.w, &g.ac) }
 
 // poison fills the arrays of ms that exist with 0xFF bytes.
-func (c *Cusparse) poison(ms ...*spCSR) error {
-	return c.b.call(func() error {
+func (c *Handle) poison(ms ...*spCSR) error {
+	return c.b.OnDevice(func(cudadrv.Stream) error {
 		for _, m := range ms {
 			for _, r := range []*rawBuf{&m.rowPtr, &m.col, &m.vl} {
 				if r.ptr != 0 {
@@ -620,16 +628,16 @@ func (c *Cusparse) poison(ms ...*spCSR) error {
 
 // DownloadAc copies Ac = Pᵀ·A·P of the last whole run to the host (an empty matrix
 // when cuSPARSE returned none), after the stream's work, counting the bytes.
-func (g *CusparseGalerkin) DownloadAc() (*CSR32, error) { return g.c.download(&g.ac) }
+func (g *Galerkin) DownloadAc() (*CSR32, error) { return g.c.download(&g.ac) }
 
 // DownloadW copies W = A·P of the last run to the host.
-func (g *CusparseGalerkin) DownloadW() (*CSR32, error) { return g.c.download(&g.w) }
+func (g *Galerkin) DownloadW() (*CSR32, error) { return g.c.download(&g.w) }
 
-func (c *Cusparse) download(m *spCSR) (*CSR32, error) {
+func (c *Handle) download(m *spCSR) (*CSR32, error) {
 	b := c.b
 	out := &CSR32{Rows: m.rows, Cols: m.cols, RowPtr: make([]int32, m.rows+1)}
-	err := b.call(func() error {
-		if err := cudadrv.StreamSynchronize(b.stream); err != nil {
+	err := b.OnDevice(func(s cudadrv.Stream) error {
+		if err := cudadrv.StreamSynchronize(s); err != nil {
 			return err
 		}
 		if m.nnz == 0 {
@@ -654,7 +662,7 @@ func (c *Cusparse) download(m *spCSR) (*CSR32, error) {
 	if err != nil {
 		return nil, err
 	}
-	b.counters.AddD2H(b.phase, int64(len(out.RowPtr))*4+int64(len(out.ColIdx))*4+int64(len(out.Val))*8)
+	b.Counters().AddD2H(b.Phase(), int64(len(out.RowPtr))*4+int64(len(out.ColIdx))*4+int64(len(out.Val))*8)
 	// A row offset array that is not non-decreasing would make the comparison index
 	// out of range: report it as the library's error instead.
 	for i := 0; i < out.Rows; i++ {
@@ -668,14 +676,14 @@ func (c *Cusparse) download(m *spCSR) (*CSR32, error) {
 // ReleaseProducts frees W, Ac and the work buffers of Run (the next Run allocates them
 // again) and keeps the operands, so that Reuse has the memory: at ex56 ne = 64
 // cusparseSpGEMM's work buffers alone hold about 100 GB.
-func (g *CusparseGalerkin) ReleaseProducts() {
-	if g.freed || g.c.b.closed {
+func (g *Galerkin) ReleaseProducts() {
+	if g.freed || g.c.b.Closed() {
 		return
 	}
 	g.haveW = false
 	g.w.nnz, g.ac.nnz = 0, 0
-	g.c.b.call(func() error {
-		cudadrv.StreamSynchronize(g.c.b.stream)
+	g.c.b.OnDevice(func(cudadrv.Stream) error {
+		cudadrv.StreamSynchronize(g.c.stream)
 		g.w.free()
 		g.ac.free()
 		for i := range g.work {
@@ -687,16 +695,16 @@ func (g *CusparseGalerkin) ReleaseProducts() {
 }
 
 // Free releases the device memory after the stream's work; freeing twice is a no-op.
-func (g *CusparseGalerkin) Free() {
+func (g *Galerkin) Free() {
 	if g.freed {
 		return
 	}
 	g.freed = true
-	if g.c.b.closed {
+	if g.c.b.Closed() {
 		return
 	}
-	g.c.b.call(func() error {
-		cudadrv.StreamSynchronize(g.c.b.stream)
+	g.c.b.OnDevice(func(cudadrv.Stream) error {
+		cudadrv.StreamSynchronize(g.c.stream)
 		for _, m := range []*spCSR{&g.a, &g.p, &g.pt, &g.w, &g.ac} {
 			m.free()
 		}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"flag"
 	"os"
 	"strconv"
 	"strings"
@@ -16,7 +17,7 @@ func TestGalerkinGPUNoDriver(t *testing.T) {
 		t.Skip("a CUDA driver is present")
 	}
 	var out, errb bytes.Buffer
-	err := runGalerkinGPU(4, "all", 3, 0, true, &out, &errb)
+	err := runGalerkinGPU(4, "all", 3, 0, true, true, &out, &errb)
 	if err == nil || err.Error() != "no CUDA driver found" {
 		t.Fatalf("got error %v, want \"no CUDA driver found\"", err)
 	}
@@ -32,21 +33,20 @@ func TestGalerkinGPUArgs(t *testing.T) {
 		ne, runs int
 		v        string
 	}{{0, 3, "all"}, {4, 0, "all"}, {4, 3, "nope"}} {
-		if err := runGalerkinGPU(tc.ne, tc.v, tc.runs, 0, true, &out, &out); err == nil {
+		if err := runGalerkinGPU(tc.ne, tc.v, tc.runs, 0, true, true, &out, &out); err == nil {
 			t.Errorf("ne=%d runs=%d variant=%q: no error", tc.ne, tc.runs, tc.v)
 		}
 	}
 }
 
-// TestGalerkinGPULevels: --levels 1 benchmarks the fine level alone (it once printed
-// every level). Needs a GPU.
+// TestGalerkinGPULevels: --levels 1 benchmarks the fine level alone, not every level.
+// Needs a GPU.
 func TestGalerkinGPULevels(t *testing.T) {
 	if err := cudadrv.Load(); err != nil {
 		t.Skip(err)
 	}
-	t.Setenv("BLOCKAMG_GALERKIN_CUSPARSE", "0")
 	var out, errb bytes.Buffer
-	if err := runGalerkinGPU(6, "tc-block", 2, 1, true, &out, &errb); err != nil {
+	if err := runGalerkinGPU(6, "tc-block", 2, 1, true, false, &out, &errb); err != nil {
 		t.Fatal(err)
 	}
 	if s := out.String(); !strings.Contains(s, "\nlevel 0:") || strings.Contains(s, "\nlevel 1:") {
@@ -64,9 +64,8 @@ func TestGalerkinGPUCusparse(t *testing.T) {
 	if _, err := cudadrv.LoadCusparse(); err != nil {
 		t.Skip(err)
 	}
-	t.Setenv("BLOCKAMG_GALERKIN_CUSPARSE", "1")
 	var out, errb bytes.Buffer
-	if err := runGalerkinGPU(6, "tc-block", 2, 0, true, &out, &errb); err != nil {
+	if err := runGalerkinGPU(6, "tc-block", 2, 0, true, true, &out, &errb); err != nil {
 		t.Fatal(err)
 	}
 	s := out.String()
@@ -84,25 +83,29 @@ func TestGalerkinGPUCusparse(t *testing.T) {
 	}
 }
 
-// TestGalerkinGPUReport runs the report for the sizes in BLOCKAMG_GALERKIN_GPU_NE
-// (comma-separated; skipped when unset) with BLOCKAMG_GALERKIN_GPU_RUNS runs (default
-// 10), printing it, and checks that every variant's error is reported.
+// The report test's sizes and runs: test flags, e.g.
+// blockamg-bench.test -test.run GalerkinGPUReport -galerkin-gpu.ne 39,64.
+var (
+	flagReportNE   = flag.String("galerkin-gpu.ne", "", "ex56 sizes of TestGalerkinGPUReport, comma-separated (empty: skipped)")
+	flagReportRuns = flag.Int("galerkin-gpu.runs", 10, "timed runs per variant of TestGalerkinGPUReport")
+)
+
+// TestGalerkinGPUReport runs the report for the sizes of -galerkin-gpu.ne (skipped
+// without) with -galerkin-gpu.runs runs, printing it, and checks that a variant is
+// marked as the pick.
 func TestGalerkinGPUReport(t *testing.T) {
-	list := os.Getenv("BLOCKAMG_GALERKIN_GPU_NE")
+	list := *flagReportNE
 	if list == "" {
-		t.Skip("set BLOCKAMG_GALERKIN_GPU_NE to run the GPU Galerkin report")
+		t.Skip("-galerkin-gpu.ne N,... runs the GPU Galerkin report")
 	}
-	runs := 10
-	if s := os.Getenv("BLOCKAMG_GALERKIN_GPU_RUNS"); s != "" {
-		runs, _ = strconv.Atoi(s)
-	}
+	runs := *flagReportRuns
 	for _, f := range strings.Split(list, ",") {
 		ne, err := strconv.Atoi(strings.TrimSpace(f))
 		if err != nil {
 			t.Fatal(err)
 		}
 		var out bytes.Buffer
-		if err := runGalerkinGPU(ne, "all", runs, 0, true, &out, os.Stderr); err != nil {
+		if err := runGalerkinGPU(ne, "all", runs, 0, true, true, &out, os.Stderr); err != nil {
 			t.Fatal(err)
 		}
 		os.Stdout.Write(out.Bytes())

@@ -2,10 +2,9 @@ package main
 
 import (
 	"bytes"
+	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -68,18 +67,19 @@ func TestGalerkinCommandErrors(t *testing.T) {
 	}
 }
 
+var flagBenchNE = flag.Int("galerkin.ne", 0, "ex56 size of BenchmarkGalerkinEx56 (0: skipped)")
+
 // BenchmarkGalerkinEx56 times the numeric phase of every variant on the finest level of
 // the real ex56 hierarchy (fem assembly, amg smoothed aggregation with six rigid-body
-// modes, GAMG defaults), on 1 and 2 workers. Set BLOCKAMG_BENCH_NE (63 is the
-// 786K-unknown target); it is skipped otherwise.
+// modes, GAMG defaults), on 1 and 2 workers, for the size -galerkin.ne (63 is the
+// 786K-unknown target); it is skipped without.
 func BenchmarkGalerkinEx56(b *testing.B) {
-	s := os.Getenv("BLOCKAMG_BENCH_NE")
-	if s == "" {
-		b.Skip("set BLOCKAMG_BENCH_NE=63 for the ex56 Galerkin benchmark")
+	ne := *flagBenchNE
+	if ne == 0 {
+		b.Skip("-galerkin.ne 63 runs the ex56 Galerkin benchmark")
 	}
-	ne, err := strconv.Atoi(s)
-	if err != nil || ne < 2 {
-		b.Fatalf("BLOCKAMG_BENCH_NE=%q: want an integer ≥ 2", s)
+	if ne < 2 {
+		b.Fatalf("-galerkin.ne %d: want an integer ≥ 2", ne)
 	}
 	A, _, B, err := fem.Ex56System(ne, 0)
 	if err != nil {

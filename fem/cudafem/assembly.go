@@ -1,8 +1,19 @@
-package cuda
+// Package cudafem runs the numeric phase of fem's two-phase ex56 assembly on an
+// NVIDIA GPU: it writes the values of a device BSR matrix (backend/cuda) from
+// per-element moduli in device memory, so that a recurring step that changes the
+// material moves one float64 per element across the bus, not the matrix.
+//
+// Its kernels are kernels/assembly.cu of backend/cuda, compiled with the rest of the
+// backend's module (one NVRTC translation unit, one kernel cache entry), and launched
+// on the backend's device thread and stream (cuda.Backend.Launch), so they are
+// ordered with the solver's own work. fem does not depend on this package or on the
+// backend.
+package cudafem
 
 import (
 	"fmt"
 
+	"github.com/blockamg/blockamg/backend/cuda"
 	"github.com/blockamg/blockamg/fem"
 	"github.com/blockamg/blockamg/internal/cudadrv"
 )
@@ -27,24 +38,22 @@ const (
 // multiply-adds) as long as Go does not fuse Numeric's multiply-adds itself, which it
 // does not on amd64 (GOAMD64 < v3); see fem.GatherTables.
 type Assembly struct {
-	b                       *Backend
+	b                       *cuda.Backend
 	fa                      *fem.Assembly
 	nn, ne, nodes, elements int
 	nnzb                    int64
-	tabF                    *Buffer[float64] // Ref then Diag
-	tabI                    *Buffer[int32]   // Local then inv
-	fnNumeric, fnCheck      cudadrv.Function
-	fnModulus               cudadrv.Function
-	mod                     *Buffer[float64] // NumericHost's upload buffer, on first use
-	flag                    *lowFlag         // CheckPattern's result, on first use
-	modFlag                 *lowFlag         // NumericHost's first bad element
-	defaultModulus          []float64        // fem's default material, on first use
+	tabF                    *cuda.Buffer[float64] // Ref then Diag
+	tabI                    *cuda.Buffer[int32]   // Local then inv
+	mod                     *cuda.Buffer[float64] // NumericHost's upload buffer, on first use
+	flag                    *cuda.Flag            // CheckPattern's result, on first use
+	modFlag                 *cuda.Flag            // NumericHost's first bad element
+	defaultModulus          []float64             // fem's default material, on first use
 	freed                   bool
 }
 
-// NewAssembly uploads the gather tables of fa once. fa's matrix must have fewer than
-// 2³¹ block rows (fem.MaxNe guarantees it).
-func (b *Backend) NewAssembly(fa *fem.Assembly) (*Assembly, error) {
+// New uploads the gather tables of fa once to b's device. fa's matrix must have fewer
+// than 2³¹ block rows (fem.MaxNe guarantees it).
+func New(b *cuda.Backend, fa *fem.Assembly) (*Assembly, error) {
 	g := fa.GatherTables()
 	m := fa.Matrix
 	nodes := g.Nn * g.Nn * g.Nn
@@ -77,27 +86,30 @@ func (b *Backend) NewAssembly(fa *fem.Assembly) (*Assembly, error) {
 		}
 	}
 	var err error
-	if err = upload(b, &da.tabF, tf); err != nil {
+	if da.tabF, err = upload(b, tf); err != nil {
 		da.Free()
 		return nil, fmt.Errorf("cuda: assembly tables: %w", err)
 	}
-	if err = upload(b, &da.tabI, ti); err != nil {
+	if da.tabI, err = upload(b, ti); err != nil {
 		da.Free()
 		return nil, fmt.Errorf("cuda: assembly tables: %w", err)
 	}
-	if da.fnNumeric, err = b.fnGlobal("asm_numeric"); err != nil {
-		da.Free()
-		return nil, fmt.Errorf("cuda: assembly: %w", err)
-	}
-	if da.fnCheck, err = b.fnGlobal("asm_check_pattern"); err != nil {
-		da.Free()
-		return nil, fmt.Errorf("cuda: assembly: %w", err)
-	}
-	if da.fnModulus, err = b.fnGlobal("asm_check_modulus"); err != nil {
-		da.Free()
-		return nil, fmt.Errorf("cuda: assembly: %w", err)
+	for _, name := range []string{"asm_numeric", "asm_check_pattern", "asm_check_modulus"} {
+		if err = b.LookupKernel(name); err != nil {
+			da.Free()
+			return nil, fmt.Errorf("cuda: assembly: %w", err)
+		}
 	}
 	return da, nil
+}
+
+// upload allocates a device buffer holding src.
+func upload[T cuda.Elem](b *cuda.Backend, src []T) (*cuda.Buffer[T], error) {
+	u, err := cuda.Alloc[T](b, len(src))
+	if err != nil {
+		return nil, err
+	}
+	return u, u.Upload(src)
 }
 
 func (da *Assembly) live() {
@@ -108,16 +120,17 @@ func (da *Assembly) live() {
 
 // checkSizes reports whether A has the dimensions and block count of the assembly's
 // matrix, and its transpose (when A has one) too.
-func (da *Assembly) checkSizes(A *Matrix) error {
-	da.b.mat(A)
-	for _, m := range []*Matrix{A, A.t} {
+func (da *Assembly) checkSizes(A *cuda.Matrix) error {
+	da.b.CheckMatrix(A)
+	for _, m := range []*cuda.Matrix{A, A.Transpose()} {
 		if m == nil {
 			continue
 		}
-		if m.blockRows != da.nodes || m.blockCols != da.nodes || m.r != 3 || m.c != 3 ||
-			int64(m.rowPtr.Len()) != int64(da.nodes)+1 || int64(m.col.Len()) != da.nnzb || int64(m.val.Len()) != 9*da.nnzb {
+		br, bc, r, c := m.Dims()
+		if br != da.nodes || bc != da.nodes || r != 3 || c != 3 ||
+			int64(m.RowPtr().Len()) != int64(da.nodes)+1 || int64(m.ColIdx().Len()) != da.nnzb || int64(m.Values().Len()) != 9*da.nnzb {
 			return fmt.Errorf("cuda: assembly: device matrix of %d×%d blocks of %d×%d with %d blocks stored; the assembly's has %d×%d blocks of 3×3 with %d",
-				m.blockRows, m.blockCols, m.r, m.c, m.col.Len(), da.nodes, da.nodes, da.nnzb)
+				br, bc, r, c, m.ColIdx().Len(), da.nodes, da.nodes, da.nnzb)
 		}
 	}
 	return nil
@@ -132,20 +145,20 @@ func (da *Assembly) checkSizes(A *Matrix) error {
 //
 // The kernel runs asynchronously; a device failure shows in the returned error when it
 // is already known, else in the backend's Err later.
-func (da *Assembly) Numeric(A *Matrix, modulus *Buffer[float64]) error {
+func (da *Assembly) Numeric(A *cuda.Matrix, modulus *cuda.Buffer[float64]) error {
 	da.live()
 	b := da.b
 	if err := da.checkSizes(A); err != nil {
 		return err
 	}
-	modulus.live()
-	if modulus.b != b {
+	modulus.Ptr() // panics on a freed buffer
+	if modulus.Backend() != b {
 		return fmt.Errorf("cuda: assembly: modulus buffer of another backend")
 	}
 	if modulus.Len() != da.elements {
 		return fmt.Errorf("cuda: assembly: %d element moduli for %d elements", modulus.Len(), da.elements)
 	}
-	if err := b.sticky(); err != nil {
+	if err := b.Failed(); err != nil {
 		return err
 	}
 	da.numeric(A, modulus, 0)
@@ -154,19 +167,16 @@ func (da *Assembly) Numeric(A *Matrix, modulus *Buffer[float64]) error {
 
 // numeric queues asm_numeric (guarded by the flag at bad when it is not 0) and the
 // transpose's copy.
-func (da *Assembly) numeric(A *Matrix, modulus *Buffer[float64], bad cudadrv.DevPtr) {
+func (da *Assembly) numeric(A *cuda.Matrix, modulus *cuda.Buffer[float64], bad cudadrv.DevPtr) {
 	b := da.b
 	nn, ne, nodes, elements := int32(da.nn), int32(da.ne), int32(da.nodes), int32(da.elements)
-	rp, mp, tf, ti, vp := A.rowPtr.Ptr(), modulus.Ptr(), da.tabF.Ptr(), da.tabI.Ptr(), A.val.Ptr()
-	f := da.fnNumeric
+	rp, mp, tf, ti, vp := A.RowPtr().Ptr(), modulus.Ptr(), da.tabF.Ptr(), da.tabI.Ptr(), A.Values().Ptr()
 	blocks := uint32((da.nodes + asmRows*asmGroups - 1) / (asmRows * asmGroups))
-	b.enqueue(func() error {
-		b.args.I32(nn).I32(ne).I32(nodes).Ptr(rp).Ptr(mp).Ptr(tf).Ptr(ti).Ptr(bad).I32(elements).Ptr(vp)
-		return b.launch("asm_numeric", f, blocks)
+	b.Launch("asm_numeric", blocks, func(a *cudadrv.Args) {
+		a.I32(nn).I32(ne).I32(nodes).Ptr(rp).Ptr(mp).Ptr(tf).Ptr(ti).Ptr(bad).I32(elements).Ptr(vp)
 	})
-	if t := A.t; t != nil {
-		tp, bytes := t.val.Ptr(), uint64(A.val.Bytes())
-		b.enqueue(func() error { return cudadrv.MemcpyDtoD(tp, vp, bytes) })
+	if t := A.Transpose(); t != nil {
+		t.Values().CopyFrom(A.Values())
 	}
 }
 
@@ -178,7 +188,7 @@ func (da *Assembly) numeric(A *Matrix, modulus *Buffer[float64], bad cudadrv.Dev
 // only to name the first bad one (one 4-byte flag comes back per call). The uploads
 // and the flag are counted under the backend's current phase. NumericHost waits for
 // the assembly to finish.
-func (da *Assembly) NumericHost(A *Matrix, modulus []float64) error {
+func (da *Assembly) NumericHost(A *cuda.Matrix, modulus []float64) error {
 	da.live()
 	if modulus != nil && len(modulus) != da.elements {
 		return da.fa.CheckModulus(modulus)
@@ -195,29 +205,26 @@ func (da *Assembly) NumericHost(A *Matrix, modulus []float64) error {
 	b := da.b
 	if da.mod == nil {
 		var err error
-		if da.mod, err = Alloc[float64](b, da.elements); err != nil {
+		if da.mod, err = cuda.Alloc[float64](b, da.elements); err != nil {
 			return fmt.Errorf("cuda: assembly: %w", err)
 		}
 	}
 	if da.modFlag == nil {
 		var err error
-		if da.modFlag, err = newLowFlag(b, int32(da.elements)); err != nil {
+		if da.modFlag, err = cuda.NewFlag(b, int32(da.elements)); err != nil {
 			return fmt.Errorf("cuda: assembly: %w", err)
 		}
 	}
 	if err := da.mod.Upload(modulus); err != nil {
 		return fmt.Errorf("cuda: assembly: uploading the moduli: %w", err)
 	}
-	if err := b.sticky(); err != nil {
+	if err := b.Failed(); err != nil {
 		return err
 	}
-	n, mp, fp, f := int32(da.elements), da.mod.Ptr(), da.modFlag.buf.Ptr(), da.fnModulus
-	b.enqueue(func() error {
-		b.args.I32(n).Ptr(mp).Ptr(fp)
-		return b.launch("asm_check_modulus", f, stridedBlocks(int64(n)))
-	})
+	n, mp, fp := int32(da.elements), da.mod.Ptr(), da.modFlag.Ptr()
+	b.Launch("asm_check_modulus", cuda.StridedBlocks(int64(n)), func(a *cudadrv.Args) { a.I32(n).Ptr(mp).Ptr(fp) })
 	da.numeric(A, da.mod, fp)
-	e, bad, err := da.modFlag.read()
+	e, bad, err := da.modFlag.Read()
 	if err != nil {
 		return fmt.Errorf("cuda: assembly: %w", err)
 	}
@@ -234,7 +241,7 @@ func (da *Assembly) NumericHost(A *Matrix, modulus []float64) error {
 // pointers and columns, through the arithmetic stencil: nothing matrix-sized is
 // uploaded or downloaded, a 4-byte flag comes back). It returns an error naming the
 // first row that differs.
-func (da *Assembly) CheckPattern(A *Matrix) error {
+func (da *Assembly) CheckPattern(A *cuda.Matrix) error {
 	da.live()
 	if err := da.checkSizes(A); err != nil {
 		return err
@@ -242,17 +249,16 @@ func (da *Assembly) CheckPattern(A *Matrix) error {
 	b := da.b
 	if da.flag == nil {
 		var err error
-		if da.flag, err = newLowFlag(b, int32(da.nodes)); err != nil {
+		if da.flag, err = cuda.NewFlag(b, int32(da.nodes)); err != nil {
 			return fmt.Errorf("cuda: assembly: %w", err)
 		}
 	}
 	nn, nodes, nnz := int32(da.nn), int32(da.nodes), da.nnzb
-	rp, cp, fp, f := A.rowPtr.Ptr(), A.col.Ptr(), da.flag.buf.Ptr(), da.fnCheck
-	b.enqueue(func() error {
-		b.args.I32(nn).I32(nodes).I64(nnz).Ptr(rp).Ptr(cp).Ptr(fp)
-		return b.launch("asm_check_pattern", f, blocksFor(int64(nodes)))
+	rp, cp, fp := A.RowPtr().Ptr(), A.ColIdx().Ptr(), da.flag.Ptr()
+	b.Launch("asm_check_pattern", cuda.BlocksFor(int64(nodes)), func(a *cudadrv.Args) {
+		a.I32(nn).I32(nodes).I64(nnz).Ptr(rp).Ptr(cp).Ptr(fp)
 	})
-	row, bad, err := da.flag.read()
+	row, bad, err := da.flag.Read()
 	if err != nil {
 		return err
 	}
@@ -266,7 +272,7 @@ func (da *Assembly) CheckPattern(A *Matrix) error {
 // flag buffers once NumericHost and CheckPattern have allocated them.
 func (da *Assembly) Bytes() int64 {
 	var n int64
-	for _, u := range []*Buffer[float64]{da.tabF, da.mod} {
+	for _, u := range []*cuda.Buffer[float64]{da.tabF, da.mod} {
 		if u != nil {
 			n += u.Bytes()
 		}
@@ -274,9 +280,9 @@ func (da *Assembly) Bytes() int64 {
 	if da.tabI != nil {
 		n += da.tabI.Bytes()
 	}
-	for _, f := range []*lowFlag{da.flag, da.modFlag} {
+	for _, f := range []*cuda.Flag{da.flag, da.modFlag} {
 		if f != nil {
-			n += f.buf.Bytes()
+			n += f.Bytes()
 		}
 	}
 	return n
@@ -292,7 +298,7 @@ func (da *Assembly) Free() {
 		return
 	}
 	da.freed = true
-	for _, u := range []*Buffer[float64]{da.tabF, da.mod} {
+	for _, u := range []*cuda.Buffer[float64]{da.tabF, da.mod} {
 		if u != nil {
 			u.Free()
 		}
@@ -300,7 +306,7 @@ func (da *Assembly) Free() {
 	if da.tabI != nil {
 		da.tabI.Free()
 	}
-	for _, f := range []*lowFlag{da.flag, da.modFlag} {
-		f.free()
+	for _, f := range []*cuda.Flag{da.flag, da.modFlag} {
+		f.Free()
 	}
 }

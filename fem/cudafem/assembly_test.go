@@ -1,34 +1,80 @@
-package cuda
+package cudafem
 
 import (
-	"bytes"
+	"errors"
+	"flag"
 	"fmt"
 	"math"
+	"os"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 
+	"github.com/blockamg/blockamg/backend/cuda"
 	"github.com/blockamg/blockamg/fem"
+	"github.com/blockamg/blockamg/internal/cudadrv"
 )
 
-// TestAssemblyKernelsCompile compiles kernels/assembly.cu on its own (after common.cuh)
-// for sm_90 when an NVRTC library is found (no GPU needed), and checks that both of its
-// kernels are in the CUBIN.
-func TestAssemblyKernelsCompile(t *testing.T) {
-	var src strings.Builder
-	for _, name := range []string{"common.cuh", "assembly.cu"} {
-		b, err := kernelFS.ReadFile("kernels/" + name)
-		if err != nil {
-			t.Fatal(err)
+var shared struct {
+	once sync.Once
+	be   *cuda.Backend
+	err  error
+}
+
+// device returns the backend shared by the tests of this package, or skips the test
+// with the one-line reason when there is no driver or no device.
+func device(t *testing.T) *cuda.Backend {
+	t.Helper()
+	shared.once.Do(func() { shared.be, shared.err = cuda.New(cuda.Options{}) })
+	if err := shared.err; err != nil {
+		if errors.Is(err, cudadrv.ErrNoDriver) || errors.Is(err, cudadrv.ErrNoDevice) {
+			t.Skip(err)
 		}
-		fmt.Fprintf(&src, "#line 1 \"%s\"\n%s\n", name, b)
+		t.Fatal(err)
 	}
-	img := compileSM90(t, src.String(), "assembly.cu")
-	for _, name := range []string{"asm_numeric", "asm_check_pattern"} {
-		if !bytes.Contains(img, []byte("\x00"+name+"\x00")) {
-			t.Errorf("kernel %s missing from the CUBIN", name)
+	return shared.be
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if shared.be != nil {
+		if err := shared.be.Close(); err != nil && code == 0 {
+			os.Stderr.WriteString("closing the CUDA backend: " + err.Error() + "\n")
+			code = 1
 		}
 	}
+	os.Exit(code)
+}
+
+// The opt-in performance reports: test flags, e.g.
+// cuda.test -test.run PerfReport -cuda.perf -cuda.perf-ne 64.
+var (
+	flagPerf   = flag.Bool("cuda.perf", false, "run the performance reports (GBs of host and device memory)")
+	flagPerfNE = flag.Int("cuda.perf-ne", 100, "ex56 size of the performance reports")
+)
+
+// perfNE skips an opt-in performance report unless -cuda.perf (what names the report
+// in the skip line) and returns its problem size, -cuda.perf-ne.
+func perfNE(t *testing.T, what string) int {
+	t.Helper()
+	if !*flagPerf {
+		t.Skip("-cuda.perf runs the " + what)
+	}
+	if *flagPerfNE < 2 {
+		t.Fatalf("-cuda.perf-ne %d: want an integer ≥ 2", *flagPerfNE)
+	}
+	return *flagPerfNE
+}
+
+// splitmix is a small deterministic generator.
+func splitmix(s *uint64) float64 {
+	*s += 0x9e3779b97f4a7c15
+	z := *s
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
+	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
+	z ^= z >> 31
+	return float64(z>>11)/(1<<53)*2 - 1
 }
 
 func asmSymbolic(t testing.TB, ne int) *fem.Assembly {
@@ -57,9 +103,9 @@ func asmModulus(n int, seed uint64) []float64 {
 	return m
 }
 
-func asmUpload(t testing.TB, be *Backend, v []float64) *Buffer[float64] {
+func asmUpload(t testing.TB, be *cuda.Backend, v []float64) *cuda.Buffer[float64] {
 	t.Helper()
-	u, err := Alloc[float64](be, len(v))
+	u, err := cuda.Alloc[float64](be, len(v))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,9 +118,9 @@ func asmUpload(t testing.TB, be *Backend, v []float64) *Buffer[float64] {
 
 // asmDevice returns fa's device assembly and a device matrix with fa's pattern (no
 // transpose), both freed when the test ends.
-func asmDevice(t testing.TB, be *Backend, fa *fem.Assembly) (*Assembly, *Matrix) {
+func asmDevice(t testing.TB, be *cuda.Backend, fa *fem.Assembly) (*Assembly, *cuda.Matrix) {
 	t.Helper()
-	da, err := be.NewAssembly(fa)
+	da, err := New(be, fa)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,23 +134,23 @@ func asmDevice(t testing.TB, be *Backend, fa *fem.Assembly) (*Assembly, *Matrix)
 }
 
 // asmPoison fills the device values of A (and of its transpose) with NaN.
-func asmPoison(t testing.TB, A *Matrix) {
+func asmPoison(t testing.TB, A *cuda.Matrix) {
 	t.Helper()
-	for _, m := range []*Matrix{A, A.t} {
+	for _, m := range []*cuda.Matrix{A, A.Transpose()} {
 		if m == nil {
 			continue
 		}
-		nan := make([]float64, m.val.Len())
+		nan := make([]float64, m.Values().Len())
 		for i := range nan {
 			nan[i] = math.NaN()
 		}
-		if err := m.val.Upload(nan); err != nil {
+		if err := m.Values().Upload(nan); err != nil {
 			t.Fatal(err)
 		}
 	}
 }
 
-func asmDownload(t testing.TB, u *Buffer[float64]) []float64 {
+func asmDownload(t testing.TB, u *cuda.Buffer[float64]) []float64 {
 	t.Helper()
 	v := make([]float64, u.Len())
 	if err := u.Download(v); err != nil {
@@ -144,7 +190,7 @@ func TestAssemblyGPUMatchesCPU(t *testing.T) {
 	}
 	for _, ne := range []int{3, 5, 8} {
 		fa := asmSymbolic(t, ne)
-		da, err := be.NewAssembly(fa)
+		da, err := New(be, fa)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -186,14 +232,14 @@ func TestAssemblyGPUMatchesCPU(t *testing.T) {
 				if err := be.Err(); err != nil {
 					t.Fatalf("%s: %v", what, err)
 				}
-				got := asmDownload(t, dA.val)
+				got := asmDownload(t, dA.Values())
 				asmSameBits(t, what, ref.RowPtr, got, ref.Val)
 				if first != nil {
 					asmSameBits(t, what+" against run 1", ref.RowPtr, got, first)
 				}
 				first = got
 				if withT {
-					asmSameBits(t, what+", transpose", ref.RowPtr, asmDownload(t, dA.t.val), refT)
+					asmSameBits(t, what+", transpose", ref.RowPtr, asmDownload(t, dA.Transpose().Values()), refT)
 				}
 			}
 		}
@@ -270,7 +316,7 @@ func TestAssemblyGPUErrors(t *testing.T) {
 		t.Error("Numeric with a device buffer of n−1 moduli: no error")
 	}
 	short.Free()
-	for i, v := range asmDownload(t, dA.val) {
+	for i, v := range asmDownload(t, dA.Values()) {
 		if !math.IsNaN(v) {
 			t.Fatalf("value %d = %v after rejected calls, want the NaN poison left alone", i, v)
 		}
@@ -285,14 +331,14 @@ func TestAssemblyGPUErrors(t *testing.T) {
 	if err := fa.Numeric(fa.Matrix, nil, 0); err != nil {
 		t.Fatal(err)
 	}
-	asmSameBits(t, "after rejected calls", fa.Matrix.RowPtr, asmDownload(t, dA.val), fa.Matrix.Val)
+	asmSameBits(t, "after rejected calls", fa.Matrix.RowPtr, asmDownload(t, dA.Values()), fa.Matrix.Val)
 }
 
-// TestAssemblyGPUPerf times the numeric assembly at ne = 100 (BLOCKAMG_PERF_NE changes
+// TestAssemblyGPUPerf times the numeric assembly at ne = 100 (-cuda.perf-ne changes
 // it) and reports its bandwidth: bytes it must move (values written + moduli read) over
 // the median of 20 launches timed with CUDA events, next to the copy bandwidth of the
 // same run. It checks the values bitwise against fem.Numeric first. Runs only with
-// BLOCKAMG_GPU_PERF=1 (GBs of host and device memory).
+// -cuda.perf (GBs of host and device memory).
 func TestAssemblyGPUPerf(t *testing.T) {
 	ne := perfNE(t, "device assembly bandwidth report")
 	be := device(t)
@@ -315,7 +361,7 @@ func TestAssemblyGPUPerf(t *testing.T) {
 	if err := fa.Numeric(fa.Matrix, nil, 0); err != nil {
 		t.Fatal(err)
 	}
-	asmSameBits(t, fmt.Sprintf("ne=%d", ne), fa.Matrix.RowPtr, asmDownload(t, dA.val), fa.Matrix.Val)
+	asmSameBits(t, fmt.Sprintf("ne=%d", ne), fa.Matrix.RowPtr, asmDownload(t, dA.Values()), fa.Matrix.Val)
 
 	var nerr error
 	ms, err := be.TimeMedian(2, reps, func() {

@@ -1,0 +1,77 @@
+package cuda
+
+import (
+	"github.com/blockamg/blockamg/backend"
+	"github.com/blockamg/blockamg/internal/cudadrv"
+)
+
+// The device core's API for the packages beside it that add device work of their own
+// on a Backend: fem/cudafem launches this module's assembly kernels
+// (kernels/assembly.cu) into device matrices; backend/cuda/cusparsebench drives
+// cuSPARSE on the backend's context and stream. They go through the same device
+// thread, stream, kernel cache, sticky error and transfer counters as the core's own
+// operations, so their work is ordered with it and counted alike.
+
+// Launch queues the module's kernel name over blocks thread blocks (of the block size
+// every kernel is built for: BlocksFor, StridedBlocks); args pushes its arguments, on
+// the device thread, just before the launch. The kernel is resolved there (once,
+// then cached; LookupKernel resolves it beforehand). Like every queued operation it
+// is skipped after a failure, and a failure becomes the backend's sticky error.
+func (b *Backend) Launch(name string, blocks uint32, args func(*cudadrv.Args)) {
+	b.run(name, blocks, func() { args(b.args) })
+}
+
+// LookupKernel resolves the module's kernel name now, so that a package can fail at
+// its set-up rather than at its first Launch.
+func (b *Backend) LookupKernel(name string) error {
+	_, err := b.fnGlobal(name)
+	return err
+}
+
+// BlocksFor returns the thread blocks that give one thread per item.
+func BlocksFor(items int64) uint32 { return blocksFor(items) }
+
+// StridedBlocks returns the grid of a grid-stride launch over n elements.
+func StridedBlocks(n int64) uint32 { return stridedBlocks(n) }
+
+// OnDevice runs f on the device thread, with the backend's stream, and waits for its
+// result. It neither looks at nor sets the sticky error: a library's status is the
+// caller's to judge.
+func (b *Backend) OnDevice(f func(stream cudadrv.Stream) error) error {
+	return b.call(func() error { return f(b.stream) })
+}
+
+// Failed returns the backend's first failure so far without waiting for queued work
+// (Err waits).
+func (b *Backend) Failed() error { return b.sticky() }
+
+// Closed reports whether Close has run: the context and all its memory are gone.
+func (b *Backend) Closed() bool { return b.closed }
+
+// Phase returns the name copies are counted under now (SetPhase), for a package that
+// makes copies of its own and counts them in Counters.
+func (b *Backend) Phase() string { return b.phase }
+
+// CheckMatrix returns a as one of this backend's live device matrices; another
+// backend's matrix, or a freed one, is a programming error and panics, as for every
+// operation of the backend.
+func (b *Backend) CheckMatrix(a backend.Matrix) *Matrix { return b.mat(a) }
+
+// RowPtr returns the device buffer of m's block row pointers (bsr.Matrix.RowPtr).
+func (m *Matrix) RowPtr() *Buffer[int64] { return m.rowPtr }
+
+// ColIdx returns the device buffer of m's block column indices (bsr.Matrix.ColIdx).
+func (m *Matrix) ColIdx() *Buffer[int32] { return m.col }
+
+// Backend returns the backend whose device holds the buffer.
+func (u *Buffer[T]) Backend() *Backend { return u.b }
+
+// CopyFrom queues a device-to-device copy of src, which must have u's length, into u
+// (cuMemcpyDtoD on the device thread, ordered with the queued kernels).
+func (u *Buffer[T]) CopyFrom(src *Buffer[T]) {
+	if src.Len() != u.Len() {
+		panic("cuda: CopyFrom: length mismatch")
+	}
+	dp, sp, bytes := u.Ptr(), src.Ptr(), uint64(src.Bytes())
+	u.b.enqueue(func() error { return cudadrv.MemcpyDtoD(dp, sp, bytes) })
+}

@@ -27,6 +27,7 @@ build() {
 	go test -c -o devbin/cudadrv.test ./internal/cudadrv
 	go test -c -o devbin/cycle.test ./amg/cycle
 	go test -c -o devbin/blockamg-bench.test ./cmd/blockamg-bench
+	go test -c -o devbin/blockamg.test .
 	go build -o devbin/blockamg ./cmd/blockamg
 	go build -o devbin/blockamg-bench ./cmd/blockamg-bench
 	ls -l devbin

@@ -17,10 +17,10 @@
 //	smooth.go      P = (I − ω·D⁻¹A)·P_tent on a pattern computed once, D the block
 //	               diagonal, ω = ProlongDamping/λmax(D⁻¹A)
 //	               Ac = PᵀAP through galerkin.Symbolic/Numeric
-//	chebyshev.go   Chebyshev smoother preconditioned by block Jacobi, its interval from
-//	               a CG–Lanczos estimate of λ(D⁻¹A) (krylov.EstimateEigenvalues)
-//	cholesky.go    dense Cholesky of the coarsest operator
-//	hierarchy.go   Setup, Update, the V-cycle (Apply)
+//	eig.go         a CG–Lanczos estimate of λ(D⁻¹A) (backend.CGLanczos on the CPU
+//	               backend), mapped onto the smoother interval by ChebyshevInterval
+//	cholesky.go    CoarseFactor: dense Cholesky of the coarsest operator
+//	hierarchy.go   Setup, Update
 //
 // The near-null space is a dense n×k array (NullSpace); without one, the b constant
 // modes are used (ConstantModes).
@@ -47,19 +47,15 @@
 //
 // # Cycle
 //
-// Apply runs one V-cycle from a zero guess: SmootherIts Chebyshev iterations
-// (block-Jacobi preconditioned, a fixed polynomial), residual, restriction, the
-// coarser cycle, prolongation, the same smoother again. Pre- and post-smoothing are the
-// same polynomial, so the cycle is a symmetric positive definite operator and
-// *Hierarchy serves as a krylov.Preconditioner for CG. With Options.SmootherFloat32 the
-// cycle reads a float32 copy of each level operator (all arithmetic stays float64):
-// the cycle is then that of fl32(A), still symmetric, and cheaper to stream.
+// The hierarchy holds no cycle: package amg/cycle runs the V-cycle (its smoothers
+// registered by name, Options.Smoother) on a backend, the CPU's or a GPU's, and
+// backend.PCG the CG around it; the front door, package blockamg, joins them.
 //
 // # Determinism
 //
 // Every parallel loop splits rows into chunks fixed by the pattern and the worker
 // count, every output is written by one goroutine in a fixed order, and reductions add
-// fixed-length partial sums in order: the hierarchy and the cycle are bitwise
+// fixed-length partial sums in order: the hierarchy is bitwise
 // identical for any Options.Workers.
 //
 // # Errors
@@ -70,6 +66,6 @@
 // an eigenvalue estimate, a failed coarse Cholesky), ErrStalled (aggregation stopped reducing the grid — a block-diagonal
 // operator, every coupling under Threshold — while the level was too large for the
 // dense coarse solve), ErrPattern (Update with another pattern) or bsr.ErrSingular (a
-// singular diagonal block), naming the level. Vectors of the wrong length given to
-// Apply panic.
+// singular diagonal block), naming the level. After an Update that failed part-way
+// Broken reports true and a cycle refuses the hierarchy (ErrBroken).
 package amg

@@ -1,5 +1,5 @@
-// Package backendcycle runs an amg.Hierarchy on a backend.Backend: the V-cycle with
-// Chebyshev/block-Jacobi smoothing, restriction by Pᵀ, prolongation by P and a coarse
+// Package cycle runs an amg.Hierarchy on a backend.Backend: the V-cycle with a
+// registered Smoother (Chebyshev or damped block Jacobi), restriction by Pᵀ, prolongation by P and a coarse
 // solve, a backend.Preconditioner for backend.PCG; and, on a backend.Resetter, the
 // numeric set-up itself (UploadResident, Cycle.Update). Written once against the
 // backend's primitives, the same code runs on the CPU backend and, with every vector
@@ -18,7 +18,7 @@
 // host computed them. UploadResident copies only the fine operator, the tentative
 // prolongators and the patterns; the backend computes every other value, and Update
 // recomputes them for new fine values (a Newton or time step) with no operator
-// crossing the bus: block-diagonal inverses, CG–Lanczos λ estimates (krylov's
+// crossing the bus: block-diagonal inverses, CG–Lanczos λ estimates (backend.CGLanczos, krylov's
 // iteration and start vector), P smoothing on its fixed pattern, filtering, the Pᵀ
 // refresh, the Galerkin products; the coarsest operator comes to the host to be
 // factored.
@@ -31,10 +31,10 @@
 // factor once per cycle. A resident Update moves the CG–Lanczos scalars, the coarsest
 // operator and its inverse. The backend's Counters record this per phase.
 //
-// # Agreement with the CPU hierarchy
+// # One cycle for every backend
 //
-// The cycle applies the same polynomial smoother as amg.Hierarchy.Apply, with the
-// same intervals, in a different operation order, so results agree with the CPU cycle
-// to round-off, not bit for bit; repeated runs on one backend are bitwise identical
-// because every backend primitive is.
+// This is the only V-cycle of blockamg: the CPU solve runs it on backend/cpu, whose
+// kernels keep the host set-up's arithmetic, and a GPU solve on backend/cuda.
+// Repeated runs on one backend are bitwise identical because every backend primitive
+// is; the CPU and the GPU agree to rounding (different summation order on the device).
 package cycle

@@ -1,6 +1,6 @@
 // Command blockamg is the command-line front end of blockamg: it inspects and converts
 // block sparse matrices, generates the ex56 elasticity problem, solves with
-// smoothed-aggregation AMG and benchmarks the Galerkin product, on the CPU or a GPU.
+// smoothed-aggregation AMG, on the CPU or a GPU (the benchmark studies are cmd/blockamg-bench).
 //
 // Each subcommand lives in its own file and registers itself in commands.
 package main

@@ -326,15 +326,6 @@ func (g *residentGalerkin) Free() {
 	g.pl.Free()
 }
 
-// Plan returns the Galerkin plan of a backend.Galerkin made by this package's
-// NewGalerkin (nil otherwise), for its statistics.
-func Plan(g backend.Galerkin) *GalerkinPlan {
-	if r, ok := g.(*residentGalerkin); ok {
-		return r.pl
-	}
-	return nil
-}
-
 // NewFilter implements backend.Resetter with NewFilterPlan.
 func (b *Backend) NewFilter(p *filter.Plan, Bc []float64) (backend.Filter, error) {
 	fp, err := b.NewFilterPlan(p, Bc)

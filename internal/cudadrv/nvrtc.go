@@ -104,9 +104,6 @@ func mappedPath(prefix string) string {
 	return ""
 }
 
-// NVRTCPath returns the file NVRTC was loaded from, or "" before LoadNVRTC succeeds.
-func NVRTCPath() string { return nvrtc.path }
-
 func nvrtcLoaded() {
 	if nvrtc.version == nil {
 		panic("cudadrv: NVRTC call before a successful LoadNVRTC")

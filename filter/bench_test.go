@@ -1,23 +1,29 @@
 package filter_test
 
 import (
+	"flag"
 	"fmt"
-	"github.com/blockamg/blockamg/filter"
-	"os"
-	"strconv"
 	"testing"
+
+	"github.com/blockamg/blockamg/filter"
 
 	"github.com/blockamg/blockamg/amg"
 	"github.com/blockamg/blockamg/galerkin"
 	"github.com/blockamg/blockamg/internal/par"
 )
 
+// The problem of BenchmarkEx56, as test flags: go test -bench Ex56 ./filter/ -args
+// -filter.ne 40 -filter.aggressive 0.
+var (
+	benchNe         = flag.Int("filter.ne", 30, "BenchmarkEx56: ex56 elements per side")
+	benchAggressive = flag.Int("filter.aggressive", -1, "BenchmarkEx56: AggressiveLevels (-1: amg's default)")
+)
+
 // benchThetas are the thresholds of BenchmarkEx56.
 var benchThetas = []float64{0, 0.01, 0.02, 0.05, 0.1}
 
 // BenchmarkEx56 filters the fine-level prolongator of amg's default hierarchy on ex56
-// (ne = 30, or BLOCKAMG_FILTER_NE; AggressiveLevels from BLOCKAMG_FILTER_AGGRESSIVE when
-// set) for each θ of benchThetas and times, per θ:
+// (ne = -filter.ne, AggressiveLevels -filter.aggressive when set) for each θ of benchThetas and times, per θ:
 //
 //	symbolic   filter.Symbolic (drop decision, pattern, Cholesky factors)
 //	numeric    Numeric (the recurring path)
@@ -26,21 +32,13 @@ var benchThetas = []float64{0, 0.01, 0.02, 0.05, 0.1}
 // Each reports the pattern sizes as metrics: dropped blocks, nnz of P_f, of W = A·P_f
 // and of Ac (blocks), and the bytes of P_f. θ = 0 is the unfiltered baseline.
 func BenchmarkEx56(b *testing.B) {
-	ne := 30
-	if s := os.Getenv("BLOCKAMG_FILTER_NE"); s != "" {
-		v, err := strconv.Atoi(s)
-		if err != nil || v < 1 {
-			b.Fatalf("BLOCKAMG_FILTER_NE=%q: want a positive integer", s)
-		}
-		ne = v
+	ne := *benchNe
+	if ne < 1 {
+		b.Fatalf("-filter.ne %d: want a positive integer", ne)
 	}
 	opt := amg.DefaultOptions()
-	if s := os.Getenv("BLOCKAMG_FILTER_AGGRESSIVE"); s != "" {
-		v, err := strconv.Atoi(s)
-		if err != nil || v < 0 {
-			b.Fatalf("BLOCKAMG_FILTER_AGGRESSIVE=%q: want a non-negative integer", s)
-		}
-		opt.AggressiveLevels = v
+	if *benchAggressive >= 0 {
+		opt.AggressiveLevels = *benchAggressive
 	}
 	h, _ := ex56Hierarchy(b, ne, opt)
 	for l := 0; l < len(h.Levels)-1; l++ {

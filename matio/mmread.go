@@ -176,10 +176,13 @@ const (
 	emptyRatio  = 8
 )
 
-// sparseDimsMsg explains why rows×cols is refused for nnz entries, or returns "".
-func sparseDimsMsg(rows, cols, nnz int64) string {
+// sparseDimsMsg explains why rows×cols is refused for nnz entries, or returns "". The
+// rows are only bounded when checkRows is set (a PETSc Mat pays for its rows with a
+// length word each, so only its columns need the bound); the message quotes both
+// dimensions as the file gives them.
+func sparseDimsMsg(rows, cols, nnz int64, checkRows bool) string {
 	lim := max(int64(maxEmptyDim), emptyRatio*nnz)
-	if rows > lim || cols > lim {
+	if checkRows && rows > lim || cols > lim {
 		return fmt.Sprintf("dimensions %d×%d for only %d entries: more than %d empty rows or columns per entry is not supported",
 			rows, cols, nnz, emptyRatio)
 	}
@@ -210,7 +213,7 @@ func readMatrixMarket(r io.Reader, name string, blockSize int, size int64) (*bsr
 	if size >= 0 {
 		size -= lr.bytes
 	}
-	if msg := sparseDimsMsg(h.rows, h.cols, h.nnz); msg != "" {
+	if msg := sparseDimsMsg(h.rows, h.cols, h.nnz, true); msg != "" {
 		return nil, lineErr(name, h.sizeLine, nil, "%s", msg)
 	}
 	t, err := readCoordinate(lr, h, size)

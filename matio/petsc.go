@@ -139,7 +139,7 @@ func readPETScMat(r io.Reader, name string, blockSize int, size int64) (*bsr.Mat
 			rows, cols, nz, need, size)
 	}
 	known := size >= 0
-	if msg := sparseDimsMsg(0, cols, nz); msg != "" {
+	if msg := sparseDimsMsg(rows, cols, nz, false); msg != "" {
 		return nil, byteErr(name, 8, nil, "%s", msg)
 	}
 	bs, err := checkBlockSize(name, 0, blockSize, rows, cols)

@@ -1,6 +1,7 @@
 package matio
 
 import (
+	"bytes"
 	"math"
 	"os"
 	"path/filepath"
@@ -143,6 +144,33 @@ func TestReadInfoSyntax(t *testing.T) {
 		os.WriteFile(p, []byte("-matload_block_size "+tok+"\n"), 0o644)
 		if bs, found, err := ReadInfo(p); bs != 3 || !found || err != nil {
 			t.Errorf(".info block size %q: got %d %v %v", tok, bs, found, err)
+		}
+	}
+}
+
+// TestPETScMessagesReportTheFile checks that header errors quote what the header says.
+func TestPETScMessagesReportTheFile(t *testing.T) {
+	cases := []struct {
+		name string
+		data []byte
+		want []string
+	}{
+		{"mostly empty columns", be(1211216, 5, 100000000, 0, 0, 0, 0, 0, 0), []string{"byte 8:", "dimensions 5×100000000", "0 entries", "columns"}},
+		{"mostly empty columns, some entries", be(1211216, 2, 50000000, 1, 1, 0, 3, 1.0), []string{"byte 8:", "dimensions 2×50000000", "1 entries"}},
+		{"negative columns", be(1211216, 3, -7, 0, 0, 0, 0), []string{"byte 4:", "negative dimensions 3×-7"}},
+	}
+	for _, c := range cases {
+		for _, hidden := range []bool{false, true} {
+			var err error
+			if hidden {
+				_, err = ReadPETScMat(hideLen{bytes.NewReader(c.data)}, "m.petsc", 1)
+			} else {
+				_, err = ReadPETScMat(bytes.NewReader(c.data), "m.petsc", 1)
+			}
+			wantParseErr(t, c.name, err, c.want...)
+			if err != nil && strings.Contains(err.Error(), "0×") && !strings.Contains(c.want[1], "0×") {
+				t.Errorf("%s: %v reports a dimension the file does not hold", c.name, err)
+			}
 		}
 	}
 }

@@ -157,7 +157,7 @@ func TestPETScMessagesReportTheFile(t *testing.T) {
 	}{
 		{"mostly empty columns", be(1211216, 5, 100000000, 0, 0, 0, 0, 0, 0), []string{"byte 8:", "dimensions 5×100000000", "0 entries", "columns"}},
 		{"mostly empty columns, some entries", be(1211216, 2, 50000000, 1, 1, 0, 3, 1.0), []string{"byte 8:", "dimensions 2×50000000", "1 entries"}},
-		{"negative columns", be(1211216, 3, -7, 0, 0, 0, 0), []string{"byte 4:", "negative dimensions 3×-7"}},
+		{"negative columns", be(1211216, 3, -7, 0, 0, 0, 0), []string{"byte 8:", "negative dimensions 3×-7"}},
 	}
 	for _, c := range cases {
 		for _, hidden := range []bool{false, true} {

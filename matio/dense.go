@@ -63,6 +63,10 @@ func readArray(lr *lineReader, h *mmHeader, size int64) (*Dense, error) {
 			len(col), h.rows, h.cols, n, h.sizeLine)
 	}
 	d := &Dense{Rows: int(h.rows), Cols: int(h.cols), Data: make([]float64, n)}
+	if n == 0 {
+		// 0×2³¹ holds nothing: do not loop over the empty columns.
+		return d, nil
+	}
 	for j := 0; j < d.Cols; j++ {
 		for i := 0; i < d.Rows; i++ {
 			d.Data[i*d.Cols+j] = col[j*d.Rows+i]
@@ -88,7 +92,7 @@ func WriteDense(w io.Writer, d *Dense) error {
 	if _, err := bw.Write(buf); err != nil {
 		return err
 	}
-	for j := 0; j < d.Cols; j++ {
+	for j := 0; j < d.Cols && d.Rows > 0; j++ {
 		for i := 0; i < d.Rows; i++ {
 			v := d.Data[i*d.Cols+j]
 			if math.IsNaN(v) || math.IsInf(v, 0) {

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+	"time"
 )
 
 const arrayBanner = "%%MatrixMarket matrix array real general\n"
@@ -78,5 +79,29 @@ func TestReadDenseErrors(t *testing.T) {
 		wantParseErr(t, c.name, err, c.want...)
 		_, err = ReadDenseFrom(hideLen{strings.NewReader(c.text)}, "d.mtx")
 		wantParseErr(t, c.name+" (size unknown)", err, c.want...)
+	}
+}
+
+// TestEmptyWideArray checks that an array with no values costs nothing however many
+// columns it claims: 0×2147483647 is a 60-byte file, and reading and writing it used
+// to loop over every empty column (seconds; found by FuzzReadMatrixMarket).
+func TestEmptyWideArray(t *testing.T) {
+	for _, size := range []string{"0 2147483647", "2147483647 0"} {
+		start := time.Now()
+		d, err := ReadDenseFrom(strings.NewReader(arrayBanner+size+"\n"), "w.mtx")
+		if err != nil || len(d.Data) != 0 {
+			t.Fatalf("%s: %v", size, err)
+		}
+		var buf bytes.Buffer
+		if err := WriteDense(&buf, d); err != nil {
+			t.Fatal(err)
+		}
+		got, err := ReadDenseFrom(&buf, "rt.mtx")
+		if err != nil || got.Rows != d.Rows || got.Cols != d.Cols {
+			t.Fatalf("%s: round trip %v", size, err)
+		}
+		if el := time.Since(start); el > 250*time.Millisecond {
+			t.Errorf("%s: read, write and read back took %v", size, el)
+		}
 	}
 }

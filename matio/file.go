@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -176,9 +177,13 @@ func ReadInfo(path string) (blockSize int, found bool, err error) {
 		if len(f) != 2 {
 			return 0, false, lineErr(path, n+1, nil, "expected \"%s N\"", f[0])
 		}
+		// Decimal only, as PETSc parses it (strtol, base 10): no "0x3" or "3_0".
 		bs, err := strconv.Atoi(f[1])
-		if err != nil || bs < 1 {
-			return 0, false, lineErr(path, n+1, nil, "block size %q: expected a positive integer", f[1])
+		if !isDecimalInt([]byte(f[1])) || bs < 1 || err == nil && bs > math.MaxInt32 {
+			return 0, false, lineErr(path, n+1, nil, "block size %q: expected a positive integer in decimal digits (at most %d)", f[1], math.MaxInt32)
+		}
+		if err != nil {
+			return 0, false, lineErr(path, n+1, nil, "block size %q: out of range, expected a positive integer in decimal digits (at most %d)", f[1], math.MaxInt32)
 		}
 		blockSize, found = bs, true
 	}

@@ -108,23 +108,6 @@ func blank(b []byte) bool {
 	return true
 }
 
-// parseUint parses an unsigned decimal integer of at most 18 digits (so it cannot
-// overflow int64). It is the fast path for Matrix Market indices; ok is false for
-// anything else, including signs, spaces and empty input.
-func parseUint(b []byte) (n int64, ok bool) {
-	if len(b) == 0 || len(b) > 18 {
-		return 0, false
-	}
-	for _, c := range b {
-		d := c - '0'
-		if d > 9 {
-			return 0, false
-		}
-		n = n*10 + int64(d)
-	}
-	return n, true
-}
-
 // remaining returns how many bytes r can still deliver when that is cheap to know, or
 // -1. Readers use it to refuse headers that promise more data than the input holds
 // before allocating anything from them.

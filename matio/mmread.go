@@ -6,7 +6,6 @@ import (
 	"io"
 	"math"
 	"sort"
-	"strconv"
 
 	"github.com/blockamg/blockamg/bsr"
 )
@@ -110,9 +109,12 @@ func readMMHeader(lr *lineReader) (*mmHeader, error) {
 	}
 	var v [3]int64
 	for k := range f {
-		n, ok := parseUint(f[k])
-		if !ok {
-			return nil, lineErr(name, lr.line, nil, "size line: %q is not a non-negative integer (expected %s)", clip(f[k]), what)
+		n, st := parseUint(f[k])
+		switch st {
+		case numSyntax:
+			return nil, lineErr(name, lr.line, nil, "size line: %q is not a non-negative integer in decimal digits (expected %s)", clip(f[k]), what)
+		case numRange:
+			return nil, lineErr(name, lr.line, nil, "size line: %q is too large (expected %s, each at most %d)", clip(f[k]), what, int64(maxUint))
 		}
 		v[k] = n
 	}
@@ -138,25 +140,6 @@ func clip(b []byte) string {
 		return string(b[:40]) + "…"
 	}
 	return string(b)
-}
-
-// parseValue parses a real or integer Matrix Market value and rejects NaN and Inf.
-func parseValue(tok []byte, integer bool) (float64, string) {
-	if integer {
-		n, err := strconv.ParseInt(string(tok), 10, 64)
-		if err != nil {
-			return 0, "expected an integer value, got " + strconv.Quote(clip(tok))
-		}
-		if n > 1<<53 || n < -(1<<53) {
-			return 0, "integer value " + strconv.Quote(clip(tok)) + " is not exactly representable as float64"
-		}
-		return float64(n), ""
-	}
-	v, err := strconv.ParseFloat(string(tok), 64)
-	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-		return 0, "expected a finite real value, got " + strconv.Quote(clip(tok))
-	}
-	return v, ""
 }
 
 // triplets are the entries of a coordinate file in file order (0-based), with what is
@@ -193,10 +176,13 @@ const (
 	emptyRatio  = 8
 )
 
-// sparseDimsMsg explains why rows×cols is refused for nnz entries, or returns "".
-func sparseDimsMsg(rows, cols, nnz int64) string {
+// sparseDimsMsg explains why rows×cols is refused for nnz entries, or returns "". The
+// rows are only bounded when checkRows is set (a PETSc Mat pays for its rows with a
+// length word each, so only its columns need the bound); the message quotes both
+// dimensions as the file gives them.
+func sparseDimsMsg(rows, cols, nnz int64, checkRows bool) string {
 	lim := max(int64(maxEmptyDim), emptyRatio*nnz)
-	if rows > lim || cols > lim {
+	if checkRows && rows > lim || cols > lim {
 		return fmt.Sprintf("dimensions %d×%d for only %d entries: more than %d empty rows or columns per entry is not supported",
 			rows, cols, nnz, emptyRatio)
 	}
@@ -227,7 +213,7 @@ func readMatrixMarket(r io.Reader, name string, blockSize int, size int64) (*bsr
 	if size >= 0 {
 		size -= lr.bytes
 	}
-	if msg := sparseDimsMsg(h.rows, h.cols, h.nnz); msg != "" {
+	if msg := sparseDimsMsg(h.rows, h.cols, h.nnz, true); msg != "" {
 		return nil, lineErr(name, h.sizeLine, nil, "%s", msg)
 	}
 	t, err := readCoordinate(lr, h, size)
@@ -305,13 +291,13 @@ func readCoordinate(lr *lineReader, h *mmHeader, size int64) (*triplets, error) 
 		if len(f) != nf {
 			return nil, lineErr(name, lr.line, nil, "entry has %d fields, expected %d (%s)", len(f), nf, map[bool]string{true: "ROW COL", false: "ROW COL VALUE"}[pattern])
 		}
-		i, ok := parseUint(f[0])
-		if !ok || i < 1 || i > h.rows {
-			return nil, lineErr(name, lr.line, nil, "row index %q out of range, expected an integer in [1, %d]", clip(f[0]), h.rows)
+		i, err := parseIndex(name, lr.line, f[0], "row", h.rows)
+		if err != nil {
+			return nil, err
 		}
-		j, ok := parseUint(f[1])
-		if !ok || j < 1 || j > h.cols {
-			return nil, lineErr(name, lr.line, nil, "column index %q out of range, expected an integer in [1, %d]", clip(f[1]), h.cols)
+		j, err := parseIndex(name, lr.line, f[1], "column", h.cols)
+		if err != nil {
+			return nil, err
 		}
 		if h.symmetry == symSkew && i == j {
 			return nil, lineErr(name, lr.line, nil, "diagonal entry (%d, %d) in a skew-symmetric matrix, whose diagonal must be implicit zero", i, j)
@@ -335,6 +321,18 @@ func readCoordinate(lr *lineReader, h *mmHeader, size int64) (*triplets, error) 
 		return nil, lineErr(name, lr.line+1, nil, "unexpected end of file after %d of the %d entries declared on line %d", k, h.nnz, h.sizeLine)
 	}
 	return t, nil
+}
+
+// parseIndex parses a 1-based row or column index (what) that must lie in [1, n].
+func parseIndex(name string, line int, tok []byte, what string, n int64) (int64, error) {
+	i, st := parseUint(tok)
+	if st == numSyntax {
+		return 0, lineErr(name, line, nil, "%s index %q is not a decimal integer (digits 0-9 only), expected an integer in [1, %d]", what, clip(tok), n)
+	}
+	if st == numRange || i < 1 || i > n {
+		return 0, lineErr(name, line, nil, "%s index %q out of range, expected an integer in [1, %d]", what, clip(tok), n)
+	}
+	return i, nil
 }
 
 // toCSR sorts the triplets into a scalar CSR matrix, mirroring symmetric and

@@ -125,7 +125,11 @@ func readPETScMat(r io.Reader, name string, blockSize int, size int64) (*bsr.Mat
 	}
 	rows, cols, nz := int64(h[1]), int64(h[2]), int64(h[3])
 	if rows < 0 || cols < 0 {
-		return nil, byteErr(name, 4, nil, "negative dimensions %d×%d in the header", rows, cols)
+		off := int64(4) // the first negative one: rows at byte 4, columns at byte 8
+		if rows >= 0 {
+			off = 8
+		}
+		return nil, byteErr(name, off, nil, "negative dimensions %d×%d in the header", rows, cols)
 	}
 	if nz == -1 {
 		return nil, byteErr(name, 12, nil, "dense PETSc Mat format (nonzeros = -1) not supported, expected an AIJ Mat")
@@ -139,7 +143,7 @@ func readPETScMat(r io.Reader, name string, blockSize int, size int64) (*bsr.Mat
 			rows, cols, nz, need, size)
 	}
 	known := size >= 0
-	if msg := sparseDimsMsg(0, cols, nz); msg != "" {
+	if msg := sparseDimsMsg(rows, cols, nz, false); msg != "" {
 		return nil, byteErr(name, 8, nil, "%s", msg)
 	}
 	bs, err := checkBlockSize(name, 0, blockSize, rows, cols)

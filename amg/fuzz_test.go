@@ -66,7 +66,7 @@ func FuzzSetupSolve(f *testing.F) {
 // fuzzSolve is the one place the fuzz target solves: preconditioned CG on the
 // hierarchy's fine operator. Re-point it to fuzz another solve path.
 func fuzzSolve(h *Hierarchy, b, x []float64, opt krylov.Options) (krylov.Result, error) {
-	return krylov.CG(h.Operator(), h, b, x, opt)
+	return refCG(h, b, x, opt)
 }
 
 // fuzzErrOK reports whether err wraps one of the errors Setup and CG document.

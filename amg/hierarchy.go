@@ -138,25 +138,27 @@ func (h *Hierarchy) coarsen(l int) (*Level, error) {
 		// re-projects (see package filter).
 		L.Filter, err = filter.Symbolic(X, Bc, th, filter.Options{Workers: w})
 		if err != nil {
-			return nil, fmt.Errorf("level %d: %w", l, err)
+			return nil, fmt.Errorf("level %d: %w", l, classify(err))
 		}
 		if !L.Filter.Identity() {
 			L.P = L.Filter.NewPf()
 			if err := L.Filter.Numeric(X, Bc, L.P, w); err != nil {
-				return nil, fmt.Errorf("level %d: %w", l, err)
+				return nil, fmt.Errorf("level %d: %w", l, classify(err))
 			}
 		}
 		sw.lap(&L.Times.Filter)
 	}
 	L.rap, err = galerkin.Symbolic(A, L.P, opt.GalerkinVariant)
 	if err == nil && opt.Symmetric {
-		err = L.rap.SetSymmetric(A, true)
+		if err = L.rap.SetSymmetric(A, true); err != nil {
+			err = fmt.Errorf("%w: Options.Symmetric with an operator that is not symmetric: %w", ErrInput, err)
+		}
 	}
 	if err == nil {
 		err = L.rap.Numeric(A, L.P, w)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("level %d: %w", l, err)
+		return nil, fmt.Errorf("level %d: %w", l, classify(err))
 	}
 	sw.lap(&L.Times.Galerkin)
 	return &Level{A: L.rap.Ac, B: Bc, K: k}, nil
@@ -187,7 +189,7 @@ func (h *Hierarchy) setupSmoother(l int) error {
 		return fmt.Errorf("level %d: %w: eigenvalue estimate: %w", l, ErrNotSPD, err)
 	}
 	if err != nil {
-		return fmt.Errorf("level %d: %w", l, err)
+		return fmt.Errorf("level %d: eigenvalue estimate: %w", l, classify(err))
 	}
 	L.Eig = eig
 	L.Omega = opt.ProlongDamping / eig.Max
@@ -269,7 +271,7 @@ func (h *Hierarchy) Update(A *bsr.Matrix) error {
 		sw.lap(&L.Times.Smoothing)
 		if L.Filter != nil && !L.Filter.Identity() {
 			if err := L.Filter.Numeric(L.Psmooth, h.Levels[l+1].B, L.P, w); err != nil {
-				return fmt.Errorf("level %d: %w", l, err)
+				return fmt.Errorf("level %d: %w", l, classify(err))
 			}
 			sw.lap(&L.Times.Filter)
 		}
@@ -319,4 +321,17 @@ func ChebyshevInterval(eig krylov.EigenEstimate, c [4]float64) (lo, hi float64, 
 			ErrOptions, lo, hi, eig.Min, eig.Max, c)
 	}
 	return lo, hi, nil
+}
+
+// classify gives an error from a stage package (galerkin, filter, krylov) that wraps
+// none of this package's sentinels the one that fits: ErrInput (the data the stage
+// was given did not fit it), so that every error of Setup and Update wraps a
+// documented sentinel.
+func classify(err error) error {
+	for _, s := range []error{ErrOptions, ErrInput, ErrNotSPD, ErrPattern, ErrStalled, ErrBroken, bsr.ErrSingular} {
+		if errors.Is(err, s) {
+			return err
+		}
+	}
+	return fmt.Errorf("%w: %w", ErrInput, err)
 }

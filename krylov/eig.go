@@ -30,7 +30,7 @@ func LanczosEstimate(alphas, betas []float64) (EigenEstimate, error) {
 	// Lanczos tridiagonal from CG: d₀ = 1/α₀, dⱼ = 1/αⱼ + βⱼ₋₁/αⱼ₋₁, eⱼ = √βⱼ/αⱼ.
 	k := len(alphas)
 	if k == 0 || len(betas) < k-1 {
-		return EigenEstimate{}, fmt.Errorf("krylov: eigenvalue estimate from %d α and %d β", k, len(betas))
+		return EigenEstimate{}, fmt.Errorf("%w: eigenvalue estimate from %d α and %d β", ErrTolerance, k, len(betas))
 	}
 	d := make([]float64, k)
 	off := make([]float64, k)
@@ -43,8 +43,31 @@ func LanczosEstimate(alphas, betas []float64) (EigenEstimate, error) {
 			off[j] = math.Sqrt(betas[j]) / alphas[j]
 		}
 	}
+	// Dsterf rescales a matrix whose entries approach the overflow or underflow
+	// thresholds, and gonum's rescaling of a single column panics; an exact scaling
+	// by a power of two into the middle of the range first changes no Ritz value's
+	// bits beyond that scaling.
+	amax := 0.0
+	for j := range d {
+		amax = math.Max(amax, math.Max(math.Abs(d[j]), math.Abs(off[j])))
+	}
+	if !(amax > 0) || math.IsInf(amax, 0) {
+		return EigenEstimate{}, fmt.Errorf("%w: eigenvalue estimate: Lanczos matrix entries up to %g", ErrBreakdown, amax)
+	}
+	scale := 1.0
+	if amax > 0x1p100 || amax < 0x1p-100 {
+		_, e := math.Frexp(amax)
+		scale = math.Ldexp(1, -e)
+		for j := range d {
+			d[j] *= scale
+			off[j] *= scale
+		}
+	}
 	if !(gonum.Implementation{}).Dsterf(k, d, off) {
-		return EigenEstimate{}, fmt.Errorf("krylov: eigenvalue estimate: tridiagonal eigenvalue iteration did not converge")
+		return EigenEstimate{}, fmt.Errorf("%w: eigenvalue estimate: tridiagonal eigenvalue iteration did not converge", ErrBreakdown)
+	}
+	for j := range d {
+		d[j] /= scale
 	}
 	// Dsterf sorts ascending.
 	return EigenEstimate{Min: d[0], Max: d[k-1], Steps: k}, nil

@@ -1,6 +1,7 @@
 package krylov
 
 import (
+	"errors"
 	"math"
 	"testing"
 )
@@ -21,5 +22,27 @@ func TestLanczosEstimate(t *testing.T) {
 	}
 	if _, err := LanczosEstimate(nil, nil); err == nil {
 		t.Error("no coefficients: no error")
+	}
+}
+
+// TestLanczosEstimateExtremeScale: coefficients near the ends of the float64 range
+// (an operator scaled by 1e±160) give the scaled Ritz values, not a panic in the
+// tridiagonal eigenvalue routine.
+func TestLanczosEstimateExtremeScale(t *testing.T) {
+	base, err := LanczosEstimate([]float64{0.5, 0.25}, []float64{0.8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []float64{1e-160, 1e130, 1e160} {
+		est, err := LanczosEstimate([]float64{0.5 / s, 0.25 / s}, []float64{0.8})
+		if err != nil {
+			t.Fatalf("scale %g: %v", s, err)
+		}
+		if math.Abs(est.Max/s-base.Max) > 1e-13*base.Max || math.Abs(est.Min/s-base.Min) > 1e-13*base.Max {
+			t.Errorf("scale %g: %+v, want %g × %+v", s, est, s, base)
+		}
+	}
+	if _, err := LanczosEstimate([]float64{math.NaN(), 1}, []float64{1}); !errors.Is(err, ErrBreakdown) {
+		t.Errorf("NaN coefficient: %v, want ErrBreakdown", err)
 	}
 }

@@ -84,14 +84,14 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&cfg.rhs, "rhs", "", "right-hand side of --matrix (n×1 array or PETSc Vec); default: ones")
 	fs.Float64Var(&cfg.kry.RelTol, "rtol", cfg.kry.RelTol, "relative tolerance on the true residual ‖b−Ax‖/‖b‖ (x0 = 0)")
 	fs.Float64Var(&cfg.kry.AbsTol, "atol", cfg.kry.AbsTol, "absolute tolerance on the true residual")
-	fs.IntVar(&cfg.kry.MaxIter, "maxit", cfg.kry.MaxIter, "maximum CG iterations")
+	fs.IntVar(&cfg.kry.MaxIter, "maxit", cfg.kry.MaxIter, fmt.Sprintf("maximum CG iterations (0 … %d)", maxSolveIt))
 	fs.Float64Var(&cfg.amg.Threshold, "threshold", cfg.amg.Threshold, "strength threshold (-pc_gamg_threshold); negative keeps every block")
-	fs.IntVar(&cfg.amg.AggNSmooths, "agg-nsmooths", cfg.amg.AggNSmooths, "prolongator smoothing steps (-pc_gamg_agg_nsmooths)")
-	fs.IntVar(&cfg.amg.AggressiveLevels, "aggressive-levels", cfg.amg.AggressiveLevels, "levels coarsened with distance-2 MIS (-pc_gamg_aggressive_coarsening)")
-	fs.IntVar(&cfg.amg.CoarseEqLimit, "coarse-eq-limit", cfg.amg.CoarseEqLimit, "stop coarsening at this many unknowns (-pc_gamg_coarse_eq_limit)")
-	fs.IntVar(&cfg.amg.MaxLevels, "max-levels", cfg.amg.MaxLevels, "maximum number of levels (-pc_mg_levels)")
-	fs.IntVar(&cfg.amg.EstEigKSPMaxIt, "esteig-its", cfg.amg.EstEigKSPMaxIt, "CG–Lanczos steps estimating λ(D⁻¹A) (-pc_gamg_esteig_ksp_max_it)")
-	fs.IntVar(&cfg.amg.SmootherIts, "smoother-its", cfg.amg.SmootherIts, "Chebyshev degree, pre and post (-mg_levels_ksp_max_it)")
+	fs.IntVar(&cfg.amg.AggNSmooths, "agg-nsmooths", cfg.amg.AggNSmooths, fmt.Sprintf("prolongator smoothing steps (-pc_gamg_agg_nsmooths; 0 … %d)", amg.LimitAggNSmooths))
+	fs.IntVar(&cfg.amg.AggressiveLevels, "aggressive-levels", cfg.amg.AggressiveLevels, fmt.Sprintf("levels coarsened with distance-2 MIS (-pc_gamg_aggressive_coarsening; 0 … %d)", amg.LimitMaxLevels))
+	fs.IntVar(&cfg.amg.CoarseEqLimit, "coarse-eq-limit", cfg.amg.CoarseEqLimit, fmt.Sprintf("stop coarsening at this many unknowns (-pc_gamg_coarse_eq_limit; 1 … %d)", amg.MaxCoarseUnknowns))
+	fs.IntVar(&cfg.amg.MaxLevels, "max-levels", cfg.amg.MaxLevels, fmt.Sprintf("maximum number of levels (-pc_mg_levels; 1 … %d)", amg.LimitMaxLevels))
+	fs.IntVar(&cfg.amg.EstEigKSPMaxIt, "esteig-its", cfg.amg.EstEigKSPMaxIt, fmt.Sprintf("CG–Lanczos steps estimating λ(D⁻¹A) (-pc_gamg_esteig_ksp_max_it; 1 … %d)", amg.LimitEstEigKSPMaxIt))
+	fs.IntVar(&cfg.amg.SmootherIts, "smoother-its", cfg.amg.SmootherIts, fmt.Sprintf("Chebyshev degree, pre and post (-mg_levels_ksp_max_it; 1 … %d)", amg.LimitSmootherIts))
 	def := cfg.amg.ChebyshevEstEig
 	fs.StringVar(&cfg.chebEig, "cheb-esteig", fmt.Sprintf("%g,%g,%g,%g", def[0], def[1], def[2], def[3]),
 		"Chebyshev interval a,b,c,d: [a·λmin+b·λmax, c·λmin+d·λmax] (-mg_levels_ksp_chebyshev_esteig)")
@@ -100,8 +100,8 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 	fs.BoolVar(&cfg.amg.SmootherFloat32, "smoother-f32", false, "smooth with float32 copies of the level operators (half the traffic of the cycle's passes; CG stays float64)")
 	fs.BoolVar(&cfg.wStats, "w-stats", false, "also report the blocks of W = A·P per level (one extra symbolic product per level)")
 	fs.StringVar(&cfg.galerkin, "galerkin", string(galerkin.Auto), "PᵀAP algorithm: "+solveVariantNames())
-	fs.IntVar(&cfg.steps, "steps", 0, "recurring steps: new values on the same pattern, Update, solve (shows the reuse cost)")
-	fs.IntVar(&cfg.threads, "threads", 0, "worker goroutines (0: GOMAXPROCS); results are identical for any count")
+	fs.IntVar(&cfg.steps, "steps", 0, fmt.Sprintf("recurring steps: new values on the same pattern, Update, solve (shows the reuse cost; 0 … %d)", maxSolveSteps))
+	fs.IntVar(&cfg.threads, "threads", 0, fmt.Sprintf("worker goroutines (0: GOMAXPROCS; at most %d); results are identical for any count", amg.LimitWorkers))
 	fs.BoolVar(&cfg.jsonOut, "json", false, "print one JSON object instead of tables (schema in README.md)")
 	fs.StringVar(&cfg.plot, "plot", "", "write a semilog convergence plot to this PNG file")
 	fs.BoolVar(&cfg.mms, "manufactured", false, "use b = A·x* for a random x* and report the error of x")
@@ -147,17 +147,14 @@ func (c *solveConfig) finish(fs *flag.FlagSet) error {
 	if c.ne < 1 || c.ne > fem.MaxNe {
 		return fmt.Errorf("--ne %d: want 1 … %d", c.ne, fem.MaxNe)
 	}
-	if c.threads < 0 {
-		return fmt.Errorf("--threads %d: want ≥ 0 (0: GOMAXPROCS)", c.threads)
+	if err := c.checkLimits(); err != nil {
+		return err
 	}
 	if c.plot != "" {
 		// Fail before the solve, not after it, on a folder that does not exist.
 		if st, err := os.Stat(filepath.Dir(c.plot)); err != nil || !st.IsDir() {
 			return fmt.Errorf("--plot %s: folder %s does not exist", c.plot, filepath.Dir(c.plot))
 		}
-	}
-	if c.steps < 0 {
-		return fmt.Errorf("--steps %d: want ≥ 0", c.steps)
 	}
 	parts := strings.Split(c.chebEig, ",")
 	if len(parts) != 4 {
@@ -179,6 +176,48 @@ func (c *solveConfig) finish(fs *flag.FlagSet) error {
 	c.kry.History = true
 	if err := c.amg.Validate(); err != nil {
 		return err
+	}
+	return nil
+}
+
+// Limits of solve's own flags that scale its work: CG iterations (PETSc's default is
+// 10000; an AMG-preconditioned CG that has not converged in 100000 will not) and
+// recurring steps (each a full re-setup and solve).
+const (
+	maxSolveIt    = 100_000
+	maxSolveSteps = 1000
+)
+
+// checkLimits refuses a flag that scales the run's work or memory beyond its limit
+// (amg.IntRanges for the AMG options), naming the flag, its value and the allowed
+// range, before any work.
+func (c *solveConfig) checkLimits() error {
+	amgRange := map[string]amg.IntRange{}
+	for _, r := range amg.IntRanges {
+		amgRange[r.Name] = r
+	}
+	for _, f := range []struct {
+		flag     string
+		v        int
+		min, max int
+	}{
+		{"threads", c.threads, 0, amgRange["Workers"].Max},
+		{"maxit", c.kry.MaxIter, 0, maxSolveIt},
+		{"steps", c.steps, 0, maxSolveSteps},
+		{"agg-nsmooths", c.amg.AggNSmooths, amgRange["AggNSmooths"].Min, amgRange["AggNSmooths"].Max},
+		{"aggressive-levels", c.amg.AggressiveLevels, amgRange["AggressiveLevels"].Min, amgRange["AggressiveLevels"].Max},
+		{"coarse-eq-limit", c.amg.CoarseEqLimit, amgRange["CoarseEqLimit"].Min, amgRange["CoarseEqLimit"].Max},
+		{"max-levels", c.amg.MaxLevels, amgRange["MaxLevels"].Min, amgRange["MaxLevels"].Max},
+		{"esteig-its", c.amg.EstEigKSPMaxIt, amgRange["EstEigKSPMaxIt"].Min, amgRange["EstEigKSPMaxIt"].Max},
+		{"smoother-its", c.amg.SmootherIts, amgRange["SmootherIts"].Min, amgRange["SmootherIts"].Max},
+	} {
+		if f.v < f.min || f.v > f.max {
+			extra := ""
+			if f.flag == "threads" {
+				extra = " (0: GOMAXPROCS)"
+			}
+			return fmt.Errorf("--%s %d: outside the allowed range %d … %d%s", f.flag, f.v, f.min, f.max, extra)
+		}
 	}
 	return nil
 }

@@ -354,7 +354,7 @@ type stepResult struct {
 	SetupSeconds     float64 `json:"setup_seconds"`
 	SolveSeconds     float64 `json:"solve_seconds"`
 	Iterations       int     `json:"iterations"`
-	RelativeResidual float64 `json:"relative_residual"`
+	RelativeResidual number  `json:"relative_residual"`
 	GalerkinSeconds  float64 `json:"galerkin_seconds"`      // PᵀAP numeric, all levels
 	FineGalerkin     float64 `json:"fine_galerkin_seconds"` // PᵀAP numeric, finest level
 	// PᵀAP numeric per level (all but the coarsest), and on a device the variant run.
@@ -367,6 +367,8 @@ type stepResult struct {
 	// Device runs: the PCG alone, without the right-hand side's upload and the
 	// solution's download (part of SolveSeconds).
 	PCGSeconds float64 `json:"pcg_seconds,omitempty"`
+	// A step whose solve failed: its residual history (the last entry of steps).
+	History numbers `json:"history,omitempty"`
 }
 
 // levelSetup is one level's share of a device re-setup, in seconds.
@@ -389,7 +391,7 @@ type solveReport struct {
 	NullSpace          int     `json:"nullspace_vectors"`
 	Threads            int     `json:"threads"`
 	Iterations         int     `json:"iterations"`
-	RelativeResidual   float64 `json:"relative_residual"`
+	RelativeResidual   number  `json:"relative_residual"`
 	AssemblySeconds    float64 `json:"assembly_seconds"`
 	SetupSeconds       float64 `json:"setup_seconds"`
 	SolveSeconds       float64 `json:"solve_seconds"`
@@ -404,7 +406,7 @@ type solveReport struct {
 	Levels            []amg.LevelInfo `json:"levels"`
 	Phases            amg.PhaseTimes  `json:"phases"`
 	Steps             []stepResult    `json:"steps,omitempty"`
-	History           []float64       `json:"history"`
+	History           numbers         `json:"history"`
 	// With --w-stats: stored blocks of W = A·P per level (all but the coarsest).
 	WBlocks []int64 `json:"w_blocks,omitempty"`
 	// GPU runs only: the device, the time to upload the hierarchy and the host↔device
@@ -420,14 +422,22 @@ type solveReport struct {
 	// Device memory held by the run (hierarchy, vectors), from cuMemGetInfo.
 	DeviceMemoryBytes int64                      `json:"device_memory_bytes,omitempty"`
 	Traffic           map[string]backend.Traffic `json:"traffic,omitempty"`
-	trafficOrder      []string                   // phases in the order they happened, for the table
+	// Error is the error that ended a failed run (absent when it succeeded); the
+	// other fields hold what was measured up to the failure.
+	Error        string   `json:"error,omitempty"`
+	trafficOrder []string // phases in the order they happened, for the table
 }
 
 // solveRun is the one solve driver: problem, set-up, first solve, recurring steps,
 // report. The engine decides where the cycle and CG run (the CPU hierarchy, or the
 // hierarchy uploaded to a backend); everything else is shared, so CPU and GPU runs
-// report the same quantities. open is called before any work, so that a missing GPU
-// fails at once.
+// report the same quantities. open is called after the host set-up, before the first
+// solve.
+//
+// A run that fails once the problem is known still reports: --json prints the report
+// with what was measured up to the failure (set-up figures, iterations and residual
+// history of the solve that failed) and the error in its "error" field, --plot draws
+// the residual history so far; the error is returned all the same (exit status 2).
 func solveRun(c *solveConfig, open func(h *amg.Hierarchy, p *problem) (engine, error), stdout, stderr io.Writer) error {
 	pr := progress{w: stderr, on: !c.quiet && !c.jsonOut}
 	p, err := loadProblem(c, pr)
@@ -436,6 +446,38 @@ func solveRun(c *solveConfig, open func(h *amg.Hierarchy, p *problem) (engine, e
 	}
 	pr.on = pr.on && p.A.Rows() >= 100_000
 	n := p.A.Rows()
+	rep := &solveReport{
+		Problem: p.name, Unknowns: n, BlockSize: p.A.R, NullSpace: p.A.R, Threads: workersOf(c.threads),
+		AssemblySeconds: (p.symbolic + p.numeric).Seconds(),
+	}
+	if p.ns != nil {
+		rep.NullSpace = p.ns.Cols
+	}
+	var eng engine
+	bnorm := norm(p.b)
+	// fail reports the failure err; history is the residual history of the solve that
+	// failed (nil when none did), title names it on the plot.
+	fail := func(err error, title string, history []float64) error {
+		rep.Error = err.Error()
+		if eng != nil {
+			eng.report(rep)
+		}
+		rep.PeakRSSBytes = peakRSS()
+		if c.plot != "" && len(history) > 0 {
+			if perr := plotHistory(c.plot, title, history, bnorm); perr != nil {
+				err = fmt.Errorf("%w (and %w)", err, perr)
+			}
+		}
+		if c.jsonOut {
+			enc := json.NewEncoder(stdout)
+			enc.SetIndent("", "  ")
+			if jerr := enc.Encode(rep); jerr != nil {
+				err = fmt.Errorf("%w (and --json: %w)", err, jerr)
+			}
+		}
+		return err
+	}
+
 	var xstar []float64
 	if c.mms {
 		xstar = make([]float64, n)
@@ -445,6 +487,7 @@ func solveRun(c *solveConfig, open func(h *amg.Hierarchy, p *problem) (engine, e
 		}
 		p.b = make([]float64, n)
 		p.A.MulVecWorkers(c.threads, 1, xstar, 0, p.b)
+		bnorm = norm(p.b)
 	}
 
 	// CG needs a symmetric operator, and then every Ac is symmetric: the Galerkin
@@ -460,18 +503,24 @@ func solveRun(c *solveConfig, open func(h *amg.Hierarchy, p *problem) (engine, e
 			c.amg.Symmetric = true
 		}
 	}
+	rep.SymmetricGalerkin = c.amg.Symmetric
 	done := pr.start("AMG set-up")
 	t := time.Now()
 	h, err := amg.Setup(p.A, p.ns, c.amg)
 	if err != nil {
-		return err
+		return fail(err, "", nil)
 	}
 	setup := time.Since(t)
 	done()
-	phases := h.Times()
-	eng, err := open(h, p)
-	if err != nil {
-		return err
+	rep.SetupSeconds = setup.Seconds()
+	rep.GridComplexity, rep.OperatorComplexity = h.GridComplexity(), h.OperatorComplexity()
+	rep.Levels, rep.Phases = h.Info(), h.Times()
+	if c.wStats {
+		rep.WBlocks = wBlocks(h)
+	}
+	if eng, err = open(h, p); err != nil {
+		eng = nil
+		return fail(err, "", nil)
 	}
 	defer eng.close()
 
@@ -484,24 +533,10 @@ func solveRun(c *solveConfig, open func(h *amg.Hierarchy, p *problem) (engine, e
 	res, err := eng.solve(rhs, x, c.kry)
 	solve := time.Since(t)
 	done()
+	rep.Iterations, rep.RelativeResidual = res.Iterations, number(res.Residual/nonzero(bnorm))
+	rep.SolveSeconds, rep.History = solve.Seconds(), res.History
 	if err != nil {
-		return fmt.Errorf("%s%s: %w", p.name, eng.where(), err)
-	}
-	bnorm := norm(p.b)
-	rep := solveReport{
-		Problem: p.name, Unknowns: n, BlockSize: p.A.R, Threads: workersOf(c.threads),
-		Iterations: res.Iterations, RelativeResidual: res.Residual / nonzero(bnorm),
-		AssemblySeconds: (p.symbolic + p.numeric).Seconds(), SetupSeconds: setup.Seconds(),
-		SolveSeconds: solve.Seconds(), GridComplexity: h.GridComplexity(),
-		OperatorComplexity: h.OperatorComplexity(), SymmetricGalerkin: c.amg.Symmetric, Levels: h.Info(), Phases: phases,
-		History: res.History,
-	}
-	rep.NullSpace = p.A.R
-	if p.ns != nil {
-		rep.NullSpace = p.ns.Cols
-	}
-	if c.wStats {
-		rep.WBlocks = wBlocks(h)
+		return fail(fmt.Errorf("%s%s: %w", p.name, eng.where(), err), p.name+eng.where(), res.History)
 	}
 	if xstar != nil {
 		rep.SolutionError = relDiff(x, xstar)
@@ -514,24 +549,28 @@ func solveRun(c *solveConfig, open func(h *amg.Hierarchy, p *problem) (engine, e
 		done = pr.start("step %d: new values, Update, solve", step)
 		sr := stepResult{Step: step}
 		if err := eng.step(step, p, rhs, c.threads, &sr); err != nil {
-			return fmt.Errorf("step %d: %w", step, err)
+			rep.Steps = append(rep.Steps, sr)
+			return fail(fmt.Errorf("step %d: %w", step, err), "", nil)
 		}
 		t = time.Now()
 		r, err := eng.solve(rhs, x, c.kry)
 		sr.SolveSeconds = time.Since(t).Seconds()
 		done()
-		if err != nil {
-			return fmt.Errorf("%s%s, step %d: %w", p.name, eng.where(), step, err)
-		}
 		sr.Iterations = r.Iterations
-		sr.RelativeResidual = r.Residual / nonzero(bnorm)
+		sr.RelativeResidual = number(r.Residual / nonzero(bnorm))
+		if err != nil {
+			sr.History = r.History
+			rep.Steps = append(rep.Steps, sr)
+			return fail(fmt.Errorf("%s%s, step %d: %w", p.name, eng.where(), step, err),
+				fmt.Sprintf("%s%s, step %d", p.name, eng.where(), step), r.History)
+		}
 		rep.Steps = append(rep.Steps, sr)
 		resetups = append(resetups, sr.SetupSeconds)
 	}
 	if len(resetups) > 0 {
 		rep.ResetupSeconds = median(resetups)
 	}
-	eng.report(&rep)
+	eng.report(rep)
 	rep.PeakRSSBytes = peakRSS()
 	if c.solution != "" {
 		if err := writeSolution(c.solution, x); err != nil {
@@ -552,8 +591,45 @@ func solveRun(c *solveConfig, open func(h *amg.Hierarchy, p *problem) (engine, e
 	if rep.Device != "" {
 		fmt.Fprintf(stdout, "device: %s (symbolic set-up on the host; numeric set-up, re-setup, assembly of new values, V-cycle and CG on the device)\n", rep.Device)
 	}
-	printSolve(stdout, &rep, p)
+	printSolve(stdout, rep, p)
 	return nil
+}
+
+// number is a float of the JSON report that may be NaN or infinite after a breakdown:
+// written as null then (JSON has no NaN or ±Inf, and encoding/json would refuse the
+// whole report), as encoding/json writes a float64 otherwise.
+type number float64
+
+func (v number) MarshalJSON() ([]byte, error) {
+	if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
+		return []byte("null"), nil
+	}
+	return json.Marshal(float64(v))
+}
+
+// numbers is a list of numbers of the JSON report (a residual history) whose
+// non-finite entries are written as null.
+type numbers []float64
+
+func (v numbers) MarshalJSON() ([]byte, error) {
+	if v == nil {
+		return []byte("null"), nil
+	}
+	if !slices.ContainsFunc(v, func(x float64) bool { return math.IsNaN(x) || math.IsInf(x, 0) }) {
+		return json.Marshal([]float64(v))
+	}
+	out := []byte{'['}
+	for i, x := range v {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		b, err := number(x).MarshalJSON()
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, b...)
+	}
+	return append(out, ']'), nil
 }
 
 // stepFactor is the factor by which recurring step k changes the problem: the soft
@@ -705,12 +781,28 @@ func printSolve(w io.Writer, r *solveReport, p *problem) {
 	tw.Flush()
 }
 
+// norm returns ‖v‖₂, rescaled where the plain sum of squares overflows (entries
+// around 1e155 and more) or underflows, so that relative residuals stay finite.
 func norm(v []float64) float64 {
 	s := 0.0
 	for _, x := range v {
 		s += x * x
 	}
-	return math.Sqrt(s)
+	if !math.IsInf(s, 0) && (s > 1e-290 || s == 0 && !slices.ContainsFunc(v, func(x float64) bool { return x != 0 })) {
+		return math.Sqrt(s)
+	}
+	big := 0.0
+	for _, x := range v {
+		big = max(big, math.Abs(x))
+	}
+	if big == 0 || math.IsInf(big, 0) || math.IsNaN(s) {
+		return math.Sqrt(s)
+	}
+	s = 0
+	for _, x := range v {
+		s += (x / big) * (x / big)
+	}
+	return big * math.Sqrt(s)
 }
 
 func relDiff(x, y []float64) float64 {

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"math"
 	"path"
 	"strconv"
 	"strings"
@@ -77,13 +78,16 @@ func CheckMemory(what string, need int64, limits []MemoryLimit) error {
 		ErrTooLarge, what, FormatBytes(need), l.Name, FormatBytes(l.Available), FormatBytes(l.Limit))
 }
 
-// FormatBytes writes n bytes in GB (10⁹) with three significant digits, or in MB
-// below 1 GB.
+// FormatBytes writes n bytes with three significant digits in MB, GB or TB (10⁶, 10⁹,
+// 10¹²).
 func FormatBytes(n int64) string {
-	if n < 1e9 && n > -1e9 {
+	switch v := math.Abs(float64(n)); {
+	case v < 1e9:
 		return fmt.Sprintf("%.3g MB", float64(n)/1e6)
+	case v < 1e12:
+		return fmt.Sprintf("%.3g GB", float64(n)/1e9)
 	}
-	return fmt.Sprintf("%.3g GB", float64(n)/1e9)
+	return fmt.Sprintf("%.3g TB", float64(n)/1e12)
 }
 
 // system is what readLimits reads: files of /proc and /sys, and resource limits. The

@@ -204,3 +204,18 @@ func TestCheckMemory(t *testing.T) {
 		t.Errorf("no limits known: %v", err)
 	}
 }
+
+// TestEx56SystemTooLarge checks that Ex56System refuses a system beyond the
+// process's memory before allocating it.
+func TestEx56SystemTooLarge(t *testing.T) {
+	b := mustBox(t, Ex56(MaxNe))
+	if CheckMemory("", b.SystemBytes(), MemoryLimits()) == nil {
+		t.Skip("no limit, or room for the largest mesh")
+	}
+	if _, _, _, err := Ex56System(MaxNe, 1); !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "needs about") {
+		t.Errorf("Ex56System(%d): %v, want ErrTooLarge with the figures", MaxNe, err)
+	}
+	if A, _, _, err := Ex56System(3, 1); err != nil || A.Rows() != 3*4*4*4 {
+		t.Errorf("Ex56System(3): %v", err)
+	}
+}

@@ -121,6 +121,9 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 	if err := cfg.finish(fs); err != nil {
 		return err
 	}
+	if err := cfg.checkHostMemory(); err != nil {
+		return err
+	}
 	if cfg.gpu {
 		return solveGPU(&cfg, stdout, stderr)
 	}

@@ -49,7 +49,8 @@ const (
 
 // memOptionFactor scales the default-options model by the options that change the
 // per-unknown cost, each measured on ex56 ne = 32 and 48 against the default run:
-// --smoother-f32 1.24–1.26, --filter 1.13–1.14, --steps 1.04–1.05, --w-stats 1.03;
+// --smoother-f32 1.24–1.26, --filter 1.13–1.14, --steps 1.04–1.05 (1.21 and 1.19 over
+// --agg-nsmooths 2 alone), --w-stats 1.03;
 // --agg-nsmooths (ne = 24, 32, 48): 0 → 0.80–0.90, 2 → 1.63–1.90, 3 → 2.46–2.53,
 // 4 → 3.94–4.42, 5 → 5.94–14.9. Smoothing fills P, the Galerkin products and the
 // coarse operators with a wider stencil at every step, and how much depends on the
@@ -59,9 +60,9 @@ func (c *solveConfig) memOptionFactor() float64 {
 	f := 1.0
 	switch n := c.amg.AggNSmooths; {
 	case n <= 5:
-		f = [...]float64{0.9, 1, 2.1, 3, 5, 15}[n]
+		f = [...]float64{0.9, 1, 2.1, 3, 5, 16}[n]
 	default:
-		f = 15 * math.Pow(float64(2*n+6)/16, 3)
+		f = 16 * math.Pow(float64(2*n+6)/16, 3)
 	}
 	if c.amg.SmootherFloat32 {
 		f *= 1.27
@@ -69,7 +70,10 @@ func (c *solveConfig) memOptionFactor() float64 {
 	if c.amg.FilterTheta > 0 {
 		f *= 1.15
 	}
-	if c.steps > 0 {
+	switch {
+	case c.steps > 0 && c.amg.AggNSmooths >= 2:
+		f *= 1.15 // Update's smoothing chain allocates its scratch anew
+	case c.steps > 0:
 		f *= 1.05
 	}
 	if c.wStats {

@@ -124,13 +124,8 @@ func (h *Hierarchy) coarsen(l int) (*Level, error) {
 		return nil, err
 	}
 	sw = newStopwatch()
-	X := L.Ptent
-	for s := 0; s < opt.AggNSmooths; s++ {
-		sp := newSmoothPlan(A, X, w)
-		sp.numeric(A, X, L.Dinv, L.Omega, w)
-		L.smooth = append(L.smooth, sp)
-		X = sp.Y
-	}
+	var X *bsr.Matrix
+	L.smooth, X = newSmoothChain(A, L.Ptent, L.Dinv, L.Omega, opt.AggNSmooths, w)
 	L.P, L.Psmooth = X, X
 	sw.lap(&L.Times.Smoothing)
 	if th := filter.LevelTheta(opt.FilterTheta, opt.FilterScale, l); th > 0 {
@@ -263,11 +258,7 @@ func (h *Hierarchy) Update(A *bsr.Matrix) error {
 			return err
 		}
 		sw := newStopwatch()
-		X := L.Ptent
-		for _, sp := range L.smooth {
-			sp.numeric(L.A, X, L.Dinv, L.Omega, w)
-			X = sp.Y
-		}
+		runSmoothChain(L.smooth, L.A, L.Ptent, L.Dinv, L.Omega, w)
 		sw.lap(&L.Times.Smoothing)
 		if L.Filter != nil && !L.Filter.Identity() {
 			if err := L.Filter.Numeric(L.Psmooth, h.Levels[l+1].B, L.P, w); err != nil {

@@ -17,22 +17,25 @@ type Options struct {
 	Threshold float64
 	// AggNSmooths is the number of Jacobi smoothing steps applied to the tentative
 	// prolongator: 0 gives plain aggregation, 1 classical smoothed aggregation.
-	// -pc_gamg_agg_nsmooths, default 1.
+	// Every step widens P's stencil by A's, so P, the Galerkin products and the coarse
+	// operators grow fast with it: 0 … LimitAggNSmooths (20). -pc_gamg_agg_nsmooths,
+	// default 1.
 	AggNSmooths int
 	// AggressiveLevels is the number of finest levels aggregated on the squared
 	// strength graph (distance-2 MIS, large aggregates); coarser levels use a
-	// distance-1 MIS. -pc_gamg_aggressive_coarsening, default 1.
+	// distance-1 MIS. 0 … LimitMaxLevels (64). -pc_gamg_aggressive_coarsening,
+	// default 1.
 	AggressiveLevels int
 	// CoarseEqLimit stops coarsening once a level has at most this many scalar
-	// unknowns; that level is solved by dense Cholesky. -pc_gamg_coarse_eq_limit,
-	// default 50.
+	// unknowns; that level is solved by dense Cholesky, so 1 … MaxCoarseUnknowns
+	// (8000, the largest dense factor allowed). -pc_gamg_coarse_eq_limit, default 50.
 	CoarseEqLimit int
-	// MaxLevels bounds the number of levels, the finest included. -pc_mg_levels,
-	// default 10 (PETSC_MG_MAXLEVELS).
+	// MaxLevels bounds the number of levels, the finest included: 1 … LimitMaxLevels
+	// (64). -pc_mg_levels, default 10 (PETSC_MG_MAXLEVELS).
 	MaxLevels int
 	// EstEigKSPMaxIt is the number of CG–Lanczos steps that estimate the spectrum of
-	// D⁻¹A on each level (for ω and the Chebyshev bounds).
-	// -pc_gamg_esteig_ksp_max_it, default 10.
+	// D⁻¹A on each level (for ω and the Chebyshev bounds), one product with A each:
+	// 1 … LimitEstEigKSPMaxIt (1000). -pc_gamg_esteig_ksp_max_it, default 10.
 	EstEigKSPMaxIt int
 	// ProlongDamping sets the prolongator smoothing weight ω = ProlongDamping/λmax,
 	// λmax the CG–Lanczos estimate of λmax(D⁻¹A). Ritz values approach λmax from below,
@@ -41,7 +44,8 @@ type Options struct {
 	// hard-codes 1.4.
 	ProlongDamping float64
 	// SmootherIts is the Chebyshev degree, applied before and after the coarse
-	// correction. -mg_levels_ksp_max_it, default 2.
+	// correction: 2·SmootherIts products with each level's operator per V-cycle,
+	// 1 … LimitSmootherIts (100). -mg_levels_ksp_max_it, default 2.
 	SmootherIts int
 	// Smoother names the level relaxation of the cycle, one of those registered in
 	// package amg/cycle: "chebyshev" (the default, "" means it) or "jacobi" (damped
@@ -76,10 +80,25 @@ type Options struct {
 	// every level's operator and fails when one is not symmetric; Update trusts new
 	// values to stay symmetric. Default false.
 	Symmetric bool
-	// Workers bounds the goroutines of every parallel phase (<= 0: GOMAXPROCS). Results
-	// are bitwise identical for any value.
+	// Workers bounds the goroutines of every parallel phase (<= 0: GOMAXPROCS), each
+	// with its own scratch arrays: at most LimitWorkers (4096). Results are bitwise
+	// identical for any value.
 	Workers int
 }
+
+// Limits of the options that scale the set-up's or the cycle's work or memory. They
+// lie far beyond any sensible run (PETSc GAMG's defaults are 1, 10, 10 and 2; a degree
+// or a step count in the tens is already unusual) and keep a mistyped value (an
+// AggNSmooths of 200 filled 6.2 GB on a 6.6k-unknown problem, a SmootherIts of 10⁹
+// never finishes a V-cycle) from running out of time or memory: Validate refuses
+// anything beyond them with an error that names the option, its value and its range.
+const (
+	LimitAggNSmooths    = 20   // AggNSmooths ≤ 20
+	LimitMaxLevels      = 64   // MaxLevels and AggressiveLevels ≤ 64
+	LimitEstEigKSPMaxIt = 1000 // EstEigKSPMaxIt ≤ 1000
+	LimitSmootherIts    = 100  // SmootherIts ≤ 100
+	LimitWorkers        = 4096 // Workers ≤ 4096
+)
 
 // DefaultOptions returns PETSc GAMG's defaults for smoothed aggregation.
 func DefaultOptions() Options {
@@ -98,25 +117,71 @@ func DefaultOptions() Options {
 	}
 }
 
-// Validate reports the first option outside its range.
+// IntRange is the allowed range of an integer option.
+type IntRange struct {
+	Name     string // the Options field
+	Min, Max int
+}
+
+// IntRanges lists the integer options and their allowed ranges, in Validate's order
+// (a front end can check its flags against them and name its own flag).
+var IntRanges = []IntRange{
+	{"AggNSmooths", 0, LimitAggNSmooths},
+	{"AggressiveLevels", 0, LimitMaxLevels},
+	{"CoarseEqLimit", 1, MaxCoarseUnknowns},
+	{"MaxLevels", 1, LimitMaxLevels},
+	{"EstEigKSPMaxIt", 1, LimitEstEigKSPMaxIt},
+	{"SmootherIts", 1, LimitSmootherIts},
+	{"Workers", math.MinInt, LimitWorkers},
+}
+
+// intField returns the value of the integer option name.
+func (o *Options) intField(name string) int {
+	switch name {
+	case "AggNSmooths":
+		return o.AggNSmooths
+	case "AggressiveLevels":
+		return o.AggressiveLevels
+	case "CoarseEqLimit":
+		return o.CoarseEqLimit
+	case "MaxLevels":
+		return o.MaxLevels
+	case "EstEigKSPMaxIt":
+		return o.EstEigKSPMaxIt
+	case "SmootherIts":
+		return o.SmootherIts
+	case "Workers":
+		return o.Workers
+	}
+	panic("amg: no integer option " + name)
+}
+
+// Check reports v outside r as an error wrapping ErrOptions that names the option,
+// the value and the allowed range.
+func (r IntRange) Check(v int) error {
+	if v >= r.Min && v <= r.Max {
+		return nil
+	}
+	if r.Min == math.MinInt {
+		return fmt.Errorf("%w: %s %d is outside the allowed range (at most %d)", ErrOptions, r.Name, v, r.Max)
+	}
+	return fmt.Errorf("%w: %s %d is outside the allowed range [%d, %d]", ErrOptions, r.Name, v, r.Min, r.Max)
+}
+
+// Validate reports the first option outside its range; the integer ones are checked
+// against IntRanges.
 func (o *Options) Validate() error {
-	switch {
-	case math.IsNaN(o.Threshold) || math.IsInf(o.Threshold, 0):
+	if math.IsNaN(o.Threshold) || math.IsInf(o.Threshold, 0) {
 		return fmt.Errorf("%w: Threshold %g is not finite", ErrOptions, o.Threshold)
-	case o.AggNSmooths < 0:
-		return fmt.Errorf("%w: AggNSmooths %d < 0", ErrOptions, o.AggNSmooths)
-	case o.AggressiveLevels < 0:
-		return fmt.Errorf("%w: AggressiveLevels %d < 0", ErrOptions, o.AggressiveLevels)
-	case o.CoarseEqLimit < 1:
-		return fmt.Errorf("%w: CoarseEqLimit %d < 1", ErrOptions, o.CoarseEqLimit)
-	case o.MaxLevels < 1:
-		return fmt.Errorf("%w: MaxLevels %d < 1", ErrOptions, o.MaxLevels)
-	case o.EstEigKSPMaxIt < 1:
-		return fmt.Errorf("%w: EstEigKSPMaxIt %d < 1", ErrOptions, o.EstEigKSPMaxIt)
+	}
+	for _, r := range IntRanges {
+		if err := r.Check(o.intField(r.Name)); err != nil {
+			return err
+		}
+	}
+	switch {
 	case !(o.ProlongDamping > 0 && o.ProlongDamping < 2):
 		return fmt.Errorf("%w: ProlongDamping %g outside (0, 2)", ErrOptions, o.ProlongDamping)
-	case o.SmootherIts < 1:
-		return fmt.Errorf("%w: SmootherIts %d < 1", ErrOptions, o.SmootherIts)
 	case !(o.FilterTheta >= 0 && o.FilterTheta <= 1):
 		return fmt.Errorf("%w: FilterTheta %g outside [0, 1]", ErrOptions, o.FilterTheta)
 	case !(o.FilterScale > 0) || math.IsInf(o.FilterScale, 0):

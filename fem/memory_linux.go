@@ -2,23 +2,24 @@ package fem
 
 import (
 	"os"
-	"strconv"
-	"strings"
 	"syscall"
 )
 
-// memoryLimit returns the memory this process may use in bytes: the physical memory,
-// or the cgroup (v2) limit of its container when that is lower; 0 when unknown.
-func memoryLimit() int64 {
-	var si syscall.Sysinfo_t
-	if err := syscall.Sysinfo(&si); err != nil {
-		return 0
+// linuxSystem reads the real /proc, /sys and resource limits.
+type linuxSystem struct{}
+
+func hostSystem() system { return linuxSystem{} }
+
+func (linuxSystem) ReadFile(name string) ([]byte, error) { return os.ReadFile(name) }
+
+func (linuxSystem) Getrlimit(r rlimit) (uint64, bool) {
+	res := syscall.RLIMIT_AS
+	if r == rlimitData {
+		res = syscall.RLIMIT_DATA
 	}
-	limit := int64(uint64(si.Totalram) * uint64(si.Unit))
-	if data, err := os.ReadFile("/sys/fs/cgroup/memory.max"); err == nil {
-		if v, err := strconv.ParseInt(strings.TrimSpace(string(data)), 10, 64); err == nil && v > 0 && v < limit {
-			limit = v
-		}
+	var l syscall.Rlimit
+	if err := syscall.Getrlimit(res, &l); err != nil || l.Cur == ^uint64(0) { // RLIM_INFINITY
+		return 0, false
 	}
-	return limit
+	return l.Cur, true
 }

@@ -84,14 +84,14 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&cfg.rhs, "rhs", "", "right-hand side of --matrix (n×1 array or PETSc Vec); default: ones")
 	fs.Float64Var(&cfg.kry.RelTol, "rtol", cfg.kry.RelTol, "relative tolerance on the true residual ‖b−Ax‖/‖b‖ (x0 = 0)")
 	fs.Float64Var(&cfg.kry.AbsTol, "atol", cfg.kry.AbsTol, "absolute tolerance on the true residual")
-	fs.IntVar(&cfg.kry.MaxIter, "maxit", cfg.kry.MaxIter, "maximum CG iterations")
+	fs.IntVar(&cfg.kry.MaxIter, "maxit", cfg.kry.MaxIter, fmt.Sprintf("maximum CG iterations (0 … %d)", maxSolveIt))
 	fs.Float64Var(&cfg.amg.Threshold, "threshold", cfg.amg.Threshold, "strength threshold (-pc_gamg_threshold); negative keeps every block")
-	fs.IntVar(&cfg.amg.AggNSmooths, "agg-nsmooths", cfg.amg.AggNSmooths, "prolongator smoothing steps (-pc_gamg_agg_nsmooths)")
-	fs.IntVar(&cfg.amg.AggressiveLevels, "aggressive-levels", cfg.amg.AggressiveLevels, "levels coarsened with distance-2 MIS (-pc_gamg_aggressive_coarsening)")
-	fs.IntVar(&cfg.amg.CoarseEqLimit, "coarse-eq-limit", cfg.amg.CoarseEqLimit, "stop coarsening at this many unknowns (-pc_gamg_coarse_eq_limit)")
-	fs.IntVar(&cfg.amg.MaxLevels, "max-levels", cfg.amg.MaxLevels, "maximum number of levels (-pc_mg_levels)")
-	fs.IntVar(&cfg.amg.EstEigKSPMaxIt, "esteig-its", cfg.amg.EstEigKSPMaxIt, "CG–Lanczos steps estimating λ(D⁻¹A) (-pc_gamg_esteig_ksp_max_it)")
-	fs.IntVar(&cfg.amg.SmootherIts, "smoother-its", cfg.amg.SmootherIts, "Chebyshev degree, pre and post (-mg_levels_ksp_max_it)")
+	fs.IntVar(&cfg.amg.AggNSmooths, "agg-nsmooths", cfg.amg.AggNSmooths, fmt.Sprintf("prolongator smoothing steps (-pc_gamg_agg_nsmooths; 0 … %d)", amg.LimitAggNSmooths))
+	fs.IntVar(&cfg.amg.AggressiveLevels, "aggressive-levels", cfg.amg.AggressiveLevels, fmt.Sprintf("levels coarsened with distance-2 MIS (-pc_gamg_aggressive_coarsening; 0 … %d)", amg.LimitMaxLevels))
+	fs.IntVar(&cfg.amg.CoarseEqLimit, "coarse-eq-limit", cfg.amg.CoarseEqLimit, fmt.Sprintf("stop coarsening at this many unknowns (-pc_gamg_coarse_eq_limit; 1 … %d)", amg.MaxCoarseUnknowns))
+	fs.IntVar(&cfg.amg.MaxLevels, "max-levels", cfg.amg.MaxLevels, fmt.Sprintf("maximum number of levels (-pc_mg_levels; 1 … %d)", amg.LimitMaxLevels))
+	fs.IntVar(&cfg.amg.EstEigKSPMaxIt, "esteig-its", cfg.amg.EstEigKSPMaxIt, fmt.Sprintf("CG–Lanczos steps estimating λ(D⁻¹A) (-pc_gamg_esteig_ksp_max_it; 1 … %d)", amg.LimitEstEigKSPMaxIt))
+	fs.IntVar(&cfg.amg.SmootherIts, "smoother-its", cfg.amg.SmootherIts, fmt.Sprintf("Chebyshev degree, pre and post (-mg_levels_ksp_max_it; 1 … %d)", amg.LimitSmootherIts))
 	def := cfg.amg.ChebyshevEstEig
 	fs.StringVar(&cfg.chebEig, "cheb-esteig", fmt.Sprintf("%g,%g,%g,%g", def[0], def[1], def[2], def[3]),
 		"Chebyshev interval a,b,c,d: [a·λmin+b·λmax, c·λmin+d·λmax] (-mg_levels_ksp_chebyshev_esteig)")
@@ -100,8 +100,8 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 	fs.BoolVar(&cfg.amg.SmootherFloat32, "smoother-f32", false, "smooth with float32 copies of the level operators (half the traffic of the cycle's passes; CG stays float64)")
 	fs.BoolVar(&cfg.wStats, "w-stats", false, "also report the blocks of W = A·P per level (one extra symbolic product per level)")
 	fs.StringVar(&cfg.galerkin, "galerkin", string(galerkin.Auto), "PᵀAP algorithm: "+solveVariantNames())
-	fs.IntVar(&cfg.steps, "steps", 0, "recurring steps: new values on the same pattern, Update, solve (shows the reuse cost)")
-	fs.IntVar(&cfg.threads, "threads", 0, "worker goroutines (0: GOMAXPROCS); results are identical for any count")
+	fs.IntVar(&cfg.steps, "steps", 0, fmt.Sprintf("recurring steps: new values on the same pattern, Update, solve (shows the reuse cost; 0 … %d)", maxSolveSteps))
+	fs.IntVar(&cfg.threads, "threads", 0, fmt.Sprintf("worker goroutines (0: GOMAXPROCS; at most %d); results are identical for any count", amg.LimitWorkers))
 	fs.BoolVar(&cfg.jsonOut, "json", false, "print one JSON object instead of tables (schema in README.md)")
 	fs.StringVar(&cfg.plot, "plot", "", "write a semilog convergence plot to this PNG file")
 	fs.BoolVar(&cfg.mms, "manufactured", false, "use b = A·x* for a random x* and report the error of x")
@@ -119,6 +119,9 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("unexpected argument %q", pos[0])
 	}
 	if err := cfg.finish(fs); err != nil {
+		return err
+	}
+	if err := cfg.checkHostMemory(); err != nil {
 		return err
 	}
 	if cfg.gpu {
@@ -147,17 +150,14 @@ func (c *solveConfig) finish(fs *flag.FlagSet) error {
 	if c.ne < 1 || c.ne > fem.MaxNe {
 		return fmt.Errorf("--ne %d: want 1 … %d", c.ne, fem.MaxNe)
 	}
-	if c.threads < 0 {
-		return fmt.Errorf("--threads %d: want ≥ 0 (0: GOMAXPROCS)", c.threads)
+	if err := c.checkLimits(); err != nil {
+		return err
 	}
 	if c.plot != "" {
 		// Fail before the solve, not after it, on a folder that does not exist.
 		if st, err := os.Stat(filepath.Dir(c.plot)); err != nil || !st.IsDir() {
 			return fmt.Errorf("--plot %s: folder %s does not exist", c.plot, filepath.Dir(c.plot))
 		}
-	}
-	if c.steps < 0 {
-		return fmt.Errorf("--steps %d: want ≥ 0", c.steps)
 	}
 	parts := strings.Split(c.chebEig, ",")
 	if len(parts) != 4 {
@@ -179,6 +179,48 @@ func (c *solveConfig) finish(fs *flag.FlagSet) error {
 	c.kry.History = true
 	if err := c.amg.Validate(); err != nil {
 		return err
+	}
+	return nil
+}
+
+// Limits of solve's own flags that scale its work: CG iterations (PETSc's default is
+// 10000; an AMG-preconditioned CG that has not converged in 100000 will not) and
+// recurring steps (each a full re-setup and solve).
+const (
+	maxSolveIt    = 100_000
+	maxSolveSteps = 1000
+)
+
+// checkLimits refuses a flag that scales the run's work or memory beyond its limit
+// (amg.IntRanges for the AMG options), naming the flag, its value and the allowed
+// range, before any work.
+func (c *solveConfig) checkLimits() error {
+	amgRange := map[string]amg.IntRange{}
+	for _, r := range amg.IntRanges {
+		amgRange[r.Name] = r
+	}
+	for _, f := range []struct {
+		flag     string
+		v        int
+		min, max int
+	}{
+		{"threads", c.threads, 0, amgRange["Workers"].Max},
+		{"maxit", c.kry.MaxIter, 0, maxSolveIt},
+		{"steps", c.steps, 0, maxSolveSteps},
+		{"agg-nsmooths", c.amg.AggNSmooths, amgRange["AggNSmooths"].Min, amgRange["AggNSmooths"].Max},
+		{"aggressive-levels", c.amg.AggressiveLevels, amgRange["AggressiveLevels"].Min, amgRange["AggressiveLevels"].Max},
+		{"coarse-eq-limit", c.amg.CoarseEqLimit, amgRange["CoarseEqLimit"].Min, amgRange["CoarseEqLimit"].Max},
+		{"max-levels", c.amg.MaxLevels, amgRange["MaxLevels"].Min, amgRange["MaxLevels"].Max},
+		{"esteig-its", c.amg.EstEigKSPMaxIt, amgRange["EstEigKSPMaxIt"].Min, amgRange["EstEigKSPMaxIt"].Max},
+		{"smoother-its", c.amg.SmootherIts, amgRange["SmootherIts"].Min, amgRange["SmootherIts"].Max},
+	} {
+		if f.v < f.min || f.v > f.max {
+			extra := ""
+			if f.flag == "threads" {
+				extra = " (0: GOMAXPROCS)"
+			}
+			return fmt.Errorf("--%s %d: outside the allowed range %d … %d%s", f.flag, f.v, f.min, f.max, extra)
+		}
 	}
 	return nil
 }
@@ -315,7 +357,7 @@ type stepResult struct {
 	SetupSeconds     float64 `json:"setup_seconds"`
 	SolveSeconds     float64 `json:"solve_seconds"`
 	Iterations       int     `json:"iterations"`
-	RelativeResidual float64 `json:"relative_residual"`
+	RelativeResidual number  `json:"relative_residual"`
 	GalerkinSeconds  float64 `json:"galerkin_seconds"`      // PᵀAP numeric, all levels
 	FineGalerkin     float64 `json:"fine_galerkin_seconds"` // PᵀAP numeric, finest level
 	// PᵀAP numeric per level (all but the coarsest), and on a device the variant run.
@@ -328,6 +370,8 @@ type stepResult struct {
 	// Device runs: the PCG alone, without the right-hand side's upload and the
 	// solution's download (part of SolveSeconds).
 	PCGSeconds float64 `json:"pcg_seconds,omitempty"`
+	// A step whose solve failed: its residual history (the last entry of steps).
+	History numbers `json:"history,omitempty"`
 }
 
 // levelSetup is one level's share of a device re-setup, in seconds.
@@ -350,7 +394,7 @@ type solveReport struct {
 	NullSpace          int     `json:"nullspace_vectors"`
 	Threads            int     `json:"threads"`
 	Iterations         int     `json:"iterations"`
-	RelativeResidual   float64 `json:"relative_residual"`
+	RelativeResidual   number  `json:"relative_residual"`
 	AssemblySeconds    float64 `json:"assembly_seconds"`
 	SetupSeconds       float64 `json:"setup_seconds"`
 	SolveSeconds       float64 `json:"solve_seconds"`
@@ -365,7 +409,7 @@ type solveReport struct {
 	Levels            []amg.LevelInfo `json:"levels"`
 	Phases            amg.PhaseTimes  `json:"phases"`
 	Steps             []stepResult    `json:"steps,omitempty"`
-	History           []float64       `json:"history"`
+	History           numbers         `json:"history"`
 	// With --w-stats: stored blocks of W = A·P per level (all but the coarsest).
 	WBlocks []int64 `json:"w_blocks,omitempty"`
 	// GPU runs only: the device, the time to upload the hierarchy and the host↔device
@@ -381,14 +425,22 @@ type solveReport struct {
 	// Device memory held by the run (hierarchy, vectors), from cuMemGetInfo.
 	DeviceMemoryBytes int64                      `json:"device_memory_bytes,omitempty"`
 	Traffic           map[string]backend.Traffic `json:"traffic,omitempty"`
-	trafficOrder      []string                   // phases in the order they happened, for the table
+	// Error is the error that ended a failed run (absent when it succeeded); the
+	// other fields hold what was measured up to the failure.
+	Error        string   `json:"error,omitempty"`
+	trafficOrder []string // phases in the order they happened, for the table
 }
 
 // solveRun is the one solve driver: problem, set-up, first solve, recurring steps,
 // report. The engine decides where the cycle and CG run (the CPU hierarchy, or the
 // hierarchy uploaded to a backend); everything else is shared, so CPU and GPU runs
-// report the same quantities. open is called before any work, so that a missing GPU
-// fails at once.
+// report the same quantities. open is called after the host set-up, before the first
+// solve.
+//
+// A run that fails once the problem is known still reports: --json prints the report
+// with what was measured up to the failure (set-up figures, iterations and residual
+// history of the solve that failed) and the error in its "error" field, --plot draws
+// the residual history so far; the error is returned all the same (exit status 2).
 func solveRun(c *solveConfig, open func(h *amg.Hierarchy, p *problem) (engine, error), stdout, stderr io.Writer) error {
 	pr := progress{w: stderr, on: !c.quiet && !c.jsonOut}
 	p, err := loadProblem(c, pr)
@@ -397,6 +449,38 @@ func solveRun(c *solveConfig, open func(h *amg.Hierarchy, p *problem) (engine, e
 	}
 	pr.on = pr.on && p.A.Rows() >= 100_000
 	n := p.A.Rows()
+	rep := &solveReport{
+		Problem: p.name, Unknowns: n, BlockSize: p.A.R, NullSpace: p.A.R, Threads: workersOf(c.threads),
+		AssemblySeconds: (p.symbolic + p.numeric).Seconds(),
+	}
+	if p.ns != nil {
+		rep.NullSpace = p.ns.Cols
+	}
+	var eng engine
+	bnorm := norm(p.b)
+	// fail reports the failure err; history is the residual history of the solve that
+	// failed (nil when none did), title names it on the plot.
+	fail := func(err error, title string, history []float64) error {
+		rep.Error = err.Error()
+		if eng != nil {
+			eng.report(rep)
+		}
+		rep.PeakRSSBytes = peakRSS()
+		if c.plot != "" && len(history) > 0 {
+			if perr := plotHistory(c.plot, title, history, bnorm); perr != nil {
+				err = fmt.Errorf("%w (and %w)", err, perr)
+			}
+		}
+		if c.jsonOut {
+			enc := json.NewEncoder(stdout)
+			enc.SetIndent("", "  ")
+			if jerr := enc.Encode(rep); jerr != nil {
+				err = fmt.Errorf("%w (and --json: %w)", err, jerr)
+			}
+		}
+		return err
+	}
+
 	var xstar []float64
 	if c.mms {
 		xstar = make([]float64, n)
@@ -406,6 +490,7 @@ func solveRun(c *solveConfig, open func(h *amg.Hierarchy, p *problem) (engine, e
 		}
 		p.b = make([]float64, n)
 		p.A.MulVecWorkers(c.threads, 1, xstar, 0, p.b)
+		bnorm = norm(p.b)
 	}
 
 	// CG needs a symmetric operator, and then every Ac is symmetric: the Galerkin
@@ -421,18 +506,24 @@ func solveRun(c *solveConfig, open func(h *amg.Hierarchy, p *problem) (engine, e
 			c.amg.Symmetric = true
 		}
 	}
+	rep.SymmetricGalerkin = c.amg.Symmetric
 	done := pr.start("AMG set-up")
 	t := time.Now()
 	h, err := amg.Setup(p.A, p.ns, c.amg)
 	if err != nil {
-		return err
+		return fail(err, "", nil)
 	}
 	setup := time.Since(t)
 	done()
-	phases := h.Times()
-	eng, err := open(h, p)
-	if err != nil {
-		return err
+	rep.SetupSeconds = setup.Seconds()
+	rep.GridComplexity, rep.OperatorComplexity = h.GridComplexity(), h.OperatorComplexity()
+	rep.Levels, rep.Phases = h.Info(), h.Times()
+	if c.wStats {
+		rep.WBlocks = wBlocks(h)
+	}
+	if eng, err = open(h, p); err != nil {
+		eng = nil
+		return fail(err, "", nil)
 	}
 	defer eng.close()
 
@@ -445,24 +536,10 @@ func solveRun(c *solveConfig, open func(h *amg.Hierarchy, p *problem) (engine, e
 	res, err := eng.solve(rhs, x, c.kry)
 	solve := time.Since(t)
 	done()
+	rep.Iterations, rep.RelativeResidual = res.Iterations, number(res.Residual/nonzero(bnorm))
+	rep.SolveSeconds, rep.History = solve.Seconds(), res.History
 	if err != nil {
-		return fmt.Errorf("%s%s: %w", p.name, eng.where(), err)
-	}
-	bnorm := norm(p.b)
-	rep := solveReport{
-		Problem: p.name, Unknowns: n, BlockSize: p.A.R, Threads: workersOf(c.threads),
-		Iterations: res.Iterations, RelativeResidual: res.Residual / nonzero(bnorm),
-		AssemblySeconds: (p.symbolic + p.numeric).Seconds(), SetupSeconds: setup.Seconds(),
-		SolveSeconds: solve.Seconds(), GridComplexity: h.GridComplexity(),
-		OperatorComplexity: h.OperatorComplexity(), SymmetricGalerkin: c.amg.Symmetric, Levels: h.Info(), Phases: phases,
-		History: res.History,
-	}
-	rep.NullSpace = p.A.R
-	if p.ns != nil {
-		rep.NullSpace = p.ns.Cols
-	}
-	if c.wStats {
-		rep.WBlocks = wBlocks(h)
+		return fail(fmt.Errorf("%s%s: %w", p.name, eng.where(), err), p.name+eng.where(), res.History)
 	}
 	if xstar != nil {
 		rep.SolutionError = relDiff(x, xstar)
@@ -475,24 +552,28 @@ func solveRun(c *solveConfig, open func(h *amg.Hierarchy, p *problem) (engine, e
 		done = pr.start("step %d: new values, Update, solve", step)
 		sr := stepResult{Step: step}
 		if err := eng.step(step, p, rhs, c.threads, &sr); err != nil {
-			return fmt.Errorf("step %d: %w", step, err)
+			rep.Steps = append(rep.Steps, sr)
+			return fail(fmt.Errorf("step %d: %w", step, err), "", nil)
 		}
 		t = time.Now()
 		r, err := eng.solve(rhs, x, c.kry)
 		sr.SolveSeconds = time.Since(t).Seconds()
 		done()
-		if err != nil {
-			return fmt.Errorf("%s%s, step %d: %w", p.name, eng.where(), step, err)
-		}
 		sr.Iterations = r.Iterations
-		sr.RelativeResidual = r.Residual / nonzero(bnorm)
+		sr.RelativeResidual = number(r.Residual / nonzero(bnorm))
+		if err != nil {
+			sr.History = r.History
+			rep.Steps = append(rep.Steps, sr)
+			return fail(fmt.Errorf("%s%s, step %d: %w", p.name, eng.where(), step, err),
+				fmt.Sprintf("%s%s, step %d", p.name, eng.where(), step), r.History)
+		}
 		rep.Steps = append(rep.Steps, sr)
 		resetups = append(resetups, sr.SetupSeconds)
 	}
 	if len(resetups) > 0 {
 		rep.ResetupSeconds = median(resetups)
 	}
-	eng.report(&rep)
+	eng.report(rep)
 	rep.PeakRSSBytes = peakRSS()
 	if c.solution != "" {
 		if err := writeSolution(c.solution, x); err != nil {
@@ -513,8 +594,45 @@ func solveRun(c *solveConfig, open func(h *amg.Hierarchy, p *problem) (engine, e
 	if rep.Device != "" {
 		fmt.Fprintf(stdout, "device: %s (symbolic set-up on the host; numeric set-up, re-setup, assembly of new values, V-cycle and CG on the device)\n", rep.Device)
 	}
-	printSolve(stdout, &rep, p)
+	printSolve(stdout, rep, p)
 	return nil
+}
+
+// number is a float of the JSON report that may be NaN or infinite after a breakdown:
+// written as null then (JSON has no NaN or ±Inf, and encoding/json would refuse the
+// whole report), as encoding/json writes a float64 otherwise.
+type number float64
+
+func (v number) MarshalJSON() ([]byte, error) {
+	if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
+		return []byte("null"), nil
+	}
+	return json.Marshal(float64(v))
+}
+
+// numbers is a list of numbers of the JSON report (a residual history) whose
+// non-finite entries are written as null.
+type numbers []float64
+
+func (v numbers) MarshalJSON() ([]byte, error) {
+	if v == nil {
+		return []byte("null"), nil
+	}
+	if !slices.ContainsFunc(v, func(x float64) bool { return math.IsNaN(x) || math.IsInf(x, 0) }) {
+		return json.Marshal([]float64(v))
+	}
+	out := []byte{'['}
+	for i, x := range v {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		b, err := number(x).MarshalJSON()
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, b...)
+	}
+	return append(out, ']'), nil
 }
 
 // stepFactor is the factor by which recurring step k changes the problem: the soft
@@ -666,12 +784,28 @@ func printSolve(w io.Writer, r *solveReport, p *problem) {
 	tw.Flush()
 }
 
+// norm returns ‖v‖₂, rescaled where the plain sum of squares overflows (entries
+// around 1e155 and more) or underflows, so that relative residuals stay finite.
 func norm(v []float64) float64 {
 	s := 0.0
 	for _, x := range v {
 		s += x * x
 	}
-	return math.Sqrt(s)
+	if !math.IsInf(s, 0) && (s > 1e-290 || s == 0 && !slices.ContainsFunc(v, func(x float64) bool { return x != 0 })) {
+		return math.Sqrt(s)
+	}
+	big := 0.0
+	for _, x := range v {
+		big = max(big, math.Abs(x))
+	}
+	if big == 0 || math.IsInf(big, 0) || math.IsNaN(s) {
+		return math.Sqrt(s)
+	}
+	s = 0
+	for _, x := range v {
+		s += (x / big) * (x / big)
+	}
+	return big * math.Sqrt(s)
 }
 
 func relDiff(x, y []float64) float64 {

@@ -56,6 +56,10 @@ func solveGPU(c *solveConfig, stdout, stderr io.Writer) error {
 	}
 	defer be.Close()
 	startFree := be.Info().FreeMem
+	// runSolve checked the host's memory; the device's is known now.
+	if err := c.checkDeviceMemory(be.Name(), startFree, be.Info().TotalMem); err != nil {
+		return err
+	}
 	var asm *cudafem.Assembly
 	defer func() {
 		if asm != nil {

@@ -95,8 +95,10 @@ func (s *stopwatch) lap(d *time.Duration) {
 }
 
 // SmoothSteps returns the prolongators of the AggNSmooths smoothing steps in order
-// (the last one is Psmooth), with the values of the last Setup or Update: each step's
-// fixed pattern is what a device re-setup fills. Nil on the coarsest level or without
+// (the last one is Psmooth): each step's fixed pattern is what a device re-setup
+// fills. Only the last carries values (those of the last Setup or Update); the
+// intermediate steps keep their patterns alone (Val nil), so that memory does not grow
+// by a value array per step. Nil on the coarsest level or without
 // smoothing.
 func (L *Level) SmoothSteps() []*bsr.Matrix {
 	var out []*bsr.Matrix

@@ -90,7 +90,7 @@ static double now(void)
 	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* Page-aligned, so that page-locking chunks of it never share a page. */
+/* Page-aligned (page-locked with AMGX_pin_memory). */
 static void *xalloc(size_t bytes)
 {
 	void *p = NULL;
@@ -559,25 +559,19 @@ static const char *status_name(AMGX_SOLVE_STATUS s)
 	return "unknown";
 }
 
-/* Page-locks [p, p+bytes) in chunks (AMGX_pin_memory takes an unsigned int). Returns the
- * chunks pinned, or -1 when one failed (those pinned are then released). */
-enum { PIN_CHUNK = 1 << 30, MAX_PINS = 64 };
+/* Page-locks [p, p+bytes) as one registration (AMGX_pin_memory takes an unsigned int, so at
+ * most 4 GiB - 1; a copy whose source spans two registrations is refused by cudaMemcpy, so
+ * larger arrays are not split but left pageable). Returns 0 when pinned. */
+enum { MAX_PINS = 8 };
 static void *pins[MAX_PINS];
 static int npins;
 
 static int pin(void *p, size_t bytes)
 {
-	int start = npins;
-	for (size_t off = 0; off < bytes; off += PIN_CHUNK) {
-		size_t m = bytes - off < PIN_CHUNK ? bytes - off : PIN_CHUNK;
-		if (npins == MAX_PINS || AMGX_pin_memory((char *)p + off, (unsigned int)m) != AMGX_RC_OK) {
-			while (npins > start)
-				AMGX_unpin_memory(pins[--npins]);
-			return -1;
-		}
-		pins[npins++] = (char *)p + off;
-	}
-	return npins - start;
+	if (bytes > 0xffffffffu || npins == MAX_PINS || AMGX_pin_memory(p, (unsigned int)bytes) != AMGX_RC_OK)
+		return -1;
+	pins[npins++] = p;
+	return 0;
 }
 
 typedef struct {
@@ -672,11 +666,11 @@ int main(int argc, char **argv)
 	if (o.pin) {
 		double tp = now();
 		size_t vbytes = (size_t)A.nnzb * bs * bs * sizeof(double);
-		pinned = pin(A.val, vbytes) >= 0 && pin(A.col, (size_t)A.nnzb * sizeof(int)) >= 0 &&
-			 pin(A.rowptr, (size_t)(nb + 1) * sizeof(int)) >= 0 && pin(b, (size_t)n * sizeof(double)) >= 0 &&
-			 pin(xh, (size_t)n * sizeof(double)) >= 0;
+		pinned = pin(A.val, vbytes) == 0 && pin(A.col, (size_t)A.nnzb * sizeof(int)) == 0 &&
+			 pin(A.rowptr, (size_t)(nb + 1) * sizeof(int)) == 0 && pin(b, (size_t)n * sizeof(double)) == 0 &&
+			 pin(xh, (size_t)n * sizeof(double)) == 0;
 		if (!pinned) {
-			fprintf(stderr, "amgx_bench: page-locking the host arrays failed; they stay pageable\n");
+			fprintf(stderr, "amgx_bench: page-locking the host arrays failed (or one is over 4 GiB); they stay pageable\n");
 			while (npins > 0)
 				AMGX_unpin_memory(pins[--npins]);
 		}

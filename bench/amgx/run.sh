@@ -158,9 +158,14 @@ def ours(kind):
     except Exception:
         return None
 
+def num(v):
+    return float('nan') if v is None else v
+
 def ours_row(r):
     if r is None:
         return None
+    if r.get('error'):
+        print('ours: %s' % r['error'])
     fd = r.get('first_device_setup_seconds', 0.0)
     st = r.get('steps') or []
     return {
@@ -169,7 +174,7 @@ def ours_row(r):
         'solve': r['solve_seconds'],
         'pcg': r.get('pcg_seconds', float('nan')),
         'its': r['iterations'],
-        'relres': r['relative_residual'],
+        'relres': num(r.get('relative_residual')),
         'values': med([s['assembly_seconds'] for s in st]),
         'resetup': med([s['setup_seconds'] for s in st]),
         'ssolve': med([s['solve_seconds'] for s in st]),

@@ -44,6 +44,10 @@ type Options struct {
 	// is symmetric (checked by NewSolver), the Galerkin products compute the blocks on
 	// and above the diagonal and mirror them, about half the work.
 	FullGalerkin bool
+	// AssumeSymmetric declares A symmetric without NewSolver checking it (PETSc's
+	// MAT_SYMMETRIC), for a caller that checked already: the check reads every block
+	// once. A wrong declaration gives a wrong coarse operator.
+	AssumeSymmetric bool
 }
 
 // DefaultOptions returns the options of a plain NewSolver call.
@@ -91,7 +95,8 @@ func NewSolver(A *bsr.Matrix, ns *NullSpace, opt Options) (*Solver, error) {
 		return nil, fmt.Errorf("blockamg: %w: %w", ErrOptions, err)
 	}
 	opt.AMG.Workers, opt.Solve.Workers = opt.Workers, opt.Workers
-	opt.AMG.Symmetric = !opt.FullGalerkin && A.R == A.C && A.BlockRows == A.BlockCols && A.CheckSymmetric() == nil
+	opt.AMG.Symmetric = !opt.FullGalerkin && (opt.AssumeSymmetric ||
+		A.R == A.C && A.BlockRows == A.BlockCols && A.CheckSymmetric() == nil)
 	s := &Solver{opt: opt}
 	var err error
 	if opt.Backend == CUDA {
@@ -209,6 +214,10 @@ func (s *Solver) update(A *bsr.Matrix) error {
 	s.last, err = s.cyc.Update()
 	return err
 }
+
+// SolveOptions returns the options of the solver's CG (Options.Solve, with Workers
+// set).
+func (s *Solver) SolveOptions() krylov.Options { return s.opt.Solve }
 
 // Hierarchy returns the set-up hierarchy, for inspection (levels, sizes, complexity,
 // timings). With Backend CUDA its values are those of the first set-up on the host:

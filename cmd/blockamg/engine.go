@@ -2,12 +2,13 @@ package main
 
 import (
 	"fmt"
+
+	"github.com/blockamg/blockamg"
 	"time"
 
 	"github.com/blockamg/blockamg/amg"
 	"github.com/blockamg/blockamg/amg/cycle"
 	"github.com/blockamg/blockamg/backend"
-	"github.com/blockamg/blockamg/backend/cpu"
 	"github.com/blockamg/blockamg/krylov"
 )
 
@@ -31,26 +32,38 @@ type engine interface {
 	close()
 }
 
-// cpuEngine runs the one solve stack on the CPU backend: backend.PCG preconditioned by
-// the hierarchy's V-cycle (amg/cycle), over the host hierarchy's own matrices.
+// cpuEngine is the library's front door on the CPU backend: a blockamg.Solver, which
+// runs backend.PCG preconditioned by the V-cycle (amg/cycle) over the host hierarchy's
+// own matrices.
 type cpuEngine struct {
-	h    *amg.Hierarchy
-	be   *cpu.Backend
-	cyc  *cycle.Cycle
-	work backend.PCGWork
+	s *blockamg.Solver
 }
 
-func newCPUEngine(h *amg.Hierarchy, threads int) (*cpuEngine, error) {
-	be := cpu.New(threads)
-	cyc, err := cycle.Upload(be, h)
-	if err != nil {
-		return nil, err
+// cpuSetup returns solveRun's set-up for the CPU: NewSolver on the problem with the
+// flags' options, the engine that solves with it kept in *eng.
+func cpuSetup(c *solveConfig, eng **cpuEngine) func(p *problem) (*amg.Hierarchy, error) {
+	return func(p *problem) (*amg.Hierarchy, error) {
+		opt := blockamg.Options{AMG: c.amg, Solve: c.kry, Backend: blockamg.CPU, Workers: c.threads,
+			FullGalerkin: !c.amg.Symmetric, AssumeSymmetric: c.amg.Symmetric}
+		s, err := blockamg.NewSolver(p.A, p.ns, opt)
+		if err != nil {
+			return nil, err
+		}
+		*eng = &cpuEngine{s: s}
+		return s.Hierarchy(), nil
 	}
-	return &cpuEngine{h: h, be: be, cyc: cyc}, nil
+}
+
+// cpuOpen hands solveRun the engine cpuSetup made.
+func cpuOpen(eng **cpuEngine) func(*amg.Hierarchy, *problem) (engine, error) {
+	return func(*amg.Hierarchy, *problem) (engine, error) { return *eng, nil }
 }
 
 func (e *cpuEngine) solve(b, x []float64, opt krylov.Options) (krylov.Result, error) {
-	return e.work.Solve(e.be, e.cyc.Operator(), e.cyc, cpu.WrapVector(b), cpu.WrapVector(x), opt)
+	if opt != e.s.SolveOptions() {
+		return krylov.Result{}, fmt.Errorf("internal error: CG options %+v differ from the solver's %+v", opt, e.s.SolveOptions())
+	}
+	return e.s.Solve(b, x)
 }
 func (e *cpuEngine) step(k int, p *problem, _ []float64, threads int, sr *stepResult) error {
 	// The new material is the caller's input: computed before the clock starts.
@@ -68,16 +81,14 @@ func (e *cpuEngine) step(k int, p *problem, _ []float64, threads int, sr *stepRe
 	}
 	sr.AssemblySeconds = time.Since(t).Seconds()
 	t = time.Now()
-	if err := e.h.Update(p.A); err != nil {
-		return err
-	}
-	if err := e.cyc.Refresh(e.h); err != nil {
+	if err := e.s.Update(p.A); err != nil {
 		return err
 	}
 	sr.SetupSeconds = time.Since(t).Seconds()
-	sr.GalerkinSeconds = e.h.Times().Galerkin.Seconds()
-	sr.FineGalerkin = e.h.Levels[0].Times.Galerkin.Seconds()
-	for _, L := range e.h.Levels[:len(e.h.Levels)-1] {
+	h := e.s.Hierarchy()
+	sr.GalerkinSeconds = h.Times().Galerkin.Seconds()
+	sr.FineGalerkin = h.Levels[0].Times.Galerkin.Seconds()
+	for _, L := range h.Levels[:len(h.Levels)-1] {
 		sr.GalerkinLevels = append(sr.GalerkinLevels, L.Times.Galerkin.Seconds())
 	}
 	return nil
@@ -85,10 +96,7 @@ func (e *cpuEngine) step(k int, p *problem, _ []float64, threads int, sr *stepRe
 func (*cpuEngine) report(*solveReport)        {}
 func (*cpuEngine) hostVector(n int) []float64 { return make([]float64, n) }
 func (*cpuEngine) where() string              { return "" }
-func (e *cpuEngine) close() {
-	e.work.Free()
-	e.cyc.Free()
-}
+func (e *cpuEngine) close()                   { e.s.Close() }
 
 // backendEngine runs the whole recurring phase on a backend (amg/cycle's
 // resident hierarchy): the hierarchy's patterns and plans are uploaded once, the first

@@ -20,7 +20,7 @@ import (
 // residuals as the CPU engine, the manufactured solution recovered, transfer phases
 // reported.
 func TestBackendEngineMatchesCPU(t *testing.T) {
-	run := func(open func(h *amg.Hierarchy, p *problem) (engine, error)) solveReport {
+	run := func(cpu bool, open func(h *amg.Hierarchy, p *problem) (engine, error)) solveReport {
 		t.Helper()
 		c := solveConfig{ne: 6, alpha: fem.Ex56(1).Alpha, kry: krylov.DefaultOptions(), amg: amg.DefaultOptions(),
 			chebEig: "0,0.1,0,1.1", galerkin: "auto", mms: true, jsonOut: true, steps: 2, threads: 1}
@@ -28,7 +28,12 @@ func TestBackendEngineMatchesCPU(t *testing.T) {
 			t.Fatal(err)
 		}
 		var out, errb bytes.Buffer
-		if err := solveRun(&c, open, &out, &errb); err != nil {
+		var setup func(*problem) (*amg.Hierarchy, error)
+		if cpu {
+			var eng *cpuEngine
+			setup, open = cpuSetup(&c, &eng), cpuOpen(&eng)
+		}
+		if err := solveRun(&c, setup, open, &out, &errb); err != nil {
 			t.Fatalf("solveRun: %v (%s)", err, errb.String())
 		}
 		var r solveReport
@@ -37,8 +42,8 @@ func TestBackendEngineMatchesCPU(t *testing.T) {
 		}
 		return r
 	}
-	want := run(func(h *amg.Hierarchy, _ *problem) (engine, error) { return newCPUEngine(h, 0) })
-	got := run(func(h *amg.Hierarchy, p *problem) (engine, error) {
+	want := run(true, nil)
+	got := run(false, func(h *amg.Hierarchy, p *problem) (engine, error) {
 		e, err := newBackendEngine(newCountingCPU(), h, nil)
 		if err == nil {
 			e.floor = newFloorModel(h, p.box.Elements(), 1e10)

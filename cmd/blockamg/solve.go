@@ -127,7 +127,8 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 	if cfg.gpu {
 		return solveGPU(&cfg, stdout, stderr)
 	}
-	return solveRun(&cfg, func(h *amg.Hierarchy, _ *problem) (engine, error) { return newCPUEngine(h, cfg.threads) }, stdout, stderr)
+	var eng *cpuEngine
+	return solveRun(&cfg, cpuSetup(&cfg, &eng), cpuOpen(&eng), stdout, stderr)
 }
 
 // finish checks the flags that parsing alone cannot and fills the derived options.
@@ -441,7 +442,14 @@ type solveReport struct {
 // with what was measured up to the failure (set-up figures, iterations and residual
 // history of the solve that failed) and the error in its "error" field, --plot draws
 // the residual history so far; the error is returned all the same (exit status 2).
-func solveRun(c *solveConfig, open func(h *amg.Hierarchy, p *problem) (engine, error), stdout, stderr io.Writer) error {
+//
+// build builds the hierarchy (nil: amg.Setup with the flags' options); the CPU's also
+// makes the engine (the library's Solver), which open then returns.
+func solveRun(c *solveConfig, build func(p *problem) (*amg.Hierarchy, error), open func(h *amg.Hierarchy, p *problem) (engine, error),
+	stdout, stderr io.Writer) error {
+	if build == nil {
+		build = func(p *problem) (*amg.Hierarchy, error) { return amg.Setup(p.A, p.ns, c.amg) }
+	}
 	pr := progress{w: stderr, on: !c.quiet && !c.jsonOut}
 	p, err := loadProblem(c, pr)
 	if err != nil {
@@ -509,7 +517,7 @@ func solveRun(c *solveConfig, open func(h *amg.Hierarchy, p *problem) (engine, e
 	rep.SymmetricGalerkin = c.amg.Symmetric
 	done := pr.start("AMG set-up")
 	t := time.Now()
-	h, err := amg.Setup(p.A, p.ns, c.amg)
+	h, err := build(p)
 	if err != nil {
 		return fail(err, "", nil)
 	}

@@ -107,5 +107,5 @@ func solveGPU(c *solveConfig, stdout, stderr io.Writer) error {
 		}
 		return e, nil
 	}
-	return solveRun(c, open, stdout, stderr)
+	return solveRun(c, nil, open, stdout, stderr)
 }

@@ -39,7 +39,7 @@ func runGalerkin(args []string, stdout, stderr io.Writer) error {
 	bs := fs.Int("block-size", 3, "with --matrix: block size b of A (P's blocks are b × coarse-block)")
 	cb := fs.Int("coarse-block", 6, "with --matrix: columns k of P's blocks")
 	levels := fs.Int("levels", 0, "benchmark at most this many levels, finest first (0: all)")
-	variant := fs.String("variant", "all", "all or one of "+galerkinVariantNames()+"; with --gpu, all or one of "+gpuGalerkinVariantNames())
+	variant := fs.String("variant", "all", "all or one of "+galerkin.VariantNames()+"; with --gpu, all or one of "+gpuGalerkinVariantNames())
 	runs := fs.Int("runs", 9, "least timed runs per variant (median reported), after one warm-up run")
 	maxRuns := fs.Int("max-runs", 401, "most timed runs per variant (short levels get more runs, up to this and --level-seconds)")
 	levelSeconds := fs.Float64("level-seconds", 20, "seconds of timed rounds, flushes included, beyond which a level gets no more runs than --runs")
@@ -89,8 +89,8 @@ func runGalerkin(args []string, stdout, stderr io.Writer) error {
 		variants = galerkin.Variants
 	} else {
 		v := galerkin.Variant(*variant)
-		if !slices.Contains(galerkin.Variants, v) && v != galerkin.Auto {
-			return fmt.Errorf("--variant %q: want all or one of %s", *variant, galerkinVariantNames())
+		if !v.Valid() || v == "" {
+			return fmt.Errorf("--variant %q: want all or one of %s", *variant, galerkin.VariantNames())
 		}
 		variants = []galerkin.Variant{v}
 	}
@@ -452,13 +452,6 @@ func ratio(a int64, b int) float64 {
 	return float64(a) / float64(b)
 }
 
-func galerkinVariantNames() string {
-	var s []string
-	for _, v := range galerkin.Variants {
-		s = append(s, string(v))
-	}
-	return strings.Join(append(s, string(galerkin.Auto)), ", ")
-}
 
 // galerkinProblem returns the products to benchmark and a description of where they
 // come from.

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/blockamg/blockamg/amg"
+	"github.com/blockamg/blockamg/amg/cycle"
 	"github.com/blockamg/blockamg/backend"
 	"github.com/blockamg/blockamg/bsr"
 	"github.com/blockamg/blockamg/fem"
@@ -97,9 +98,10 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 		"Chebyshev interval a,b,c,d: [a·λmin+b·λmax, c·λmin+d·λmax] (-mg_levels_ksp_chebyshev_esteig)")
 	fs.Float64Var(&cfg.amg.FilterTheta, "filter", 0, "prolongator filtering θ: drop P blocks under θ·(row max) in Frobenius norm, re-project onto the near-null space (0: off)")
 	fs.Float64Var(&cfg.amg.FilterScale, "filter-scale", 1, "per-level factor s of the filter threshold: θ_l = θ·s^l")
+	fs.StringVar(&cfg.amg.Smoother, "smoother", cycle.DefaultSmoother, "level smoother: "+cycle.SmootherNames()+" (jacobi: damped block Jacobi, ω = 4/(3·λmax))")
 	fs.BoolVar(&cfg.amg.SmootherFloat32, "smoother-f32", false, "smooth with float32 copies of the level operators (half the traffic of the cycle's passes; CG stays float64)")
 	fs.BoolVar(&cfg.wStats, "w-stats", false, "also report the blocks of W = A·P per level (one extra symbolic product per level)")
-	fs.StringVar(&cfg.galerkin, "galerkin", string(galerkin.Auto), "PᵀAP algorithm: "+solveVariantNames())
+	fs.StringVar(&cfg.galerkin, "galerkin", string(galerkin.Auto), "PᵀAP algorithm: "+galerkin.VariantNames())
 	fs.IntVar(&cfg.steps, "steps", 0, fmt.Sprintf("recurring steps: new values on the same pattern, Update, solve (shows the reuse cost; 0 … %d)", maxSolveSteps))
 	fs.IntVar(&cfg.threads, "threads", 0, fmt.Sprintf("worker goroutines (0: GOMAXPROCS; at most %d); results are identical for any count", amg.LimitWorkers))
 	fs.BoolVar(&cfg.jsonOut, "json", false, "print one JSON object instead of tables (schema in README.md)")
@@ -171,9 +173,12 @@ func (c *solveConfig) finish(fs *flag.FlagSet) error {
 		}
 		c.amg.ChebyshevEstEig[i] = v
 	}
+	if !cycle.KnownSmoother(c.amg.Smoother) {
+		return fmt.Errorf("--smoother %q: want one of %s", c.amg.Smoother, cycle.SmootherNames())
+	}
 	c.amg.GalerkinVariant = galerkin.Variant(c.galerkin)
-	if !knownVariant(c.amg.GalerkinVariant) {
-		return fmt.Errorf("--galerkin %q: want one of %s", c.galerkin, solveVariantNames())
+	if !c.amg.GalerkinVariant.Valid() || c.amg.GalerkinVariant == "" {
+		return fmt.Errorf("--galerkin %q: want one of %s", c.galerkin, galerkin.VariantNames())
 	}
 	c.amg.Workers = c.threads
 	c.kry.Workers = c.threads
@@ -224,18 +229,6 @@ func (c *solveConfig) checkLimits() error {
 		}
 	}
 	return nil
-}
-
-func knownVariant(v galerkin.Variant) bool {
-	if v == galerkin.Auto {
-		return true
-	}
-	for _, w := range galerkin.Variants {
-		if v == w {
-			return true
-		}
-	}
-	return false
 }
 
 // progress prints phase messages on stderr when the problem is large enough for them
@@ -867,13 +860,6 @@ func peakRSS() int64 {
 	return 0
 }
 
-func solveVariantNames() string {
-	names := []string{string(galerkin.Auto)}
-	for _, v := range galerkin.Variants {
-		names = append(names, string(v))
-	}
-	return strings.Join(names, ", ")
-}
 
 // wBlocks returns the stored blocks of W = A·P on every level but the coarsest.
 func wBlocks(h *amg.Hierarchy) []int64 {

@@ -452,7 +452,6 @@ func ratio(a int64, b int) float64 {
 	return float64(a) / float64(b)
 }
 
-
 // galerkinProblem returns the products to benchmark and a description of where they
 // come from.
 func galerkinProblem(ne int, source, matrix, prolong string, b, k int, am amg.Options, stderr io.Writer) ([]galerkinLevel, string, error) {

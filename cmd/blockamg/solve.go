@@ -860,7 +860,6 @@ func peakRSS() int64 {
 	return 0
 }
 
-
 // wBlocks returns the stored blocks of W = A·P on every level but the coarsest.
 func wBlocks(h *amg.Hierarchy) []int64 {
 	var out []int64

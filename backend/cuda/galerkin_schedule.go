@@ -191,12 +191,6 @@ func galerkinSchedule(A, P *bsr.Matrix) (*hostSchedule, error) {
 	return s, nil
 }
 
-// absolute expands the packed lists into global block index pairs.
-func (s *hostSchedule) absolute(A, P *bsr.Matrix) {
-	s.absoluteW(A, P)
-	s.absoluteAc()
-}
-
 // absoluteW expands W's packed list into (A block, P block) pairs.
 func (s *hostSchedule) absoluteW(A, P *bsr.Matrix) {
 	s.wabs = make([]int32, 2*len(s.wlist))

@@ -159,17 +159,6 @@ func (s GalerkinStats) offers(v GalerkinVariant) bool {
 	return e != nil && (e.offered == nil || e.offered(s))
 }
 
-// halfVariants lists the variants whose Pᵀ·W stage computes the symmetric half when
-// the plan is symmetric (they read its upper blocks' lists).
-func halfVariants() []GalerkinVariant {
-	var vs []GalerkinVariant
-	for _, e := range galerkinTable {
-		if e.kernel.reads(true).has(bufAcSel) {
-			vs = append(vs, e.name)
-		}
-	}
-	return vs
-}
 
 // galerkinRun is one numeric call's operands, handed to a variant's launch: the
 // plan, the stages asked, the shape and the device operands every variant reads.

@@ -159,7 +159,6 @@ func (s GalerkinStats) offers(v GalerkinVariant) bool {
 	return e != nil && (e.offered == nil || e.offered(s))
 }
 
-
 // galerkinRun is one numeric call's operands, handed to a variant's launch: the
 // plan, the stages asked, the shape and the device operands every variant reads.
 type galerkinRun struct {

@@ -21,4 +21,3 @@ func (s *hostSchedule) absolute(A, P *bsr.Matrix) {
 	s.absoluteW(A, P)
 	s.absoluteAc()
 }
-

@@ -21,8 +21,8 @@ type Level struct {
 	B []float64
 	K int // near-null vectors, the block size of the next coarser level
 
-	// Graph, Agg, Ptent and P are nil on the coarsest level.
-	Graph *Graph      // strength of connection between nodes
+	// Agg, Ptent and P are nil on the coarsest level. The strength graph is not kept
+	// (Edges counts it); Strength recomputes it from A.
 	Agg   *Aggregates // the aggregates: nodes of the next level
 	Ptent *bsr.Matrix // tentative prolongator, one b×K block per aggregated node
 	// P is the prolongator the cycle and the Galerkin product use: the smoothed one

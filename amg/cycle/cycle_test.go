@@ -15,7 +15,7 @@ import (
 )
 
 // ex56 builds the ex56 problem and its SA hierarchy with the options of the PETSc
-// comparison (issue 4).
+// comparison against PETSc GAMG.
 func ex56(t *testing.T, ne int) (*amg.Hierarchy, []float64) {
 	t.Helper()
 	A, rhs, B, err := fem.Ex56System(ne, 0)

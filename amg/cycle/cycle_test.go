@@ -14,7 +14,7 @@ import (
 	"github.com/blockamg/blockamg/krylov"
 )
 
-// ex56 builds the ex56 problem and its SA hierarchy with the options of the PETSc
+// ex56 builds the ex56 problem and its SA hierarchy with the options of the
 // comparison against PETSc GAMG.
 func ex56(t *testing.T, ne int) (*amg.Hierarchy, []float64) {
 	t.Helper()

@@ -88,7 +88,12 @@ func (m *Matrix) InvertDiag() ([]float64, error) {
 // larger than n·ε times S's largest entry, or when the inverse is not finite; inv is
 // then left in an unspecified state. Equilibration makes the test blind to the units
 // of the unknowns: D·A·D with D = diag(10⁶, 1, 10⁻⁶) inverts like A, where a test
-// relative to A's largest entry would call it singular.
+// relative to A's largest entry would call it singular. A block that fails this test is
+// tried once more after a symmetric scaling by the powers of two nearest 1/√|a_pp|,
+// which row-then-column equilibration does not always find: D·A·D of an SPD A with D
+// spanning 10³⁰ or more inside the block can have rows dominated by off-diagonal
+// entries. A block inverted by the first attempt gets the same bits as without the
+// second.
 func InvertBlock(n int, a, inv []float64) bool {
 	if len(a) < n*n || len(inv) < n*n {
 		panic("bsr: InvertBlock: slice too short")
@@ -114,7 +119,71 @@ func unitScale(m float64) float64 {
 
 // invertBlock is InvertBlock with caller-provided scratch lu (n*n), piv (n) and
 // scale (2n: the row scales, then the column scales).
+//
+// It first inverts the block as it is (equilibrated). Only when that calls it
+// singular is it tried once more on E·A·E, E the diagonal of powers of two nearest
+// 1/√|a_pp| (1 where a_pp = 0), whose inverse gives A⁻¹ = E·(E·A·E)⁻¹·E exactly up
+// to the rounding of the inverse: a symmetric positive definite block of a D·A·D with D
+// spanning many orders inside one node can have rows dominated by their off-diagonal
+// entries, so that row-then-column equilibration leaves two rows nearly parallel (a
+// singular-looking S), while the symmetric scaling by its diagonal restores the
+// well-conditioned block. A block that inverts the first time never sees the second
+// attempt, so its inverse keeps its bits.
 func invertBlock(n int, a, inv, lu []float64, piv []int, scale []float64) bool {
+	if len(inv) > 0 && &inv[0] == &a[0] {
+		// The first attempt writes inv before its last check: keep a for the second.
+		var buf [36]float64
+		orig := buf[:]
+		if n*n > len(buf) {
+			orig = make([]float64, n*n)
+		}
+		orig = orig[:n*n]
+		copy(orig, a[:n*n])
+		if invertEquilibrated(n, a, inv, lu, piv, scale) {
+			return true
+		}
+		a = orig
+	} else if invertEquilibrated(n, a, inv, lu, piv, scale) {
+		return true
+	}
+	e := scale[:n] // reused: invertEquilibrated overwrites scale anyway
+	same := true
+	for p := 0; p < n; p++ {
+		e[p] = 1
+		if d := math.Abs(a[p*n+p]); d > 0 && !math.IsInf(d, 0) {
+			_, x := math.Frexp(d)
+			e[p] = math.Ldexp(1, -x/2)
+		}
+		same = same && e[p] == 1
+	}
+	if same {
+		return false
+	}
+	es := make([]float64, n*n+n)
+	ea, ev := es[:n*n], es[n*n:]
+	copy(ev, e)
+	for p := 0; p < n; p++ {
+		for q := 0; q < n; q++ {
+			ea[p*n+q] = a[p*n+q] * ev[p] * ev[q]
+		}
+	}
+	if !invertEquilibrated(n, ea, inv, lu, piv, scale) {
+		return false
+	}
+	for p := 0; p < n; p++ {
+		for q := 0; q < n; q++ {
+			v := inv[p*n+q] * ev[p] * ev[q]
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return false
+			}
+			inv[p*n+q] = v
+		}
+	}
+	return true
+}
+
+// invertEquilibrated inverts a after equilibrating it (see InvertBlock).
+func invertEquilibrated(n int, a, inv, lu []float64, piv []int, scale []float64) bool {
 	copy(lu, a[:n*n])
 	rs, cs := scale[:n], scale[n:2*n]
 	for i := 0; i < n; i++ {

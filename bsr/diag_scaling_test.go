@@ -40,7 +40,8 @@ func checkScaledInverse(t *testing.T, what string, n int, inv, ainv, d []float64
 // TestInvertBlockSymmetricScaling: an SPD block of a system scaled as D·A·D with D
 // spanning many orders inside the node can have rows dominated by off-diagonal
 // entries; row-then-column equilibration then leaves two rows nearly parallel and the
-// block was called singular ("level 0: bsr: singular block"). The block below is
+// block was called singular ("level 0: bsr: singular block"), or inverted with no
+// correct digit. The block below is
 // hypre_beam_tet_459's diagonal block of node 1 with D as in the campaign's scaling
 // (spanning 1e±30); random SPD blocks are scaled by D spanning 1e±150.
 func TestInvertBlockSymmetricScaling(t *testing.T) {
@@ -65,6 +66,28 @@ func TestInvertBlockSymmetricScaling(t *testing.T) {
 	checkScaledInverse(t, "hypre block in place", 3, gi, ainv, d)
 	if _, err := (&Matrix{BlockRows: 1, BlockCols: 1, R: 3, C: 3, RowPtr: []int64{0, 1}, ColIdx: []int32{0}, Val: g}).InvertDiag(); err != nil {
 		t.Errorf("InvertDiag: %v", err)
+	}
+
+	// D = diag(1e20, 1, 1e-20), the same units in every node: equilibration alone
+	// passed the pivot test with an inverse 36 times its largest entry off for this
+	// node block of ex56 (ne = 6, node 115; its round-off couplings are what D
+	// magnifies).
+	e56 := []float64{1.1392685185185185, -6.932117640329194e-18, -6.932117640329194e-18, -6.932117640329194e-18, 1.1392685185185183, -0.10544999999999999, -6.932117640329194e-18, -0.10544999999999999, 1.1392685185185185}
+	e56inv := make([]float64, 9)
+	if !InvertBlock(3, e56, e56inv) {
+		t.Fatal("ex56 block singular")
+	}
+	for _, blk := range []struct {
+		a, ainv []float64
+	}{{a, ainv}, {e56, e56inv}} {
+		for _, du := range [][]float64{{1e20, 1, 1e-20}, {1e150, 1e-150, 1}, {1e6, 1, 1e-6}} {
+			inv := nanVec(9)
+			if !InvertBlock(3, symScaled(3, blk.a, du), inv) {
+				t.Errorf("D %v: reported singular", du)
+				continue
+			}
+			checkScaledInverse(t, "units", 3, inv, blk.ainv, du)
+		}
 	}
 
 	rng := rand.New(rand.NewPCG(21, 22))

@@ -1,11 +1,15 @@
 package amg
 
 import (
+	"errors"
 	"fmt"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/blockamg/blockamg/bsr"
+	"github.com/blockamg/blockamg/fem"
+	"github.com/blockamg/blockamg/krylov"
 )
 
 // diagonalScalingCase checks one system under D·A·D (D spanning 1e±span, per node or
@@ -92,4 +96,57 @@ func TestDiagonalScalingInvariance(t *testing.T) {
 		A, ns, _ := loadCase(t, "hypre_beam_tet_459", 3, "B6.mtx", "b.mtx")
 		diagonalScalingCase(t, "hypre_beam_tet_459", A, ns)
 	})
+}
+
+// TestContrastBeyondFloat64: ex56 with a material contrast of 1e±170 (condition number
+// near 1e170) cannot be solved in float64; what stops it must say so rather than call
+// a diagonal block missing (as the strength test's underflowed norms did): the set-up
+// either succeeds or names a block singular to float64 precision, ill-conditioned.
+func TestContrastBeyondFloat64(t *testing.T) {
+	for _, alpha := range []float64{1e170, 1e-170} {
+		p := fem.Ex56(8)
+		p.Alpha = alpha
+		box, err := fem.NewBox(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		A, err := box.Assemble(0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		B, _, err := fem.RigidBodyModes(box.Coords(), 3, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h, err := Setup(A, &NullSpace{Rows: A.Rows(), Cols: 6, Data: B}, DefaultOptions())
+		if err != nil {
+			t.Logf("α %g: %v", alpha, err)
+			if errors.Is(err, ErrInput) || strings.Contains(err.Error(), "missing") {
+				t.Errorf("α %g: set-up calls the input invalid: %v", alpha, err)
+			}
+			if errors.Is(err, bsr.ErrSingular) && !strings.Contains(err.Error(), "ill-conditioned") {
+				t.Errorf("α %g: a singular block without naming ill-conditioning: %v", alpha, err)
+			}
+			continue
+		}
+		// What CG then reports (stagnation, a breakdown) is krylov's to name.
+		x := make([]float64, A.Rows())
+		ko := krylov.DefaultOptions()
+		ko.MaxIter = 300
+		_, err = krylov.CG(h.Operator(), h, box.RHS(), x, ko)
+		t.Logf("α %g: set-up succeeds; CG (300 iterations at most): %v", alpha, err)
+	}
+}
+
+// TestSingularDiagonalBlockMessage: a diagonal block that no scaling makes invertible
+// is named singular to float64 precision, the operator singular or ill-conditioned
+// there (bsr.ErrSingular), with its block row.
+func TestSingularDiagonalBlockMessage(t *testing.T) {
+	A := gridMatrix(t, 6, 6, 2, false, 1, 1)
+	k, _ := A.Find(7, 7)
+	copy(A.Block(k), []float64{1, 1, 1, 1})
+	_, err := Setup(A, nil, DefaultOptions())
+	if !errors.Is(err, bsr.ErrSingular) || !strings.Contains(err.Error(), "block row 7 is singular to float64 precision") || !strings.Contains(err.Error(), "ill-conditioned") {
+		t.Errorf("singular diagonal block: %v", err)
+	}
 }

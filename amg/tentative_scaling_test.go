@@ -176,7 +176,7 @@ func TestNullSpaceColumnScaling(t *testing.T) {
 		{1e160, 1e-170, 1e100, 1, 1e-100, 1e150},
 	}
 	for _, c := range cases {
-		for _, theta := range []float64{0} {
+		for _, theta := range []float64{0, 0.1} {
 			opt := DefaultOptions()
 			opt.FilterTheta = theta
 			h0, err := Setup(c.A, c.ns, opt)

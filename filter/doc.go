@@ -21,7 +21,10 @@
 //
 // strictly, so the strongest block of every row survives and θ = 0 drops nothing
 // (Symbolic then returns an identity plan: P_f is P, bit for bit). θ is per level;
-// LevelTheta gives θ·s^l for a base θ and a factor s per level.
+// LevelTheta gives θ·s^l for a base θ and a factor s per level. Norms are taken by
+// bsr.Norm: the plain root of the plain sum of squares, and a scaled computation only
+// where that would underflow or overflow (blocks beyond 1e±154), so the rule sees the
+// same ratios whatever the scale of a row.
 //
 // # Projection
 //
@@ -58,6 +61,13 @@
 // corrected row's M, factors M = L·Lᵀ (Cholesky) and keeps the packed
 // factor (k(k+1)/2 values, 21 for k = 6); Numeric only forms E from the dropped
 // blocks' new values, solves with L for Y and adds Y·B_cJᵀ to each survivor.
+//
+// The projection is invariant under scaling the columns of B_c, and so is the plan:
+// where a column of B_c lies beyond 2^±250, M would overflow or underflow, so
+// Symbolic factors C·M·C instead, C the powers of two that bring each such column to
+// unit scale, and stores the factor of M itself (C⁻¹ times that of C·M·C, exactly);
+// Numeric needs no change. For columns in range C is the identity and nothing is
+// scaled.
 //
 // A row whose surviving columns cannot support the projection is left whole: when a
 // Cholesky pivot of M falls to Options.PivotTol times its diagonal entry (B_cJ of a

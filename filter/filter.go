@@ -138,7 +138,7 @@ func checkInput(P *bsr.Matrix, Bc []float64, opt *Options) error {
 }
 
 // decide returns, per stored block of P, whether it survives the threshold, or nil
-// when nothing is dropped.
+// when nothing is dropped. Block norms are bsr.Norm's: plain in range, safe beyond.
 func decide(P *bsr.Matrix, theta float64, workers int) []bool {
 	if theta == 0 {
 		return nil // ‖·‖ < 0 never holds
@@ -150,7 +150,7 @@ func decide(P *bsr.Matrix, theta float64, workers int) []bool {
 		for i := lo; i < hi; i++ {
 			mx := 0.0
 			for s := P.RowPtr[i]; s < P.RowPtr[i+1]; s++ {
-				norms[s] = frob(P.Block(s))
+				norms[s] = bsr.Norm(P.Block(s))
 				mx = max(mx, norms[s])
 			}
 			cut := theta * mx
@@ -168,13 +168,14 @@ func decide(P *bsr.Matrix, theta float64, workers int) []bool {
 	return nil
 }
 
-// frob returns the Frobenius norm of a block, summed in storage order.
-func frob(a []float64) float64 {
-	s := 0.0
-	for _, v := range a {
-		s += v * v
+// unitScale returns the power of two s with s·x in [0.5, 1) for a finite x > 0, and 1
+// otherwise.
+func unitScale(x float64) float64 {
+	if !(x > 0) || math.IsInf(x, 0) {
+		return 1
 	}
-	return math.Sqrt(s)
+	_, e := math.Frexp(x)
+	return math.Ldexp(1, -e)
 }
 
 // build makes the plan for the survivors keep (nil: all) of P's blocks. Rows whose M
@@ -200,7 +201,8 @@ func build(P *bsr.Matrix, Bc []float64, keep []bool, opt Options) *Plan {
 		untouched
 		unfiltered
 	)
-	G := grams(Bc, m, k, opt.Workers)
+	cs := columnScales(Bc, m, k)
+	G := grams(Bc, cs, m, k, opt.Workers)
 	kind := make([]uint8, n)
 	count := make([]int64, n+1)
 	wouldDrop := make([]int64, n)
@@ -218,7 +220,7 @@ func build(P *bsr.Matrix, Bc []float64, keep []bool, opt Options) *Plan {
 			switch {
 			case c == s1-s0:
 				kind[i], count[i+1] = untouched, c
-			case factorRow(P, G, keep, i, opt.PivotTol, M, L):
+			case factorRow(P, G, cs, keep, i, opt.PivotTol, M, L):
 				kind[i], count[i+1] = corrected, c
 			default:
 				kind[i], count[i+1], wouldDrop[i] = unfiltered, s1-s0, s1-s0-c
@@ -256,7 +258,7 @@ func build(P *bsr.Matrix, Bc []float64, keep []bool, opt Options) *Plan {
 			}
 			if f := p.rowFac[i]; f >= 0 {
 				off := int64(f) * int64(pk)
-				factorRow(P, G, keep, i, opt.PivotTol, M, p.fac[off:off+int64(pk)])
+				factorRow(P, G, cs, keep, i, opt.PivotTol, M, p.fac[off:off+int64(pk)])
 			}
 		}
 	})
@@ -273,14 +275,54 @@ func build(P *bsr.Matrix, Bc []float64, keep []bool, opt Options) *Plan {
 	return p
 }
 
+// columnScales returns, for coarse near-null spaces whose columns are scaled so far
+// from one that the Gram blocks and M would overflow or underflow (a near-null vector
+// given in other units: ‖B_c‖ beyond 2^±250), the powers of two c_q that bring each
+// such column's largest magnitude into [0.5, 1) (1 for the other columns), or nil when
+// every column is in range, as for any sanely scaled B_c. The projection is invariant
+// under column scaling: with C = diag(c), the factor of C·M·C is C·L, so factoring the
+// scaled M and unscaling the factor (exactly, powers of two) gives M's own factor
+// without forming M.
+func columnScales(Bc []float64, m, k int) []float64 {
+	cmax := make([]float64, k)
+	for t, v := range Bc {
+		cmax[t%k] = max(cmax[t%k], math.Abs(v))
+	}
+	var cs []float64
+	for q, x := range cmax {
+		if x == 0 || (x >= 0x1p-250 && x <= 0x1p250) {
+			continue
+		}
+		if cs == nil {
+			cs = make([]float64, k)
+			for r := range cs {
+				cs[r] = 1
+			}
+		}
+		cs[q] = unitScale(x)
+	}
+	return cs
+}
+
 // grams returns B_cJᵀ·B_cJ for every coarse node J (m blocks of k×k), the terms of
-// every row's M, formed once rather than once per fine row that keeps J.
-func grams(Bc []float64, m, k, workers int) []float64 {
+// every row's M, formed once rather than once per fine row that keeps J; with column
+// scales cs (non-nil), those of B_cJ·diag(cs).
+func grams(Bc, cs []float64, m, k, workers int) []float64 {
 	kk := int64(k * k)
 	G := make([]float64, int64(m)*kk)
 	par.For(m, workers, 64, func(lo, hi int) {
+		var tmp []float64
+		if cs != nil {
+			tmp = make([]float64, kk)
+		}
 		for J := int64(lo); J < int64(hi); J++ {
 			B := Bc[J*kk : (J+1)*kk]
+			if cs != nil {
+				for t, v := range B {
+					tmp[t] = v * cs[t%k]
+				}
+				B = tmp
+			}
 			bsr.GemmTNAcc(k, k, k, B, B, G[J*kk:(J+1)*kk])
 		}
 	})
@@ -289,8 +331,9 @@ func grams(Bc []float64, m, k, workers int) []float64 {
 
 // factorRow forms M = Σ_{J kept in row i} B_cJᵀ·B_cJ in M (k×k, summed in column order
 // from the Gram blocks G) and writes its packed Cholesky factor to L. It reports false
-// when a pivot falls to tol·M_jj or below.
-func factorRow(P *bsr.Matrix, G []float64, keep []bool, i int, tol float64, M, L []float64) bool {
+// when a pivot falls to tol·M_jj or below. With column scales cs (non-nil) G holds the
+// scaled Gram blocks; the factor of the scaled M is then unscaled into M's own.
+func factorRow(P *bsr.Matrix, G, cs []float64, keep []bool, i int, tol float64, M, L []float64) bool {
 	k := P.C
 	clear(M)
 	kk := int64(k * k)
@@ -302,7 +345,21 @@ func factorRow(P *bsr.Matrix, G []float64, keep []bool, i int, tol float64, M, L
 			}
 		}
 	}
-	return cholesky(k, M, L, tol)
+	if !cholesky(k, M, L, tol) {
+		return false
+	}
+	if cs != nil {
+		// C·M·C = L'·L'ᵀ gives M = L·Lᵀ with L = C⁻¹·L': row j of L is row j of L'
+		// divided by c_j; the stored reciprocal diagonal is multiplied by c_j.
+		for j := 0; j < k; j++ {
+			rj := j * (j + 1) / 2
+			for l := 0; l < j; l++ {
+				L[rj+l] /= cs[j]
+			}
+			L[rj+j] *= cs[j]
+		}
+	}
+	return true
 }
 
 // Identity reports whether the plan drops nothing: P_f is P, and Numeric only copies

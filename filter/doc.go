@@ -26,6 +26,31 @@
 // where that would underflow or overflow (blocks beyond 1e±154), so the rule sees the
 // same ratios whatever the scale of a row.
 //
+// The row rule alone can leave a coarse column without rank: at θ ≥ 0.8, with two
+// smoothing steps, a coarse node J may be weak in every fine row it reaches (its own
+// aggregate's rows peak on a neighbour), so P_f's block column J is empty or spans
+// fewer than k directions, Ac = P_fᵀ·A·P_f is singular, and the coarse Cholesky calls
+// a valid SPD matrix indefinite. Hence the column rule, applied to the row rule's
+// survivors (Stats.BlocksKeptForRank counts what it keeps):
+//
+//   - Each coarse column J on its own: when its survivors' Gram matrix
+//     Σ_i P_iJᵀ·P_iJ (each block scaled by a power of two that brings its row's
+//     largest block norm to one, as the row rule sees it, and the k scalar columns then
+//     to unit largest magnitude) fails the pivot test of Options.PivotTol, J's dropped
+//     blocks are kept again, strongest first (lowest row on a tie), until it passes.
+//   - All columns together: two columns can each pass and still be dependent (both
+//     kept only in one fine row). Full structural rank asks that every coarse column
+//     can be given k of the scalar rows of its surviving blocks, none given twice;
+//     this is checked as a flow (demand k per coarse column, b rows per fine node),
+//     greedily and by augmenting paths, and a column that cannot be completed gets its
+//     strongest dropped blocks back, one at a time, until it can.
+//
+// A column that fails even whole (a column of P without rank k, from an aggregate with
+// fewer than k rows) is left as the row rule left it. Where every coarse column keeps
+// rank, as on SA prolongators at moderate θ (each coarse column peaks on its own
+// aggregate), the column rule keeps nothing and the plan is the row rule's, bit for
+// bit.
+//
 // # Projection
 //
 // Fix row i; let S be its surviving coarse columns and D the dropped ones, and B_cJ
@@ -99,8 +124,10 @@
 // # Determinism
 //
 // Every row is decided, factored and computed by one goroutine in a fixed order (blocks
-// in column order), and rows are split into chunks by par.ForWeighted: the plan and
-// P_f are bitwise identical for any worker count.
+// in column order), and rows are split into chunks by par.ForWeighted; the column
+// rule tests each coarse column in one goroutine (columns split into chunks) and
+// completes the flow serially, in column order: the plan and P_f are bitwise identical
+// for any worker count.
 //
 // # On a device
 //

@@ -3,6 +3,7 @@ package filter
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/blockamg/blockamg/bsr"
@@ -40,6 +41,69 @@ func filtered(t *testing.T, P *bsr.Matrix, Bc []float64, theta float64) (*Plan, 
 	}
 	checkFiltered(t, P, Bc, theta, plan, Pf)
 	return plan, Pf
+}
+
+// TestColumnRuleKeepsRank: the row rule alone emptied a coarse column, or crowded two
+// into one fine row, and P_f lost column rank (Ac = P_fᵀ·A·P_f singular: the coarse
+// Cholesky then called an SPD operator indefinite). Both are the shapes seen on
+// 10×10 matrices at θ ≥ 0.8 with two smoothing steps.
+func TestColumnRuleKeepsRank(t *testing.T) {
+	Bc := []float64{1, 1, 1}
+	for _, tc := range []struct {
+		name  string
+		rows  [][]float64
+		theta float64
+	}{
+		// Column 2 is weak in both rows that reach it: the row rule keeps none of it.
+		{"empty column", [][]float64{{1, 0.2, 0}, {0.9, 1, 0.5}, {1, 0, 0.6}, {0.1, 1, 0}}, 0.9},
+		// Columns 1 and 2 each keep only row 1 after the per-column rule (column 2's
+		// strongest block is there too): dependent, though each is non-empty.
+		{"crowded row", [][]float64{{1, 0.1, 0}, {0.2, 1, 0.95}, {1, 0.3, 0.4}, {1, 0, 0.1}}, 0.9},
+	} {
+		P := scalarP(t, tc.rows)
+		plan, Pf := filtered(t, P, Bc, tc.theta)
+		if r := numRank(Pf.ToDense(), Pf.Rows(), Pf.Cols()); r != P.Cols() {
+			t.Errorf("%s: P_f has rank %d of %d", tc.name, r, P.Cols())
+		}
+		s := plan.Stats()
+		if s.BlocksKeptForRank == 0 || s.DroppedBlocks == 0 {
+			t.Errorf("%s: stats %+v: want blocks kept for rank and blocks dropped", tc.name, s)
+		}
+		t.Logf("%s: %+v", tc.name, s)
+	}
+}
+
+// TestColumnRuleRandomTheta: on random prolongators of every shape and θ up to 1, P_f
+// keeps the column rank of P.
+func TestColumnRuleRandomTheta(t *testing.T) {
+	rng := rand.New(rand.NewPCG(41, 42))
+	for _, sh := range shapes {
+		b, k := sh[0], sh[1]
+		for trial := 0; trial < 4; trial++ {
+			n, m := 60, 12
+			P := randomP(rng, n, m, b, k, 0.2)
+			Bc := randomBc(rng, m, k, 0.3)
+			full := numRank(P.ToDense(), P.Rows(), P.Cols())
+			for _, theta := range []float64{0.5, 0.8, 0.9, 1} {
+				plan, Pf := filtered(t, P, Bc, theta)
+				if r := numRank(Pf.ToDense(), Pf.Rows(), Pf.Cols()); r < full {
+					t.Errorf("%dx%d trial %d θ %g: P_f rank %d, P's %d (stats %+v)", b, k, trial, theta, r, full, plan.Stats())
+				}
+				// The column rule, like the rest, does not depend on workers.
+				for _, w := range []int{1, 3} {
+					p2, err := Symbolic(P, Bc, theta, Options{Workers: w})
+					if err != nil {
+						t.Fatal(err)
+					}
+					ptr, col := p2.PfPattern()
+					ptr0, col0 := plan.PfPattern()
+					if !slices.Equal(ptr, ptr0) || !slices.Equal(col, col0) || !slices.Equal(p2.Factors(), plan.Factors()) || p2.Stats() != plan.Stats() {
+						t.Fatalf("%dx%d θ %g: plan with %d workers differs", b, k, theta, w)
+					}
+				}
+			}
+		}
+	}
 }
 
 // TestBcColumnScaling: the projection is invariant under scaling the columns of B_c.

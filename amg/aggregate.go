@@ -8,6 +8,9 @@ type Aggregates struct {
 	Ptr   []int64 // members of aggregate a are Nodes[Ptr[a]:Ptr[a+1]], ascending
 	Nodes []int32 // the members of every aggregate, aggregate after aggregate
 	Roots []int32 // the MIS root each aggregate grew from
+	// DiagExp is the graph's Graph.DiagExp (the scale of every unknown of the level,
+	// shared, not copied), for Tentative's row weights; nil when the graph had none.
+	DiagExp []int16
 }
 
 // Members returns the nodes of aggregate a in ascending order (aliasing agg.Nodes).
@@ -72,7 +75,9 @@ func Aggregate(g *Graph, distance2 bool, minNodes int) *Aggregates {
 			}
 		}
 	}
-	return mergeSmall(g, of, roots, minNodes)
+	agg := mergeSmall(g, of, roots, minNodes)
+	agg.DiagExp = g.DiagExp
+	return agg
 }
 
 // mergeSmall merges aggregates with fewer than minNodes nodes into a neighbouring one

@@ -9,7 +9,8 @@ import (
 
 // invertDiag writes the inverses of A's diagonal blocks into dinv (BlockRows
 // consecutive b×b blocks), reusing the caller's storage so that Update allocates
-// nothing. A missing or singular block is an error wrapping bsr.ErrSingular, a
+// nothing. A missing or singular block (singular to float64 precision: an
+// ill-conditioned operator) is an error wrapping bsr.ErrSingular, a
 // diagonal entry that is not positive one wrapping ErrNotSPD (no symmetric positive
 // definite matrix has one, and the eigenvalue estimate or CG would only fail later
 // with a less telling breakdown); either names the lowest such block row, whatever the
@@ -19,6 +20,7 @@ func invertDiag(A *bsr.Matrix, dinv []float64, workers int) error {
 	bb := b * b
 	const (
 		ok = iota
+		missing
 		singular
 		nonPositive
 	)
@@ -29,7 +31,7 @@ func invertDiag(A *bsr.Matrix, dinv []float64, workers int) error {
 			k, found := A.Find(i, i)
 			switch {
 			case !found:
-				state[i] = singular
+				state[i] = missing
 			case !positiveDiagonal(b, A.Block(k)):
 				state[i] = nonPositive
 			case !bsr.InvertBlock(b, A.Block(k), d):
@@ -41,8 +43,14 @@ func invertDiag(A *bsr.Matrix, dinv []float64, workers int) error {
 	})
 	for i, s := range state {
 		switch s {
+		case missing:
+			return fmt.Errorf("%w: block row %d has no diagonal block", bsr.ErrSingular, i)
 		case singular:
-			return fmt.Errorf("%w: diagonal block of block row %d", bsr.ErrSingular, i)
+			// InvertBlock equilibrates (and, failing that, scales symmetrically by the
+			// diagonal), so no scaling of the unknowns causes this: the block is
+			// singular, or ill-conditioned beyond what float64 resolves.
+			return fmt.Errorf("%w: diagonal block of block row %d is singular to float64 precision even equilibrated: the operator is singular there or ill-conditioned beyond 1/ε ≈ 4.5e15 (a material contrast of that size, say)",
+				bsr.ErrSingular, i)
 		case nonPositive:
 			blk, _ := A.Find(i, i)
 			for p := 0; p < b; p++ {

@@ -1,6 +1,10 @@
 package amg
 
-import "math"
+import (
+	"math"
+
+	"github.com/blockamg/blockamg/bsr"
+)
 
 // thinQR factors the m×k matrix a (m ≥ k), stored column-major (column j is
 // a[j*m:(j+1)*m]), as a = Q·R by Householder reflections with LAPACK's dgeqrf/dorgqr
@@ -17,24 +21,40 @@ func thinQR(m, k int, a, r, tau []float64) {
 	for j := 0; j < k; j++ {
 		x := col(j)
 		alpha := x[j]
-		// Plain sums of squares: near-null space entries are O(1) to O(size of the
-		// domain), far from overflow.
+		u := x[j+1:]
+		// The plain sum of squares, and its plain root, wherever they stay in range
+		// (near-null space entries of any sane scale). A column scaled beyond 1e±154
+		// (a near-null vector given in other units) would overflow them or underflow
+		// them to zero, then NaN or a skipped reflection; there its norm is taken on
+		// the column scaled by a power of two, and u is divided rather than multiplied
+		// by a reciprocal that could overflow. Householder QR is otherwise invariant
+		// under column scaling (exactly for powers of two), so Q does not depend on
+		// the scale of B's columns.
 		xx := 0.0
-		for _, v := range x[j+1:] {
+		for _, v := range u {
 			xx += v * v
 		}
-		if xx == 0 {
-			tau[j] = 0
-			continue
+		if nn := alpha*alpha + xx; xx > 0 && nn >= bsr.SumSquaresTiny && !math.IsInf(nn, 0) {
+			beta := -math.Copysign(math.Sqrt(nn), alpha)
+			tau[j] = (beta - alpha) / beta
+			s := 1 / (alpha - beta)
+			for i := range u {
+				u[i] *= s
+			}
+			x[j] = beta
+		} else {
+			if ss, _ := bsr.SumSquares(u); ss == 0 {
+				tau[j] = 0
+				continue
+			}
+			beta := -math.Copysign(bsr.Norm(x[j:]), alpha)
+			tau[j] = (beta - alpha) / beta
+			d := alpha - beta
+			for i := range u {
+				u[i] /= d
+			}
+			x[j] = beta
 		}
-		beta := -math.Copysign(math.Sqrt(alpha*alpha+xx), alpha)
-		tau[j] = (beta - alpha) / beta
-		s := 1 / (alpha - beta)
-		u := x[j+1:]
-		for i := range u {
-			u[i] *= s
-		}
-		x[j] = beta
 		// Apply H = I − τ·[1; u]·[1; u]ᵀ to the remaining columns.
 		for c := j + 1; c < k; c++ {
 			y := col(c)

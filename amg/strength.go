@@ -15,6 +15,25 @@ type Graph struct {
 	Nodes  int     // block rows of the level's operator
 	RowPtr []int64 // len Nodes+1
 	Adj    []int32 // neighbours of node i: Adj[RowPtr[i]:RowPtr[i+1]]
+	// DiagExp holds, per scalar unknown p (node i's b unknowns at i·b … i·b+b−1), the
+	// binary exponent of √a_pp, the scale of the unknown (unscaled, math.MinInt16,
+	// where a_pp is not positive); Aggregate passes it on for Tentative's row weights.
+	// nil when unknown (a Graph built by hand).
+	DiagExp []int16
+}
+
+// unscaled marks an unknown without a scale in Graph.DiagExp and Aggregates.DiagExp.
+const unscaled = math.MinInt16
+
+// diagExp returns the binary exponent of √a for a diagonal entry a: ⌊e/2⌋ for
+// a = f·2^e, f in [0.5, 1), so that 2^diagExp(a) is within a factor 2 of √a; unscaled
+// for a ≤ 0, NaN or ±Inf.
+func diagExp(a float64) int16 {
+	if !(a > 0) || math.IsInf(a, 0) {
+		return unscaled
+	}
+	_, e := math.Frexp(a)
+	return int16(e >> 1)
 }
 
 // Neighbors returns the sorted neighbours of node i (aliasing g.Adj).
@@ -29,56 +48,53 @@ func (g *Graph) Degree(i int) int { return int(g.RowPtr[i+1] - g.RowPtr[i]) }
 // s_ij > threshold (a negative threshold keeps every stored block, explicit zeros
 // included). The result is symmetrised (an edge kept in either direction is kept), so
 // a structurally unsymmetric A still gives a valid graph. A missing or zero diagonal
-// block is an error naming the block row.
+// block is an error naming the block row. The graph also records the scale √a_pp of
+// every unknown (Graph.DiagExp) for the tentative prolongator.
 func Strength(A *bsr.Matrix, threshold float64, workers int) (*Graph, error) {
 	if A.BlockRows != A.BlockCols || A.R != A.C {
 		panic("amg: Strength: matrix not square-blocked")
 	}
 	n := A.BlockRows
 	bs := A.R * A.C
-	// Squared norms are plain sums of squares, which overflow for entries beyond about
-	// 1e154 and underflow below 1e-154. The strength test is invariant under scaling A,
-	// so when the diagonal norms come out zero or infinite for a matrix whose entries
-	// are that large or small, they are recomputed on A scaled by a power of two (exact,
-	// the same decisions as for a well-scaled A).
-	scale := 1.0
-	norm2 := func(k int64) float64 {
-		s := 0.0
-		for _, v := range A.Val[k*int64(bs) : (k+1)*int64(bs)] {
-			v *= scale
-			s += v * v
-		}
-		return s
-	}
-	// Diagonal norms, with the lowest bad row reported whatever the split.
+	block := func(k int64) []float64 { return A.Val[k*int64(bs) : (k+1)*int64(bs)] }
+	// Squared norms come from bsr.SumSquares: the plain sum of squares wherever it
+	// neither underflows nor overflows (every block of a sanely scaled matrix), and
+	// otherwise a mantissa and a power-of-four exponent computed on the block scaled by
+	// a power of two, so that blocks beyond 1e±154 (D·A·D with D spanning many orders,
+	// a matrix scaled by 2^±600) are measured as exactly as the others.
+	//
+	// Diagonal norms: diag[i]·2^dexp[i] = ‖A_ii‖ (dexp 0 and diag[i] the plain root
+	// for a block whose plain sum is in range), with the lowest bad row reported
+	// whatever the split.
 	diag := make([]float64, n)
+	dexp := make([]int, n)
 	bad := make([]bool, n)
-	diagNorms := func() int {
-		par.ForWeighted(A.RowPtr, workers, int64(minChunk), func(lo, hi int) {
-			for i := lo; i < hi; i++ {
-				diag[i] = 0
-				k, ok := A.Find(i, i)
-				if ok {
-					diag[i] = math.Sqrt(norm2(k))
-				}
-				bad[i] = !(diag[i] > 0) || math.IsInf(diag[i], 0)
+	b := A.R
+	uexp := make([]int16, n*b)
+	par.ForWeighted(A.RowPtr, workers, int64(minChunk), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			diag[i], dexp[i] = 0, 0
+			for p := 0; p < b; p++ {
+				uexp[i*b+p] = unscaled
 			}
-		})
-		return slices.Index(bad, true)
-	}
-	first := diagNorms()
-	if first >= 0 {
-		if s, ok := rescale(A.Val); ok {
-			scale = s
-			first = diagNorms()
+			if k, ok := A.Find(i, i); ok {
+				s, e := bsr.SumSquares(block(k))
+				diag[i], dexp[i] = math.Sqrt(s), e
+				for p := 0; p < b; p++ {
+					uexp[i*b+p] = diagExp(block(k)[p*b+p])
+				}
+			}
+			bad[i] = !(diag[i] > 0) || math.IsInf(diag[i], 0)
 		}
-	}
-	if first >= 0 {
+	})
+	if first := slices.Index(bad, true); first >= 0 {
 		return nil, fmt.Errorf("%w: block row %d: diagonal block missing, zero or not finite", ErrInput, first)
 	}
 	// keep[k] marks the strong off-diagonal blocks. ‖A_ij‖/√(d_i·d_j) > θ is tested as
 	// ‖A_ij‖² > θ²·d_i·d_j (θ ≥ 0): no root and no division per block; a negative θ
-	// keeps every stored off-diagonal block and needs no norm at all.
+	// keeps every stored off-diagonal block and needs no norm at all. Where a norm
+	// needed its scaled form, or θ²·d_i·d_j overflows, the test is made on mantissas
+	// and exponents instead (strong): the same comparison, without leaving the range.
 	keep := make([]bool, A.NNZBlocks())
 	th2 := threshold * threshold
 	sPtr := make([]int64, n+1)
@@ -87,10 +103,21 @@ func Strength(A *bsr.Matrix, threshold float64, workers int) (*Graph, error) {
 			c := int64(0)
 			for k := A.RowPtr[i]; k < A.RowPtr[i+1]; k++ {
 				j := int(A.ColIdx[k])
-				if j != i && (threshold < 0 || norm2(k) > th2*diag[i]*diag[j]) {
-					keep[k] = true
-					c++
+				if j == i {
+					continue
 				}
+				if threshold >= 0 {
+					s, e := bsr.SumSquares(block(k))
+					if r := th2 * diag[i] * diag[j]; e == 0 && dexp[i] == 0 && dexp[j] == 0 && !math.IsInf(r, 0) {
+						if !(s > r) {
+							continue
+						}
+					} else if !strong(s, 2*e, th2, diag[i], dexp[i], diag[j], dexp[j]) {
+						continue
+					}
+				}
+				keep[k] = true
+				c++
 			}
 			sPtr[i+1] = c
 		}
@@ -110,7 +137,9 @@ func Strength(A *bsr.Matrix, threshold float64, workers int) (*Graph, error) {
 			}
 		}
 	})
-	return symmetrize(n, sPtr, sAdj, workers), nil
+	g := symmetrize(n, sPtr, sAdj, workers)
+	g.DiagExp = uexp
+	return g, nil
 }
 
 // symmetrize returns the graph S ∪ Sᵀ: S itself when it is already symmetric (the
@@ -184,20 +213,16 @@ func symmetrize(n int, sPtr []int64, sAdj []int32, workers int) *Graph {
 	return g
 }
 
-// rescale returns a power of two that brings the largest magnitude in v near 1, and
-// whether v needs it: its largest magnitude is finite, non-zero and beyond 2^±400,
-// where squares of its entries (or of the smaller ones) leave the float64 range.
-func rescale(v []float64) (float64, bool) {
-	amax := 0.0
-	for _, x := range v {
-		amax = math.Max(amax, math.Abs(x))
-	}
-	if !(amax > 0) || math.IsInf(amax, 0) {
-		return 1, false
-	}
-	_, e := math.Frexp(amax)
-	if e > -400 && e < 400 {
-		return 1, false
-	}
-	return math.Ldexp(1, -e), true
+// strong reports whether s·2^es > th2·(di·2^ei)·(dj·2^ej) for finite non-negative
+// factors, without forming a product that could overflow or underflow: each factor
+// is split into a mantissa in [0.5, 1) and an exponent, the mantissas are multiplied
+// (no under- or overflow) and the exponents added; only the final comparison scales a
+// mantissa, and math.Ldexp saturates to 0 or +Inf exactly where the answer is
+// decided by the exponents alone.
+func strong(s float64, es int, th2, di float64, ei int, dj float64, ej int) bool {
+	ms, xs := math.Frexp(s)
+	mt, xt := math.Frexp(th2)
+	mi, xi := math.Frexp(di)
+	mj, xj := math.Frexp(dj)
+	return ms > math.Ldexp(mt*mi*mj, xt+xi+xj+ei+ej-xs-es)
 }

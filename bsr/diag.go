@@ -88,7 +88,12 @@ func (m *Matrix) InvertDiag() ([]float64, error) {
 // larger than n·ε times S's largest entry, or when the inverse is not finite; inv is
 // then left in an unspecified state. Equilibration makes the test blind to the units
 // of the unknowns: D·A·D with D = diag(10⁶, 1, 10⁻⁶) inverts like A, where a test
-// relative to A's largest entry would call it singular.
+// relative to A's largest entry would call it singular. A block whose positive
+// diagonal entries spread by more than 2²⁰, or that this test calls singular, is
+// (also) inverted after a symmetric scaling by the powers of two nearest 1/√|a_pp|,
+// which row-then-column equilibration does not always find: D·A·D of an SPD A with D
+// spanning 10²⁰ or more inside the block can have rows dominated by off-diagonal
+// entries. Other blocks get the same bits as without it.
 func InvertBlock(n int, a, inv []float64) bool {
 	if len(a) < n*n || len(inv) < n*n {
 		panic("bsr: InvertBlock: slice too short")
@@ -114,7 +119,94 @@ func unitScale(m float64) float64 {
 
 // invertBlock is InvertBlock with caller-provided scratch lu (n*n), piv (n) and
 // scale (2n: the row scales, then the column scales).
+//
+// Row-then-column equilibration finds the scaling of a D·A·D only when the entries
+// of each row are dominated by the diagonal's scale: an SPD block of a system scaled
+// with D spanning many orders inside one node can have rows dominated by off-diagonal
+// entries, and then two rows of S come out nearly parallel, so that S is called
+// singular, or, worse, passes the pivot test with a condition near 1/ε and gives an
+// inverse wrong in every digit (hypre_beam_tet_459's node blocks under
+// D = diag(10²⁰, 1, 10⁻²⁰) per node: errors of 200 times the inverse's largest
+// entry). The symmetric scaling E·A·E, E the diagonal of powers of two nearest
+// 1/√|a_pp| (1 where a_pp = 0), restores the well-conditioned block, and
+// A⁻¹ = E·(E·A·E)⁻¹·E. It is applied first when the block's positive diagonal
+// entries spread by more than 2²⁰ (real operators' blocks stay under 2⁴: nodes' unknowns
+// and coarse nodes' modes have comparable scales), and as a second attempt when the
+// plain one calls a block singular; a block with a tame diagonal that inverts the
+// first time gets the same bits as without either.
 func invertBlock(n int, a, inv, lu []float64, piv []int, scale []float64) bool {
+	lo, hi := math.Inf(1), 0.0
+	for p := 0; p < n; p++ {
+		if d := a[p*n+p]; d > 0 && !math.IsInf(d, 0) {
+			lo, hi = math.Min(lo, d), math.Max(hi, d)
+		}
+	}
+	symFirst := hi > 0x1p20*lo
+	attempt := func(sym bool, a []float64) bool {
+		if sym {
+			return invertSymScaled(n, a, inv, lu, piv, scale)
+		}
+		return invertEquilibrated(n, a, inv, lu, piv, scale)
+	}
+	if len(inv) > 0 && &inv[0] == &a[0] {
+		// The first attempt writes inv before its last check: keep a for the second.
+		var buf [36]float64
+		orig := buf[:]
+		if n*n > len(buf) {
+			orig = make([]float64, n*n)
+		}
+		orig = orig[:n*n]
+		copy(orig, a[:n*n])
+		if attempt(symFirst, a) {
+			return true
+		}
+		a = orig
+	} else if attempt(symFirst, a) {
+		return true
+	}
+	return attempt(!symFirst, a)
+}
+
+// invertSymScaled inverts a as E·(E·a·E)⁻¹·E (see invertBlock); inv may alias a. It
+// reports false when E is the identity (nothing to try beyond invertEquilibrated) or
+// the scaled block is singular.
+func invertSymScaled(n int, a, inv, lu []float64, piv []int, scale []float64) bool {
+	es := make([]float64, n*n+n)
+	ea, e := es[:n*n], es[n*n:]
+	same := true
+	for p := 0; p < n; p++ {
+		e[p] = 1
+		if d := math.Abs(a[p*n+p]); d > 0 && !math.IsInf(d, 0) {
+			_, x := math.Frexp(d)
+			e[p] = math.Ldexp(1, -x/2)
+		}
+		same = same && e[p] == 1
+	}
+	if same {
+		return false
+	}
+	for p := 0; p < n; p++ {
+		for q := 0; q < n; q++ {
+			ea[p*n+q] = a[p*n+q] * e[p] * e[q]
+		}
+	}
+	if !invertEquilibrated(n, ea, inv, lu, piv, scale) {
+		return false
+	}
+	for p := 0; p < n; p++ {
+		for q := 0; q < n; q++ {
+			v := inv[p*n+q] * e[p] * e[q]
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return false
+			}
+			inv[p*n+q] = v
+		}
+	}
+	return true
+}
+
+// invertEquilibrated inverts a after equilibrating it (see InvertBlock).
+func invertEquilibrated(n int, a, inv, lu []float64, piv []int, scale []float64) bool {
 	copy(lu, a[:n*n])
 	rs, cs := scale[:n], scale[n:2*n]
 	for i := 0; i < n; i++ {

@@ -35,7 +35,10 @@
 // forming Aᵀ); Transpose forms Aᵀ; DiagBlocks and InvertDiag give the (inverted)
 // diagonal blocks of a square-blocked matrix; Scale, AddSamePattern, BlockNorms,
 // FrobeniusNorm, ApproxEqual and ToDense complete the set. Every parallel operation has
-// a …Workers variant taking an explicit goroutine count.
+// a …Workers variant taking an explicit goroutine count. SumSquares and Norm measure a
+// slice without underflow or overflow while keeping the plain sum's bits wherever it
+// is in range: the set-up's norms (strength, QR, filtering) use them so that a
+// badly scaled system is measured like a well-scaled one.
 //
 // # Kernels
 //

@@ -21,7 +21,35 @@
 //
 // strictly, so the strongest block of every row survives and θ = 0 drops nothing
 // (Symbolic then returns an identity plan: P_f is P, bit for bit). θ is per level;
-// LevelTheta gives θ·s^l for a base θ and a factor s per level.
+// LevelTheta gives θ·s^l for a base θ and a factor s per level. Norms are taken by
+// bsr.Norm: the plain root of the plain sum of squares, and a scaled computation only
+// where that would underflow or overflow (blocks beyond 1e±154), so the rule sees the
+// same ratios whatever the scale of a row.
+//
+// The row rule alone can leave a coarse column without rank: at θ ≥ 0.8, with two
+// smoothing steps, a coarse node J may be weak in every fine row it reaches (its own
+// aggregate's rows peak on a neighbour), so P_f's block column J is empty or spans
+// fewer than k directions, Ac = P_fᵀ·A·P_f is singular, and the coarse Cholesky calls
+// a valid SPD matrix indefinite. Hence the column rule, applied to the row rule's
+// survivors (Stats.BlocksKeptForRank counts what it keeps):
+//
+//   - Each coarse column J on its own: when its survivors' Gram matrix
+//     Σ_i P_iJᵀ·P_iJ (each block scaled by a power of two that brings its row's
+//     largest block norm to one, as the row rule sees it, and the k scalar columns then
+//     to unit largest magnitude) fails the pivot test of Options.PivotTol, J's dropped
+//     blocks are kept again, strongest first (lowest row on a tie), until it passes.
+//   - All columns together: two columns can each pass and still be dependent (both
+//     kept only in one fine row). Full structural rank asks that every coarse column
+//     can be given k of the scalar rows of its surviving blocks, none given twice;
+//     this is checked as a flow (demand k per coarse column, b rows per fine node),
+//     greedily and by augmenting paths, and a column that cannot be completed gets its
+//     strongest dropped blocks back, one at a time, until it can.
+//
+// A column that fails even whole (a column of P without rank k, from an aggregate with
+// fewer than k rows) is left as the row rule left it. Where every coarse column keeps
+// rank, as on SA prolongators at moderate θ (each coarse column peaks on its own
+// aggregate), the column rule keeps nothing and the plan is the row rule's, bit for
+// bit.
 //
 // # Projection
 //
@@ -59,6 +87,13 @@
 // factor (k(k+1)/2 values, 21 for k = 6); Numeric only forms E from the dropped
 // blocks' new values, solves with L for Y and adds Y·B_cJᵀ to each survivor.
 //
+// The projection is invariant under scaling the columns of B_c, and so is the plan:
+// where a column of B_c lies beyond 2^±250, M would overflow or underflow, so
+// Symbolic factors C·M·C instead, C the powers of two that bring each such column to
+// unit scale, and stores the factor of M itself (C⁻¹ times that of C·M·C, exactly);
+// Numeric needs no change. For columns in range C is the identity and nothing is
+// scaled.
+//
 // A row whose surviving columns cannot support the projection is left whole: when a
 // Cholesky pivot of M falls to Options.PivotTol times its diagonal entry (B_cJ of a
 // two-node aggregate, for one, misses the rotation about the aggregate's axis, and the
@@ -89,8 +124,10 @@
 // # Determinism
 //
 // Every row is decided, factored and computed by one goroutine in a fixed order (blocks
-// in column order), and rows are split into chunks by par.ForWeighted: the plan and
-// P_f are bitwise identical for any worker count.
+// in column order), and rows are split into chunks by par.ForWeighted; the column
+// rule tests each coarse column in one goroutine (columns split into chunks) and
+// completes the flow serially, in column order: the plan and P_f are bitwise identical
+// for any worker count.
 //
 // # On a device
 //

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/blockamg/blockamg/bsr"
 	"github.com/blockamg/blockamg/internal/par"
@@ -35,7 +36,9 @@ const DefaultPivotTol = 1e-8
 type Options struct {
 	// PivotTol: a row whose M = Σ_{J∈S} B_cJᵀ B_cJ has a Cholesky pivot d_j ≤ PivotTol·M_jj
 	// (near-dependent columns: the surviving coarse near-null blocks do not span
-	// k dimensions) is left unfiltered. 0 means DefaultPivotTol; must be in [0, 1).
+	// k dimensions) is left unfiltered; the column rule uses the same test on the Gram
+	// matrix of a coarse column's surviving blocks. 0 means DefaultPivotTol; must be
+	// in [0, 1).
 	PivotTol float64
 	// Workers bounds the goroutines of Symbolic (≤ 0: GOMAXPROCS). The plan does not
 	// depend on it.
@@ -90,9 +93,12 @@ const minRows = 256
 // blocks of k×k, row-major, coarse node J's block at Bc[J·k²:(J+1)·k²]) and theta the
 // level's drop threshold in [0, 1]. Block (i, J) is dropped when
 // ‖P_iJ‖_F < theta·max_J' ‖P_iJ'‖_F, so every row keeps its strongest block; theta = 0
-// drops nothing and gives an identity plan. A row whose surviving columns do not
-// determine the projection (M singular to PivotTol) keeps all its blocks and is
-// counted in Stats.RowsUnfiltered.
+// drops nothing and gives an identity plan. The column rule then keeps back the
+// strongest dropped blocks of any coarse column that would otherwise lose rank, alone
+// or jointly with the others (see the package documentation), so that P_f keeps the
+// column rank of P and the coarse operator stays definite for every theta. A row
+// whose surviving columns do not determine the projection (M singular to PivotTol)
+// keeps all its blocks and is counted in Stats.RowsUnfiltered.
 //
 // The decision uses P's values now; the plan stays valid for any later values on the
 // same pattern (Numeric does not re-decide). Errors wrap ErrInput.
@@ -103,10 +109,11 @@ func Symbolic(P *bsr.Matrix, Bc []float64, theta float64, opt Options) (*Plan, e
 	if err := checkInput(P, Bc, &opt); err != nil {
 		return nil, err
 	}
-	keep := decide(P, theta, opt.Workers)
+	keep, restored := decide(P, theta, opt.PivotTol, opt.Workers)
 	p := build(P, Bc, keep, opt)
 	p.theta = theta
 	p.stats.Theta = theta
+	p.stats.BlocksKeptForRank = restored
 	return p, nil
 }
 
@@ -137,44 +144,325 @@ func checkInput(P *bsr.Matrix, Bc []float64, opt *Options) error {
 	return nil
 }
 
-// decide returns, per stored block of P, whether it survives the threshold, or nil
-// when nothing is dropped.
-func decide(P *bsr.Matrix, theta float64, workers int) []bool {
+// decide returns, per stored block of P, whether it survives, or nil when nothing is
+// dropped, and the number of blocks kept only for the rank of P_f: first the row rule
+// (a block survives unless ‖P_iJ‖ < θ·max of its row), then the column rule
+// (restoreRank: a coarse column whose survivors do not have rank k, alone or jointly
+// with the other columns, gets its strongest dropped blocks back until they do).
+func decide(P *bsr.Matrix, theta, tol float64, workers int) ([]bool, int64) {
 	if theta == 0 {
-		return nil // ‖·‖ < 0 never holds
+		return nil, 0 // ‖·‖ < 0 never holds
 	}
 	keep := make([]bool, P.NNZBlocks())
 	norms := make([]float64, P.NNZBlocks())
-	dropped := make([]bool, P.BlockRows)
+	rowScale := make([]float64, P.BlockRows)
 	par.ForWeighted(P.RowPtr, workers, minRows, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			mx := 0.0
 			for s := P.RowPtr[i]; s < P.RowPtr[i+1]; s++ {
-				norms[s] = frob(P.Block(s))
+				norms[s] = bsr.Norm(P.Block(s))
 				mx = max(mx, norms[s])
 			}
+			rowScale[i] = unitScale(mx)
 			cut := theta * mx
 			for s := P.RowPtr[i]; s < P.RowPtr[i+1]; s++ {
 				keep[s] = !(norms[s] < cut)
-				dropped[i] = dropped[i] || !keep[s]
 			}
 		}
 	})
-	for _, d := range dropped {
-		if d {
-			return keep
-		}
+	if !slices.Contains(keep, false) {
+		return nil, 0
 	}
-	return nil
+	restored := restoreRank(P, keep, norms, rowScale, tol, workers)
+	if !slices.Contains(keep, false) {
+		return nil, restored
+	}
+	return keep, restored
 }
 
-// frob returns the Frobenius norm of a block, summed in storage order.
-func frob(a []float64) float64 {
-	s := 0.0
-	for _, v := range a {
-		s += v * v
+// restoreRank applies the column rule to keep (the row rule's survivors) and returns
+// the number of blocks it turned back on. The row rule keeps the strongest block of
+// every fine row but may keep none, or too few, of a coarse column J: a coarse node
+// whose every block is weak in its rows (at θ ≥ 0.8 with two smoothing steps, say).
+// P_f would then lack full column rank, Ac = P_fᵀ·A·P_f would be singular and the
+// coarse Cholesky would call a valid SPD matrix indefinite. So for every column the
+// Gram matrix Σ_{i kept} P_iJᵀ·P_iJ (k×k; each block scaled by the power of two that
+// brings its row's largest block norm to unit scale, as the row rule sees it, and the
+// k scalar columns of J then by powers of two to unit largest magnitude, so that
+// neither the test nor the sums depend on the scale of P's rows or columns) is factored with the pivot test of Options.PivotTol; while
+// that fails, the column's strongest dropped block (the lowest row on a tie) is kept
+// again and the test repeated (a column that fails the test even whole is left as
+// it is). A column whose survivors pass is left alone, so the rule changes nothing
+// where every coarse column keeps rank. Columns are independent (each block lies in
+// one), so this part does not depend on workers; restoreStructure then checks the
+// columns' rank jointly.
+func restoreRank(P *bsr.Matrix, keep []bool, norms, rowScale []float64, tol float64, workers int) int64 {
+	n, m, b, k := P.BlockRows, P.BlockCols, P.R, P.C
+	// Blocks by column, in row order.
+	cPtr := make([]int64, m+1)
+	for _, J := range P.ColIdx {
+		cPtr[J+1]++
 	}
-	return math.Sqrt(s)
+	for J := 0; J < m; J++ {
+		cPtr[J+1] += cPtr[J]
+	}
+	cBlk := make([]int64, len(P.ColIdx))
+	row := make([]int32, len(P.ColIdx))
+	next := append([]int64(nil), cPtr[:m]...)
+	for i := 0; i < n; i++ {
+		for s := P.RowPtr[i]; s < P.RowPtr[i+1]; s++ {
+			J := P.ColIdx[s]
+			cBlk[next[J]] = s
+			next[J]++
+			row[s] = int32(i)
+		}
+	}
+	added := make([]int64, m)
+	par.ForWeighted(cPtr, workers, minRows, func(lo, hi int) {
+		G, L := make([]float64, k*k), make([]float64, packed(k))
+		c := make([]float64, k)
+		var off []int64
+		for J := lo; J < hi; J++ {
+			blks := cBlk[cPtr[J]:cPtr[J+1]]
+			if !slices.ContainsFunc(blks, func(s int64) bool { return !keep[s] }) {
+				continue // nothing dropped: the column has P's own rank
+			}
+			for q := range c {
+				c[q] = 0
+			}
+			for _, s := range blks {
+				blk, r := P.Block(s), rowScale[row[s]]
+				for p := 0; p < b; p++ {
+					for q := 0; q < k; q++ {
+						c[q] = max(c[q], math.Abs(blk[p*k+q])*r)
+					}
+				}
+			}
+			for q := range c {
+				c[q] = unitScale(c[q])
+			}
+			clear(G)
+			off = off[:0]
+			for _, s := range blks {
+				if keep[s] {
+					addGram(P.Block(s), rowScale[row[s]], b, k, c, G)
+				} else {
+					off = append(off, s)
+				}
+			}
+			if len(off) == 0 || cholesky(k, G, L, tol) {
+				continue
+			}
+			// Only a column that passes whole gets blocks back (a column of P
+			// without rank k, from an aggregate with fewer than k rows, keeps what
+			// the row rule kept).
+			all := slices.Clone(G)
+			for _, s := range off {
+				addGram(P.Block(s), rowScale[row[s]], b, k, c, all)
+			}
+			if !cholesky(k, all, L, tol) {
+				continue
+			}
+			strongestFirst(off, norms)
+			for _, s := range off {
+				keep[s] = true
+				added[J]++
+				addGram(P.Block(s), rowScale[row[s]], b, k, c, G)
+				if cholesky(k, G, L, tol) {
+					break
+				}
+			}
+		}
+	})
+	total := int64(0)
+	for _, a := range added {
+		total += a
+	}
+	return total + restoreStructure(P, keep, norms, cPtr, cBlk, row)
+}
+
+// restoreStructure makes the surviving pattern able to carry full column rank jointly,
+// which the per-column test cannot see: two coarse columns whose survivors all lie in
+// one fine row (a scalar problem whose coarse nodes both peak at that row after two
+// smoothing steps, say) each pass it, yet are dependent. Full structural rank means
+// that every coarse column J can be given k of the scalar rows of its surviving
+// blocks, no scalar row given twice (a fine node offers b rows to its surviving
+// blocks): a flow problem with demand k per coarse column and capacity b per fine
+// node. It is solved greedily (rows in order, each node's rows to its blocks in column
+// order) and completed by augmenting paths, in coarse column order; a column no path
+// can complete gets its strongest dropped blocks back (the lowest row on a tie), one
+// at a time, until it is complete; a column that even whole cannot be completed is
+// left as it is. SA prolongators
+// complete greedily: each coarse column peaks on its own aggregate. It returns the
+// number of blocks turned back on; the result does not depend on workers (serial).
+func restoreStructure(P *bsr.Matrix, keep []bool, norms []float64, cPtr, cBlk []int64, row []int32) int64 {
+	n, m, b, k := P.BlockRows, P.BlockCols, P.R, P.C
+	f := make([]int32, len(keep)) // scalar rows of block s's node given to its column
+	used := make([]int32, n)      // scalar rows of node i given away
+	need := make([]int32, m)      // scalar columns of coarse column J without a row
+	for J := range need {
+		need[J] = int32(k)
+		if cPtr[J+1] == cPtr[J] {
+			need[J] = 0 // an empty column of P: nothing to keep
+		}
+	}
+	for i := 0; i < n; i++ {
+		for s := P.RowPtr[i]; s < P.RowPtr[i+1] && used[i] < int32(b); s++ {
+			if J := P.ColIdx[s]; keep[s] && need[J] > 0 {
+				g := min(int32(b)-used[i], need[J])
+				f[s], used[i], need[J] = g, used[i]+g, need[J]-g
+			}
+		}
+	}
+	// augment finds a path from column J to a node with a free row, alternating kept
+	// blocks that can take one more row (column → node) and blocks holding one
+	// (node → another column), by breadth-first search, and moves one row along it.
+	seenCol, seenNode := make([]int32, m), make([]int32, n)
+	for J := range seenCol {
+		seenCol[J] = -1
+	}
+	for i := range seenNode {
+		seenNode[i] = -1
+	}
+	via := make([]int64, m)     // block by which a column was reached (−1: the start)
+	viaNode := make([]int64, n) // block by which a node was reached
+	var queue []int32
+	stamp := int32(0)
+	augment := func(J0 int32) bool {
+		stamp++
+		queue = append(queue[:0], J0)
+		seenCol[J0], via[J0] = stamp, -1
+		for h := 0; h < len(queue); h++ {
+			J := queue[h]
+			for _, s := range cBlk[cPtr[J]:cPtr[J+1]] {
+				i := row[s]
+				if !keep[s] || f[s] >= int32(b) || seenNode[i] == stamp {
+					continue
+				}
+				seenNode[i], viaNode[i] = stamp, s
+				if used[i] < int32(b) {
+					// Move one row along the path back to J0.
+					used[i]++
+					for {
+						t := viaNode[i]
+						f[t]++
+						c := P.ColIdx[t]
+						if via[c] < 0 {
+							need[c]--
+							return true
+						}
+						u := via[c] // block of c's row in the previous node, holding a row
+						f[u]--
+						i = row[u]
+					}
+				}
+				for t := P.RowPtr[i]; t < P.RowPtr[i+1]; t++ {
+					if c := P.ColIdx[t]; f[t] > 0 && seenCol[c] != stamp {
+						seenCol[c], via[c] = stamp, t
+						queue = append(queue, c)
+					}
+				}
+			}
+		}
+		return false
+	}
+	// fill completes column J as far as its surviving blocks allow.
+	fill := func(J int32) {
+		for need[J] > 0 && augment(J) {
+		}
+	}
+	// release takes back every row given to column J.
+	release := func(J int32) {
+		for _, s := range cBlk[cPtr[J]:cPtr[J+1]] {
+			used[row[s]] -= f[s]
+			need[J] += f[s]
+			f[s] = 0
+		}
+	}
+	restored := int64(0)
+	var off []int64
+	for J := int32(0); J < int32(m); J++ {
+		if fill(J); need[J] == 0 {
+			continue
+		}
+		off = off[:0]
+		for _, s := range cBlk[cPtr[J]:cPtr[J+1]] {
+			if !keep[s] {
+				off = append(off, s)
+			}
+		}
+		// Only if the whole column completes are blocks given back: a column that P
+		// itself cannot complete (more coarse than fine unknowns around it) keeps
+		// what the row rule kept.
+		for _, s := range off {
+			keep[s] = true
+		}
+		fill(J)
+		whole := need[J] == 0
+		release(J)
+		for _, s := range off {
+			keep[s] = false
+		}
+		fill(J)
+		if !whole {
+			continue
+		}
+		strongestFirst(off, norms)
+		for _, s := range off {
+			if need[J] == 0 {
+				break
+			}
+			keep[s] = true
+			restored++
+			fill(J)
+		}
+	}
+	return restored
+}
+
+// strongestFirst sorts the blocks off (of one coarse column, in row order) by
+// decreasing norm, equal norms staying in row order.
+func strongestFirst(off []int64, norms []float64) {
+	slices.SortStableFunc(off, func(x, y int64) int {
+		switch {
+		case norms[x] > norms[y]:
+			return -1
+		case norms[x] < norms[y]:
+			return 1
+		}
+		return 0
+	})
+}
+
+// addGram adds the lower triangle of (r·blk·C)ᵀ·(r·blk·C) to the k×k G (all cholesky
+// reads), blk b×k row-major, C = diag(c).
+func addGram(blk []float64, r float64, b, k int, c, G []float64) {
+	var buf [8]float64
+	x := buf[:]
+	if k > len(buf) {
+		x = make([]float64, k)
+	}
+	for p := 0; p < b; p++ {
+		row := blk[p*k : (p+1)*k]
+		for q := 0; q < k; q++ {
+			x[q] = row[q] * r * c[q]
+		}
+		for q := 0; q < k; q++ {
+			for t := 0; t <= q; t++ {
+				G[q*k+t] += x[q] * x[t]
+			}
+		}
+	}
+}
+
+// unitScale returns the power of two s with s·x in [0.5, 1) for a finite x > 0, and 1
+// otherwise.
+func unitScale(x float64) float64 {
+	if !(x > 0) || math.IsInf(x, 0) {
+		return 1
+	}
+	_, e := math.Frexp(x)
+	return math.Ldexp(1, -e)
 }
 
 // build makes the plan for the survivors keep (nil: all) of P's blocks. Rows whose M
@@ -200,7 +488,8 @@ func build(P *bsr.Matrix, Bc []float64, keep []bool, opt Options) *Plan {
 		untouched
 		unfiltered
 	)
-	G := grams(Bc, m, k, opt.Workers)
+	cs := columnScales(Bc, m, k)
+	G := grams(Bc, cs, m, k, opt.Workers)
 	kind := make([]uint8, n)
 	count := make([]int64, n+1)
 	wouldDrop := make([]int64, n)
@@ -218,7 +507,7 @@ func build(P *bsr.Matrix, Bc []float64, keep []bool, opt Options) *Plan {
 			switch {
 			case c == s1-s0:
 				kind[i], count[i+1] = untouched, c
-			case factorRow(P, G, keep, i, opt.PivotTol, M, L):
+			case factorRow(P, G, cs, keep, i, opt.PivotTol, M, L):
 				kind[i], count[i+1] = corrected, c
 			default:
 				kind[i], count[i+1], wouldDrop[i] = unfiltered, s1-s0, s1-s0-c
@@ -256,7 +545,7 @@ func build(P *bsr.Matrix, Bc []float64, keep []bool, opt Options) *Plan {
 			}
 			if f := p.rowFac[i]; f >= 0 {
 				off := int64(f) * int64(pk)
-				factorRow(P, G, keep, i, opt.PivotTol, M, p.fac[off:off+int64(pk)])
+				factorRow(P, G, cs, keep, i, opt.PivotTol, M, p.fac[off:off+int64(pk)])
 			}
 		}
 	})
@@ -273,14 +562,54 @@ func build(P *bsr.Matrix, Bc []float64, keep []bool, opt Options) *Plan {
 	return p
 }
 
+// columnScales returns, for coarse near-null spaces whose columns are scaled so far
+// from one that the Gram blocks and M would overflow or underflow (a near-null vector
+// given in other units: ‖B_c‖ beyond 2^±250), the powers of two c_q that bring each
+// such column's largest magnitude into [0.5, 1) (1 for the other columns), or nil when
+// every column is in range, as for any sanely scaled B_c. The projection is invariant
+// under column scaling: with C = diag(c), the factor of C·M·C is C·L, so factoring the
+// scaled M and unscaling the factor (exactly, powers of two) gives M's own factor
+// without forming M.
+func columnScales(Bc []float64, m, k int) []float64 {
+	cmax := make([]float64, k)
+	for t, v := range Bc {
+		cmax[t%k] = max(cmax[t%k], math.Abs(v))
+	}
+	var cs []float64
+	for q, x := range cmax {
+		if x == 0 || (x >= 0x1p-250 && x <= 0x1p250) {
+			continue
+		}
+		if cs == nil {
+			cs = make([]float64, k)
+			for r := range cs {
+				cs[r] = 1
+			}
+		}
+		cs[q] = unitScale(x)
+	}
+	return cs
+}
+
 // grams returns B_cJᵀ·B_cJ for every coarse node J (m blocks of k×k), the terms of
-// every row's M, formed once rather than once per fine row that keeps J.
-func grams(Bc []float64, m, k, workers int) []float64 {
+// every row's M, formed once rather than once per fine row that keeps J; with column
+// scales cs (non-nil), those of B_cJ·diag(cs).
+func grams(Bc, cs []float64, m, k, workers int) []float64 {
 	kk := int64(k * k)
 	G := make([]float64, int64(m)*kk)
 	par.For(m, workers, 64, func(lo, hi int) {
+		var tmp []float64
+		if cs != nil {
+			tmp = make([]float64, kk)
+		}
 		for J := int64(lo); J < int64(hi); J++ {
 			B := Bc[J*kk : (J+1)*kk]
+			if cs != nil {
+				for t, v := range B {
+					tmp[t] = v * cs[t%k]
+				}
+				B = tmp
+			}
 			bsr.GemmTNAcc(k, k, k, B, B, G[J*kk:(J+1)*kk])
 		}
 	})
@@ -289,8 +618,9 @@ func grams(Bc []float64, m, k, workers int) []float64 {
 
 // factorRow forms M = Σ_{J kept in row i} B_cJᵀ·B_cJ in M (k×k, summed in column order
 // from the Gram blocks G) and writes its packed Cholesky factor to L. It reports false
-// when a pivot falls to tol·M_jj or below.
-func factorRow(P *bsr.Matrix, G []float64, keep []bool, i int, tol float64, M, L []float64) bool {
+// when a pivot falls to tol·M_jj or below. With column scales cs (non-nil) G holds the
+// scaled Gram blocks; the factor of the scaled M is then unscaled into M's own.
+func factorRow(P *bsr.Matrix, G, cs []float64, keep []bool, i int, tol float64, M, L []float64) bool {
 	k := P.C
 	clear(M)
 	kk := int64(k * k)
@@ -302,7 +632,21 @@ func factorRow(P *bsr.Matrix, G []float64, keep []bool, i int, tol float64, M, L
 			}
 		}
 	}
-	return cholesky(k, M, L, tol)
+	if !cholesky(k, M, L, tol) {
+		return false
+	}
+	if cs != nil {
+		// C·M·C = L'·L'ᵀ gives M = L·Lᵀ with L = C⁻¹·L': row j of L is row j of L'
+		// divided by c_j; the stored reciprocal diagonal is multiplied by c_j.
+		for j := 0; j < k; j++ {
+			rj := j * (j + 1) / 2
+			for l := 0; l < j; l++ {
+				L[rj+l] /= cs[j]
+			}
+			L[rj+j] *= cs[j]
+		}
+	}
+	return true
 }
 
 // Identity reports whether the plan drops nothing: P_f is P, and Numeric only copies

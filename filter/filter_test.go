@@ -19,8 +19,9 @@ const kernelTol = 1e-12
 // returns the worst relative kernel error over the corrected rows:
 //   - P_f's pattern is a sub-pattern of P's and every value was written (no NaN);
 //   - every row keeps its strongest block;
-//   - a corrected row keeps exactly the blocks with ‖P_iJ‖ ≥ θ·max, and restores
-//     (P·B_c)_i to kernelTol;
+//   - a corrected row keeps exactly the blocks with ‖P_iJ‖ ≥ θ·max and those the
+//     column rule kept (checked by checkColumnRule), and restores (P·B_c)_i to
+//     kernelTol;
 //   - an uncorrected row equals P's bit for bit, and when it has blocks under θ (left
 //     unfiltered) its surviving stack G_S is ill-conditioned by gonum's SVD;
 //   - the stats agree with these counts.
@@ -32,6 +33,9 @@ func checkFiltered(t *testing.T, P *bsr.Matrix, Bc []float64, theta float64, pla
 	b, k := P.R, P.C
 	bk := int64(b * k)
 	worst := 0.0
+	keep, restored := decide(P, theta, DefaultPivotTol, 1)
+	checkColumnRule(t, P, theta, keep, restored)
+	kept := func(s int64) bool { return keep == nil || keep[s] }
 	corrected, unfiltered, notDropped := 0, 0, int64(0)
 	for i := 0; i < P.BlockRows; i++ {
 		s0, s1 := P.RowPtr[i], P.RowPtr[i+1]
@@ -44,7 +48,7 @@ func checkFiltered(t *testing.T, P *bsr.Matrix, Bc []float64, theta float64, pla
 		}
 		under := int64(0)
 		for s := s0; s < s1; s++ {
-			if blockNorm(P, s) < theta*mx {
+			if !kept(s) {
 				under++
 			}
 		}
@@ -67,7 +71,6 @@ func checkFiltered(t *testing.T, P *bsr.Matrix, Bc []float64, theta float64, pla
 			if under > 0 {
 				unfiltered++
 				notDropped += under
-				kept := func(s int64) bool { return !(blockNorm(P, s) < theta*mx) }
 				if c := stackCond(P, Bc, i, kept); c*c < 0.5/DefaultPivotTol {
 					t.Errorf("row %d left unfiltered though cond(G_S) = %.3g", i, c)
 				}
@@ -77,7 +80,7 @@ func checkFiltered(t *testing.T, P *bsr.Matrix, Bc []float64, theta float64, pla
 		corrected++
 		q := t0
 		for s := s0; s < s1; s++ {
-			want := !(blockNorm(P, s) < theta*mx)
+			want := kept(s)
 			got := q < t1 && Pf.ColIdx[q] == P.ColIdx[s]
 			if got {
 				q++
@@ -100,12 +103,145 @@ func checkFiltered(t *testing.T, P *bsr.Matrix, Bc []float64, theta float64, pla
 	s := plan.Stats()
 	want := Stats{Theta: theta, BlockRows: P.BlockRows, BlockCols: P.BlockCols, R: b, C: k,
 		NNZBlocksBefore: P.NNZBlocks(), NNZBlocksAfter: Pf.NNZBlocks(), DroppedBlocks: P.NNZBlocks() - Pf.NNZBlocks(),
-		RowsCorrected: corrected, RowsUnfiltered: unfiltered, BlocksNotDropped: notDropped,
+		RowsCorrected: corrected, RowsUnfiltered: unfiltered, BlocksNotDropped: notDropped, BlocksKeptForRank: restored,
 		BytesBefore: P.Bytes(), BytesAfter: Pf.Bytes(), PlanBytes: s.PlanBytes}
 	if s != want {
 		t.Errorf("stats\n got %+v\nwant %+v", s, want)
 	}
 	return worst
+}
+
+// checkColumnRule checks the column rule's part of a drop decision (keep, with
+// restored blocks turned back on) against the row rule, by gonum's SVD: the count of
+// blocks the row rule drops but keep keeps is restored; a column gets back its
+// strongest dropped blocks, never a weaker one before a stronger; every coarse column
+// that still drops blocks keeps survivors of full rank (to a loose bound on their
+// condition); and when P has full column
+// rank, so does the surviving pattern filled with random values (full structural rank:
+// no two coarse columns crowded into too few fine rows).
+func checkColumnRule(t *testing.T, P *bsr.Matrix, theta float64, keep []bool, restored int64) {
+	t.Helper()
+	k := P.C
+	rowRule := make([]bool, P.NNZBlocks())
+	rowMax := make([]float64, P.NNZBlocks()) // the largest block norm of each block's row
+	for i := 0; i < P.BlockRows; i++ {
+		mx := 0.0
+		for s := P.RowPtr[i]; s < P.RowPtr[i+1]; s++ {
+			mx = max(mx, blockNorm(P, s))
+		}
+		for s := P.RowPtr[i]; s < P.RowPtr[i+1]; s++ {
+			rowRule[s] = !(blockNorm(P, s) < theta*mx)
+			rowMax[s] = mx
+		}
+	}
+	cols := make([][]int64, P.BlockCols)
+	for s, J := range P.ColIdx {
+		cols[J] = append(cols[J], int64(s))
+	}
+	// cond returns the condition number of the stack of column J's blocks chosen by in,
+	// each block divided by its row's largest block norm and each scalar column then
+	// scaled to unit largest magnitude over the whole column (the rule's scaling, up to
+	// factors of 2).
+	cond := func(J int, in func(s int64) bool) float64 {
+		val := func(s int64, p int) float64 {
+			if rowMax[s] == 0 {
+				return 0
+			}
+			return P.Block(s)[p] / rowMax[s]
+		}
+		scale := make([]float64, k)
+		for _, s := range cols[J] {
+			for p := range P.Block(s) {
+				scale[p%k] = max(scale[p%k], math.Abs(val(s, p)))
+			}
+		}
+		var rows []float64
+		for _, s := range cols[J] {
+			if in(s) {
+				for p := range P.Block(s) {
+					rows = append(rows, val(s, p)/scale[p%k])
+				}
+			}
+		}
+		if len(rows) < k*k {
+			return math.Inf(1)
+		}
+		var svd mat.SVD
+		if !svd.Factorize(mat.NewDense(len(rows)/k, k, rows), mat.SVDNone) {
+			return math.Inf(1)
+		}
+		v := svd.Values(nil)
+		return v[0] / v[len(v)-1]
+	}
+	got := int64(0)
+	for J, blks := range cols {
+		back, dropped := 0, 0
+		weakestBack, strongestDropped := math.Inf(1), 0.0
+		for _, s := range blks {
+			switch {
+			case keep != nil && !keep[s]:
+				dropped++
+				strongestDropped = max(strongestDropped, blockNorm(P, s))
+			case !rowRule[s]:
+				back++
+				weakestBack = min(weakestBack, blockNorm(P, s))
+			}
+		}
+		got += int64(back)
+		if back > 0 && weakestBack < strongestDropped {
+			t.Errorf("column %d: a block of norm %.6g kept for rank, one of %.6g dropped", J, weakestBack, strongestDropped)
+		}
+		if dropped > 0 {
+			// A pivot test passed bounds the condition only loosely (cond² under about
+			// k·4^k/tol); rank deficiency shows as an infinite or huge cond.
+			if c := cond(J, func(s int64) bool { return keep[s] }); c*c >= float64(k)*math.Pow(4, float64(k))/DefaultPivotTol {
+				t.Errorf("column %d drops %d blocks but its survivors have cond %.3g", J, dropped, c)
+			}
+		}
+	}
+	if got != restored {
+		t.Errorf("column rule: %d blocks back on, decide says %d", got, restored)
+	}
+	if keep != nil && P.Rows()*P.Cols() <= 1<<20 {
+		rng := rand.New(rand.NewPCG(99, 98))
+		filled := func(in func(s int64) bool) int {
+			Q := P.Clone()
+			for s := range Q.ColIdx {
+				for p := range Q.Block(int64(s)) {
+					Q.Block(int64(s))[p] = 0
+					if in(int64(s)) {
+						Q.Block(int64(s))[p] = rng.Float64() + 0.5
+					}
+				}
+			}
+			return numRank(Q.ToDense(), Q.Rows(), Q.Cols())
+		}
+		if full := filled(func(int64) bool { return true }); full == P.Cols() {
+			if r := filled(func(s int64) bool { return keep[s] }); r != full {
+				t.Errorf("surviving pattern has structural rank %d, P's %d", r, full)
+			}
+		}
+	}
+}
+
+// numRank returns the numerical rank of the r×c row-major a (singular values above
+// 1e-10 of the largest) by gonum's SVD.
+func numRank(a []float64, r, c int) int {
+	if r == 0 || c == 0 {
+		return 0
+	}
+	var svd mat.SVD
+	if !svd.Factorize(mat.NewDense(r, c, a), mat.SVDNone) {
+		return -1
+	}
+	v := svd.Values(nil)
+	n := 0
+	for _, x := range v {
+		if x > 1e-10*v[0] {
+			n++
+		}
+	}
+	return n
 }
 
 // stackCond returns the 2-norm condition number of G_S, the stack of B_cJ over the
@@ -413,8 +549,10 @@ func TestUnfilteredRows(t *testing.T) {
 	// Row 0: strong block in column 0 (singular), small in 1 and 2 → unfiltered.
 	// Row 1: strong blocks in 0 and 1, small in 2 → corrected (block 1 is full rank).
 	// Row 2: strong block in 2 only → corrected.
-	rowsCols := [][]int32{{0, 1, 2}, {0, 1, 2}, {1, 2}}
-	scales := [][]float64{{big, small, small}, {big, big, small}, {small, big}}
+	// Rows 3 and 4: strong blocks in every column, nothing dropped; they give every
+	// coarse column survivors of full rank, so the column rule keeps nothing back.
+	rowsCols := [][]int32{{0, 1, 2}, {0, 1, 2}, {1, 2}, {0, 1, 2}, {0, 1, 2}}
+	scales := [][]float64{{big, small, small}, {big, big, small}, {small, big}, {big, big, big}, {big, big, big}}
 	rng := rand.New(rand.NewPCG(13, 14))
 	var bi, bj []int32
 	var vals []float64
@@ -426,7 +564,7 @@ func TestUnfilteredRows(t *testing.T) {
 			}
 		}
 	}
-	P, err := bsr.FromBlockTriplets(3, 3, b, k, bi, bj, vals)
+	P, err := bsr.FromBlockTriplets(5, 3, b, k, bi, bj, vals)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,6 +18,10 @@ type Stats struct {
 	RowsUnfiltered   int   `json:"rows_unfiltered"`    // rows with blocks under θ kept whole: M singular
 	BlocksNotDropped int64 `json:"blocks_not_dropped"` // blocks under θ kept in those rows
 
+	// BlocksKeptForRank counts blocks under θ kept by the column rule: without them
+	// some coarse column of P_f would lose rank (see the package documentation).
+	BlocksKeptForRank int64 `json:"blocks_kept_for_rank"`
+
 	BytesBefore int64 `json:"bytes_before"` // memory of P (pattern and values)
 	BytesAfter  int64 `json:"bytes_after"`  // memory of P_f (pattern and values)
 	PlanBytes   int64 `json:"plan_bytes"`   // P_f's own pattern, row map and Cholesky factors

@@ -1,6 +1,8 @@
 package amg
 
 import (
+	"github.com/blockamg/blockamg/backend"
+	"github.com/blockamg/blockamg/backend/cpu"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -120,22 +122,37 @@ func (p *scaledPre) Apply(r, z []float64) {
 	for i := range r {
 		p.tmp[i] = r[i] * p.d[i]
 	}
-	p.h.Apply(p.tmp, z)
+	refApply(p.h, p.tmp, z)
 	for i := range z {
 		z[i] *= p.d[i]
 	}
 }
 
-// cgIterations runs CG on A·x = b with preconditioner M to rtol 1e-8 (no absolute
-// floor) and returns the iterations and x, failing the test when CG does.
-func cgIterations(t *testing.T, A *bsr.Matrix, M krylov.Preconditioner, b []float64) (int, []float64) {
+// cgIterations runs CG on A·x = b with preconditioner M (a hierarchy, through the
+// test's reference cycle, or a *scaledPre) to rtol 1e-8 (no absolute floor) and
+// returns the iterations and x, failing the test when CG does.
+func cgIterations(t *testing.T, A *bsr.Matrix, M any, b []float64) (int, []float64) {
 	t.Helper()
+	var apply func(r, z []float64)
+	switch m := M.(type) {
+	case *Hierarchy:
+		apply = func(r, z []float64) { refApply(m, r, z) }
+	case *scaledPre:
+		apply = m.Apply
+	default:
+		panic("cgIterations: unknown preconditioner")
+	}
 	x := make([]float64, len(b))
 	opt := krylov.DefaultOptions()
 	opt.AbsTol = 0
-	res, err := krylov.CG(matOp{A, 0}, M, b, x, opt)
+	res, err := backend.PCG(cpu.New(0), cpu.WrapMatrix(A), hostPC(apply), cpu.WrapVector(b), cpu.WrapVector(x), opt)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return res.Iterations, x
 }
+
+// hostPC is a host function as a backend.Preconditioner on the CPU backend.
+type hostPC func(r, z []float64)
+
+func (f hostPC) Apply(r, z backend.Vector) { f(r.(*cpu.Vector).Data(), z.(*cpu.Vector).Data()) }

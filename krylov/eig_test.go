@@ -3,6 +3,7 @@ package krylov
 import (
 	"errors"
 	"math"
+	"strings"
 	"testing"
 )
 
@@ -44,5 +45,16 @@ func TestLanczosEstimateExtremeScale(t *testing.T) {
 	}
 	if _, err := LanczosEstimate([]float64{math.NaN(), 1}, []float64{1}); !errors.Is(err, ErrBreakdown) {
 		t.Errorf("NaN coefficient: %v, want ErrBreakdown", err)
+	}
+}
+
+// TestBreakdownMessageNamesIllConditioning: a loss of definiteness of rᵀz after
+// progress is reported as ill-conditioning, at the start as a plain indefinite
+// preconditioner.
+func TestBreakdownMessageNamesIllConditioning(t *testing.T) {
+	late := (&BreakdownError{Iteration: 5, Quantity: "rᵀz", Value: -1}).Error()
+	early := (&BreakdownError{Iteration: 0, Quantity: "rᵀz", Value: -1}).Error()
+	if !strings.Contains(late, "ill-conditioned") || strings.Contains(early, "ill-conditioned") {
+		t.Errorf("messages: %q / %q", late, early)
 	}
 }

@@ -49,6 +49,11 @@ func (e *BreakdownError) Error() string {
 	case "pᵀAp":
 		return fmt.Sprintf("krylov: CG breakdown at iteration %d: pᵀAp = %g: the operator is not symmetric positive definite", e.Iteration, e.Value)
 	case "rᵀz":
+		if e.Iteration > 0 {
+			// The V-cycle is SPD by construction for an SPD operator: losing that
+			// after progress is rounding in an ill-conditioned operator.
+			return fmt.Sprintf("krylov: CG breakdown at iteration %d: rᵀz = %g: the preconditioner is not symmetric positive definite in floating point (for a multigrid cycle built from an SPD operator: the operator is too ill-conditioned for float64, e.g. coefficients spanning ~1e16 or more)", e.Iteration, e.Value)
+		}
 		return fmt.Sprintf("krylov: CG breakdown at iteration %d: rᵀz = %g: the preconditioner is not symmetric positive definite", e.Iteration, e.Value)
 	default:
 		return fmt.Sprintf("krylov: CG breakdown at iteration %d: %s = %g is not finite", e.Iteration, e.Quantity, e.Value)

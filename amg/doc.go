@@ -8,12 +8,15 @@
 // Setup builds one level after another; each stage is one file and one function:
 //
 //	strength.go    Strength: node graph from block Frobenius norms, scaled by
-//	               √(‖A_ii‖‖A_jj‖), edges above Threshold (negative keeps all)
+//	               √(‖A_ii‖‖A_jj‖), edges above Threshold (negative keeps all); the
+//	               norms and the test are safe from overflow and underflow (bsr.Norm)
 //	aggregate.go   Aggregate: greedy MIS in node order on the squared graph (first
 //	               AggressiveLevels levels) or the graph, roots then take their
 //	               neighbours; undersized aggregates merged
 //	tentative.go   Tentative: per-aggregate Householder QR of the near-null space;
-//	               Q gives P_tent (b×k blocks), R the coarse near-null space
+//	               Q gives P_tent (b×k blocks), R the coarse near-null space; safe from
+//	               overflow and underflow, rows weighted by √a_pp where an aggregate's
+//	               unknowns differ in scale beyond 2^24 (a D·A·D system)
 //	smooth.go      P = (I − ω·D⁻¹A)·P_tent on a pattern computed once, D the block
 //	               diagonal, ω = ProlongDamping/λmax(D⁻¹A)
 //	               Ac = PᵀAP through galerkin.Symbolic/Numeric
@@ -66,6 +69,7 @@
 // an eigenvalue estimate, a failed coarse Cholesky), ErrStalled (aggregation stopped reducing the grid — a block-diagonal
 // operator, every coupling under Threshold — while the level was too large for the
 // dense coarse solve), ErrPattern (Update with another pattern) or bsr.ErrSingular (a
-// singular diagonal block), naming the level. After an Update that failed part-way
+// diagonal block singular to float64 precision, even after scaling: the operator is
+// singular or ill-conditioned there), naming the level. After an Update that failed part-way
 // Broken reports true and a cycle refuses the hierarchy (ErrBroken).
 package amg

@@ -1,71 +1,22 @@
 package cudafem
 
 import (
-	"errors"
-	"flag"
 	"fmt"
 	"math"
-	"os"
 	"runtime"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/blockamg/blockamg/backend/cuda"
+	"github.com/blockamg/blockamg/backend/cuda/cudatest"
 	"github.com/blockamg/blockamg/fem"
-	"github.com/blockamg/blockamg/internal/cudadrv"
 )
 
-var shared struct {
-	once sync.Once
-	be   *cuda.Backend
-	err  error
-}
+func device(t *testing.T) *cuda.Backend { return cudatest.Device(t) }
 
-// device returns the backend shared by the tests of this package, or skips the test
-// with the one-line reason when there is no driver or no device.
-func device(t *testing.T) *cuda.Backend {
-	t.Helper()
-	shared.once.Do(func() { shared.be, shared.err = cuda.New(cuda.Options{}) })
-	if err := shared.err; err != nil {
-		if errors.Is(err, cudadrv.ErrNoDriver) || errors.Is(err, cudadrv.ErrNoDevice) {
-			t.Skip(err)
-		}
-		t.Fatal(err)
-	}
-	return shared.be
-}
+func TestMain(m *testing.M) { cudatest.Main(m) }
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if shared.be != nil {
-		if err := shared.be.Close(); err != nil && code == 0 {
-			os.Stderr.WriteString("closing the CUDA backend: " + err.Error() + "\n")
-			code = 1
-		}
-	}
-	os.Exit(code)
-}
-
-// The opt-in performance reports: test flags, e.g.
-// cuda.test -test.run PerfReport -cuda.perf -cuda.perf-ne 64.
-var (
-	flagPerf   = flag.Bool("cuda.perf", false, "run the performance reports (GBs of host and device memory)")
-	flagPerfNE = flag.Int("cuda.perf-ne", 100, "ex56 size of the performance reports")
-)
-
-// perfNE skips an opt-in performance report unless -cuda.perf (what names the report
-// in the skip line) and returns its problem size, -cuda.perf-ne.
-func perfNE(t *testing.T, what string) int {
-	t.Helper()
-	if !*flagPerf {
-		t.Skip("-cuda.perf runs the " + what)
-	}
-	if *flagPerfNE < 2 {
-		t.Fatalf("-cuda.perf-ne %d: want an integer ≥ 2", *flagPerfNE)
-	}
-	return *flagPerfNE
-}
+func perfNE(t *testing.T, what string) int { return cudatest.PerfNE(t, what) }
 
 // splitmix is a small deterministic generator.
 func splitmix(s *uint64) float64 {

@@ -6,13 +6,12 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"os"
 	"slices"
-	"sync"
 	"testing"
 
 	"github.com/blockamg/blockamg/amg"
 	"github.com/blockamg/blockamg/backend/cuda"
+	"github.com/blockamg/blockamg/backend/cuda/cudatest"
 	"github.com/blockamg/blockamg/bsr"
 	"github.com/blockamg/blockamg/fem"
 	"github.com/blockamg/blockamg/galerkin"
@@ -298,33 +297,6 @@ func checkCusparseReuse(t *testing.T, name string, g *Galerkin, want *bsr.Matrix
 	t.Logf("%s: cuSPARSE reuse numeric %.3f ms (median of 3), rel err %.2e, holds %.1f MB", name, ms, ck.RelErr, float64(r.Bytes())/1e6)
 }
 
-var shared struct {
-	once sync.Once
-	be   *cuda.Backend
-	err  error
-}
+func device(t *testing.T) *cuda.Backend { return cudatest.Device(t) }
 
-// device returns the backend shared by the tests of this package, or skips the test
-// with the one-line reason when there is no driver or no device.
-func device(t *testing.T) *cuda.Backend {
-	t.Helper()
-	shared.once.Do(func() { shared.be, shared.err = cuda.New(cuda.Options{}) })
-	if err := shared.err; err != nil {
-		if errors.Is(err, cudadrv.ErrNoDriver) || errors.Is(err, cudadrv.ErrNoDevice) {
-			t.Skip(err)
-		}
-		t.Fatal(err)
-	}
-	return shared.be
-}
-
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if shared.be != nil {
-		if err := shared.be.Close(); err != nil && code == 0 {
-			os.Stderr.WriteString("closing the CUDA backend: " + err.Error() + "\n")
-			code = 1
-		}
-	}
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { cudatest.Main(m) }

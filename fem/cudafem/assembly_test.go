@@ -12,11 +12,17 @@ import (
 	"github.com/blockamg/blockamg/fem"
 )
 
-func device(t *testing.T) *cuda.Backend { return cudatest.Device(t) }
+func device(t *testing.T) *cuda.Backend {
+	t.Helper()
+	return cudatest.Device(t)
+}
 
 func TestMain(m *testing.M) { cudatest.Main(m) }
 
-func perfNE(t *testing.T, what string) int { return cudatest.PerfNE(t, what) }
+func perfNE(t *testing.T, what string) int {
+	t.Helper()
+	return cudatest.PerfNE(t, what)
+}
 
 // splitmix is a small deterministic generator.
 func splitmix(s *uint64) float64 {

@@ -297,6 +297,9 @@ func checkCusparseReuse(t *testing.T, name string, g *Galerkin, want *bsr.Matrix
 	t.Logf("%s: cuSPARSE reuse numeric %.3f ms (median of 3), rel err %.2e, holds %.1f MB", name, ms, ck.RelErr, float64(r.Bytes())/1e6)
 }
 
-func device(t *testing.T) *cuda.Backend { return cudatest.Device(t) }
+func device(t *testing.T) *cuda.Backend {
+	t.Helper()
+	return cudatest.Device(t)
+}
 
 func TestMain(m *testing.M) { cudatest.Main(m) }

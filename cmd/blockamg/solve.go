@@ -785,29 +785,9 @@ func printSolve(w io.Writer, r *solveReport, p *problem) {
 	tw.Flush()
 }
 
-// norm returns ‖v‖₂, rescaled where the plain sum of squares overflows (entries
-// around 1e155 and more) or underflows, so that relative residuals stay finite.
-func norm(v []float64) float64 {
-	s := 0.0
-	for _, x := range v {
-		s += x * x
-	}
-	if !math.IsInf(s, 0) && (s > 1e-290 || s == 0 && !slices.ContainsFunc(v, func(x float64) bool { return x != 0 })) {
-		return math.Sqrt(s)
-	}
-	big := 0.0
-	for _, x := range v {
-		big = max(big, math.Abs(x))
-	}
-	if big == 0 || math.IsInf(big, 0) || math.IsNaN(s) {
-		return math.Sqrt(s)
-	}
-	s = 0
-	for _, x := range v {
-		s += (x / big) * (x / big)
-	}
-	return big * math.Sqrt(s)
-}
+// norm returns ‖v‖₂ (bsr.Norm: the plain sum of squares where it neither overflows
+// nor underflows, so that relative residuals stay finite).
+func norm(v []float64) float64 { return bsr.Norm(v) }
 
 func relDiff(x, y []float64) float64 {
 	d := 0.0

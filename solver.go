@@ -181,8 +181,7 @@ func wrapSolve(err error) error {
 // values — including values changed in place that failed validation, which the
 // solver cannot restore.
 func (s *Solver) Update(A *bsr.Matrix) error {
-	L0 := s.h.Levels[0].A
-	if A == nil || !A.SamePattern(L0) {
+	if A == nil {
 		return fmt.Errorf("blockamg: update: %w", ErrPattern)
 	}
 	err := s.update(A)
@@ -202,6 +201,10 @@ func (s *Solver) update(A *bsr.Matrix) error {
 			return err
 		}
 		return s.cyc.Refresh(s.h)
+	}
+	// amg.Hierarchy.Update checks the CPU's pattern; the device's is checked here.
+	if !A.SamePattern(s.h.Levels[0].A) {
+		return fmt.Errorf("new matrix does not have the set-up pattern: %w", ErrPattern)
 	}
 	if err := A.Validate(); err != nil {
 		return fmt.Errorf("%w: %w", ErrInput, err)

@@ -210,3 +210,33 @@ func TestReadmeExample(t *testing.T) {
 		t.Fatalf("README example does not compile:\n%s", out)
 	}
 }
+
+// TestUpdateWithAnotherMatrix: Update with a different matrix object on the same
+// pattern solves that matrix, bit for bit as a solver set up on it from the start.
+func TestUpdateWithAnotherMatrix(t *testing.T) {
+	s, b, _ := ex56(t, 4)
+	B := s.Hierarchy().Levels[0].A.Clone()
+	B.Scale(3)
+	if err := s.Update(B); err != nil {
+		t.Fatal(err)
+	}
+	x := make([]float64, len(b))
+	if _, err := s.Solve(b, x); err != nil {
+		t.Fatal(err)
+	}
+	_, _, modes, _ := fem.Ex56System(4, 0)
+	fresh, err := blockamg.NewSolver(B.Clone(), &blockamg.NullSpace{Rows: B.Rows(), Cols: 6, Data: modes}, blockamg.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fresh.Close()
+	y := make([]float64, len(b))
+	if _, err := fresh.Solve(b, y); err != nil {
+		t.Fatal(err)
+	}
+	for i := range x {
+		if x[i] != y[i] {
+			t.Fatalf("x[%d] = %v after Update, %v from a fresh set-up", i, x[i], y[i])
+		}
+	}
+}

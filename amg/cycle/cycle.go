@@ -10,7 +10,8 @@ import (
 
 // level is one grid of the uploaded hierarchy.
 type level struct {
-	A backend.Matrix // the operator (PCG's on level 0)
+	A   backend.Matrix // the operator (PCG's on level 0)
+	src *bsr.Matrix    // the host matrix A was uploaded from (Upload)
 	// S is the operator the smoother and the residual read: A, or its float32 copy
 	// with amg.Options.SmootherFloat32 (not on the coarsest level).
 	S    backend.Matrix
@@ -117,12 +118,13 @@ func (c *Cycle) Refresh(h *amg.Hierarchy) error {
 	for l, L := range h.Levels {
 		lv := c.levels[l]
 		var err error
-		// On the host the operators alias h's matrices; only level 0's may be a new
-		// matrix (Update takes the caller's).
-		if lv.A == nil || !host || l == 0 {
+		// On the host the operators alias h's matrices, so only a different matrix (a
+		// level 0 that Update took from the caller) is wrapped again.
+		if lv.A == nil || !host || lv.src != L.A {
 			if lv.A, err = reupload(be, lv.A, L.A, false); err != nil {
 				return fmt.Errorf("cycle: level %d operator: %w", l, err)
 			}
+			lv.src = L.A
 		}
 		if l == last {
 			break

@@ -82,16 +82,7 @@ func vec(v backend.Vector) []float64 {
 	return cv.data
 }
 
-func mat(a backend.Matrix) *bsr.Matrix {
-	m, ok := a.(*Matrix)
-	if !ok {
-		panic("cpu: matrix from another backend")
-	}
-	if m.free {
-		panic("cpu: matrix used after Free")
-	}
-	return m.m
-}
+func mat(a backend.Matrix) *bsr.Matrix { return smoothing(a).m }
 
 // NewVector returns a zero vector.
 func (b *Backend) NewVector(n int) (backend.Vector, error) {
@@ -370,6 +361,8 @@ func (b *Backend) DiagApply2(d backend.BlockDiag, s float64, xv, yv, zv backend.
 	copy(z, y)
 }
 
+// smoothing returns a's CPU matrix (with its float32 values, if any), panicking on a
+// matrix of another backend or one freed.
 func smoothing(a backend.Matrix) *Matrix {
 	m, ok := a.(*Matrix)
 	if !ok {

@@ -3,6 +3,7 @@ package blockamg
 import (
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/blockamg/blockamg/amg"
 	"github.com/blockamg/blockamg/amg/cycle"
@@ -31,12 +32,24 @@ type Options struct {
 	Solve krylov.Options
 	// Backend is where the solve runs: CPU (the default, also "") or CUDA. On CUDA
 	// the patterns are computed on the host once and every value, of the first set-up
-	// and of each Update, on the device.
+	// and of each Update, on the device (a device set-up).
 	Backend string
-	// CUDA configures the GPU for Backend CUDA: device ordinal (default 0), kernel
-	// cache folder, and the device Galerkin product's variant (default: the GPU
-	// traffic model's pick per level). Its Symmetric field is set by NewSolver.
+	// CUDA configures the GPU NewSolver opens for Backend CUDA: device ordinal
+	// (default 0), kernel cache folder, and the device Galerkin product's variant
+	// (default: the GPU traffic model's pick per level). Its Symmetric field is set by
+	// NewSolver. It is not used with Device.
 	CUDA cuda.Options
+	// Device, when not nil, is an opened backend to run on instead of one NewSolver
+	// opens, for a caller that needs it before the set-up (to check its memory, to
+	// fail at once without a GPU) or beside the solver (page-locked host memory, a
+	// device assembly into FineOperator, its transfer counters). The set-up is a
+	// device set-up on it, whatever the backend: on the CPU backend that runs the GPU's
+	// code path on the host, which is how that path is tested without a GPU. Backend
+	// must be "" or CUDA with it. NewSolver declares A's symmetry to it where it has a
+	// SetSymmetric method (as cuda.Backend does; Options.CUDA.Symmetric otherwise).
+	// The caller keeps Device: Close frees the solver's storage on it but does not
+	// close it.
+	Device backend.Resetter
 	// Workers bounds the goroutines of the CPU set-up and solve (0: GOMAXPROCS).
 	// Results are bitwise the same for any count.
 	Workers int
@@ -62,30 +75,40 @@ type Result = krylov.Result
 // Solver is a smoothed-aggregation hierarchy and the CG solve it preconditions, on
 // one backend. It is not safe for concurrent use.
 type Solver struct {
-	opt  Options
-	h    *amg.Hierarchy
-	be   backend.Backend
-	cyc  *cycle.Cycle
-	work backend.PCGWork
-	b, x backend.Vector // the device's right-hand side and solution (CUDA)
-	// broken holds the error of a failed Update until one succeeds.
+	opt Options
+	h   *amg.Hierarchy
+	be  backend.Backend
+	// resident: a device set-up (Backend CUDA or Device), whose values are computed
+	// on the backend (amg/cycle's UploadResident); rs is be as a Resetter then.
+	resident bool
+	rs       backend.Resetter
+	own      bool // NewSolver opened be, and Close closes it
+	cyc      *cycle.Cycle
+	work     backend.PCGWork
+	// b and x are Solve's copies of its vectors on a device set-up, allocated by its
+	// first call (a caller of SolveVectors has its own).
+	b, x backend.Vector
+	// broken holds the error of a failed Update or Refresh until one succeeds.
 	broken error
-	first  cycle.UpdateTimes // the first numeric set-up on the device (CUDA)
-	last   cycle.UpdateTimes // the last device re-setup (CUDA)
+	upload time.Duration     // NewSolver's upload to the backend (UploadTime)
+	first  cycle.UpdateTimes // the first numeric set-up on the device
+	last   cycle.UpdateTimes // the last device re-setup
 }
 
 // NewSolver sets up the hierarchy of the square-blocked SPD matrix A (b×b blocks) and
-// near-null space ns (A.Rows()×k; nil means ConstantModes) on the backend opt names.
-// The Solver keeps A (it is the finest operator, not copied): change its values only
-// through Update.
+// near-null space ns (A.Rows()×k; nil means ConstantModes) on the backend opt names
+// (Backend, or Device). The Solver keeps A (it is the finest operator, not copied):
+// change its values only through Update, or on the backend and then Refresh.
 func NewSolver(A *bsr.Matrix, ns *NullSpace, opt Options) (*Solver, error) {
 	if A == nil {
 		return nil, fmt.Errorf("blockamg: %w: no matrix", ErrInput)
 	}
-	if opt.Backend == "" {
+	switch {
+	case opt.Device != nil && opt.Backend != "" && opt.Backend != CUDA:
+		return nil, fmt.Errorf("blockamg: %w: Backend %q with a Device, want \"\" or %q (a Device runs the device set-up)", ErrOptions, opt.Backend, CUDA)
+	case opt.Device == nil && opt.Backend == "":
 		opt.Backend = CPU
-	}
-	if opt.Backend != CPU && opt.Backend != CUDA {
+	case opt.Device == nil && opt.Backend != CPU && opt.Backend != CUDA:
 		return nil, fmt.Errorf("blockamg: %w: Backend %q, want %q or %q", ErrOptions, opt.Backend, CPU, CUDA)
 	}
 	if !cycle.KnownSmoother(opt.AMG.Smoother) {
@@ -97,17 +120,24 @@ func NewSolver(A *bsr.Matrix, ns *NullSpace, opt Options) (*Solver, error) {
 	opt.AMG.Workers, opt.Solve.Workers = opt.Workers, opt.Workers
 	opt.AMG.Symmetric = !opt.FullGalerkin && (opt.AssumeSymmetric ||
 		A.R == A.C && A.BlockRows == A.BlockCols && A.CheckSymmetric() == nil)
-	s := &Solver{opt: opt}
-	var err error
-	if opt.Backend == CUDA {
+	s := &Solver{opt: opt, resident: opt.Device != nil || opt.Backend == CUDA}
+	switch {
+	case opt.Device != nil:
+		if d, ok := opt.Device.(interface{ SetSymmetric(bool) }); ok {
+			d.SetSymmetric(opt.AMG.Symmetric)
+		}
+		s.be, s.rs = opt.Device, opt.Device
+	case opt.Backend == CUDA:
 		// Open the device before the set-up, so that a missing GPU fails at once.
 		co := opt.CUDA
 		co.Symmetric = opt.AMG.Symmetric
-		if s.be, err = cuda.New(co); err != nil {
+		be, err := cuda.New(co)
+		if err != nil {
 			return nil, fmt.Errorf("blockamg: %w", err)
 		}
-	} else {
-		s.be = cpu.New(opt.Workers)
+		s.be, s.rs, s.own = be, be, true
+	default:
+		s.be, s.own = cpu.New(opt.Workers), true
 	}
 	if err := s.setup(A, ns); err != nil {
 		s.Close()
@@ -121,48 +151,98 @@ func (s *Solver) setup(A *bsr.Matrix, ns *NullSpace) error {
 	if s.h, err = amg.Setup(A, ns, s.opt.AMG); err != nil {
 		return fmt.Errorf("blockamg: set-up: %w", err)
 	}
-	if s.opt.Backend == CPU {
+	start := time.Now()
+	if !s.resident {
 		if s.cyc, err = cycle.Upload(s.be, s.h); err != nil {
 			return fmt.Errorf("blockamg: %w", err)
 		}
+		s.upload = time.Since(start)
 		return nil
 	}
-	rs := s.be.(backend.Resetter)
-	if s.cyc, s.first, err = cycle.UploadResident(rs, s.h); err != nil {
+	if s.cyc, s.first, err = cycle.UploadResident(s.rs, s.h); err != nil {
 		return fmt.Errorf("blockamg: device set-up: %w", err)
 	}
-	n := A.Rows()
-	if s.b, err = s.be.NewVector(n); err != nil {
-		return fmt.Errorf("blockamg: %w", err)
+	// The upload's time ends with the device's work.
+	if err := s.be.Err(); err != nil {
+		return fmt.Errorf("blockamg: device set-up: %w", err)
 	}
-	if s.x, err = s.be.NewVector(n); err != nil {
-		return fmt.Errorf("blockamg: %w", err)
-	}
+	s.upload = time.Since(start)
 	return nil
 }
 
 // Solve solves A·x = b by CG from x = 0 (x's contents are overwritten), preconditioned
 // by one V-cycle per iteration, to Options.Solve's tolerances. On ErrNotConverged and
-// ErrBreakdown x holds the last iterate and Result what was reached.
+// ErrBreakdown x holds the last iterate and Result what was reached. On a device
+// set-up b goes up and x comes back through device vectors of the solver's,
+// allocated by the first call.
 func (s *Solver) Solve(b, x []float64) (Result, error) {
 	n := s.h.Levels[0].A.Rows()
 	if len(b) != n || len(x) != n {
 		panic(fmt.Sprintf("blockamg: Solve: len(b) = %d, len(x) = %d, want %d", len(b), len(x), n))
 	}
-	if s.broken != nil {
-		return Result{}, fmt.Errorf("blockamg: %w (last update: %w)", ErrBroken, s.broken)
+	if err := s.ready(); err != nil {
+		return Result{}, err
 	}
-	if s.opt.Backend == CPU {
-		res, err := s.work.Solve(s.be, s.cyc.Operator(), s.cyc, cpu.WrapVector(b), cpu.WrapVector(x), s.opt.Solve)
-		return res, wrapSolve(err)
+	if !s.resident {
+		return s.solve(cpu.WrapVector(b), cpu.WrapVector(x))
+	}
+	if s.b == nil {
+		if err := s.vectors(n); err != nil {
+			return Result{}, fmt.Errorf("blockamg: solve: %w", err)
+		}
 	}
 	s.be.Upload(s.b, b)
-	res, err := s.work.Solve(s.be, s.cyc.Operator(), s.cyc, s.b, s.x, s.opt.Solve)
+	res, err := s.solve(s.b, s.x)
 	s.be.Download(x, s.x)
 	if err == nil {
-		err = s.be.Err()
+		err = wrapSolve(s.be.Err())
 	}
+	return res, err
+}
+
+// SolveVectors is Solve on vectors of the solver's backend (Backend().NewVector, of
+// A.Rows() entries each), for a caller that moves b and x itself: one that keeps
+// them on a device between solves, or overlaps b's upload with a Refresh
+// (cuda.Backend's StartUpload, whose wait it calls before SolveVectors). Neither
+// vector is copied; PCG's work vectors are kept between solves, as Solve's are. On
+// ErrNotConverged and ErrBreakdown x holds the last iterate.
+func (s *Solver) SolveVectors(b, x backend.Vector) (Result, error) {
+	n := s.h.Levels[0].A.Rows()
+	if b.Len() != n || x.Len() != n {
+		panic(fmt.Sprintf("blockamg: SolveVectors: b.Len() = %d, x.Len() = %d, want %d", b.Len(), x.Len(), n))
+	}
+	if err := s.ready(); err != nil {
+		return Result{}, err
+	}
+	return s.solve(b, x)
+}
+
+// ready refuses a solve after a failed Update or Refresh.
+func (s *Solver) ready() error {
+	if s.broken != nil {
+		return fmt.Errorf("blockamg: %w (last update: %w)", ErrBroken, s.broken)
+	}
+	return nil
+}
+
+func (s *Solver) solve(b, x backend.Vector) (Result, error) {
+	res, err := s.work.Solve(s.be, s.cyc.Operator(), s.cyc, b, x, s.opt.Solve)
 	return res, wrapSolve(err)
+}
+
+// vectors allocates Solve's device copies of b and x.
+func (s *Solver) vectors(n int) error {
+	b, err := s.be.NewVector(n)
+	if err != nil {
+		return err
+	}
+	x, err := s.be.NewVector(n)
+	if err != nil {
+		b.Free()
+		return err
+	}
+	s.b, s.x = b, x
+	return nil
 }
 
 func wrapSolve(err error) error {
@@ -177,9 +257,9 @@ func wrapSolve(err error) error {
 // block-diagonal inverses, spectrum estimates, prolongator smoothing, Galerkin
 // products and the coarse factor, keeping every pattern and plan. A pattern error
 // (ErrPattern) leaves the solver as it was; any other failure leaves it refusing to
-// Solve (ErrBroken) until an Update succeeds, since its levels then mix two matrices'
-// values — including values changed in place that failed validation, which the
-// solver cannot restore.
+// Solve (ErrBroken) until an Update or a Refresh succeeds, since its levels then mix
+// two matrices' values — including values changed in place that failed validation,
+// which the solver cannot restore.
 func (s *Solver) Update(A *bsr.Matrix) error {
 	if A == nil {
 		return fmt.Errorf("blockamg: update: %w", ErrPattern)
@@ -196,7 +276,7 @@ func (s *Solver) Update(A *bsr.Matrix) error {
 }
 
 func (s *Solver) update(A *bsr.Matrix) error {
-	if s.opt.Backend == CPU {
+	if !s.resident {
 		if err := s.h.Update(A); err != nil {
 			return err
 		}
@@ -209,9 +289,36 @@ func (s *Solver) update(A *bsr.Matrix) error {
 	if err := A.Validate(); err != nil {
 		return fmt.Errorf("%w: %w", ErrInput, err)
 	}
-	rs := s.be.(backend.Resetter)
-	if err := rs.UploadValues(s.cyc.FineOperator(), A.Val); err != nil {
+	if err := s.rs.UploadValues(s.cyc.FineOperator(), A.Val); err != nil {
 		return err
+	}
+	return s.refresh()
+}
+
+// Refresh redoes the numeric set-up, as Update does, from the values the fine
+// operator holds now (FineOperator), for a caller that wrote them on the backend
+// itself — a device assembly (fem/cudafem), or the Resetter's ScaleValues or
+// UploadValues on Backend() — and has no host matrix to give Update. Refresh does
+// not validate those values (Update validates a host matrix before it uploads it).
+// With Backend CPU the fine operator is the host matrix last given to NewSolver or
+// Update, so Refresh is Update of that matrix after its values changed in place. A
+// failure leaves the solver refusing to Solve (ErrBroken) until a Refresh or an
+// Update succeeds.
+func (s *Solver) Refresh() error {
+	if err := s.refresh(); err != nil {
+		s.broken = err
+		return fmt.Errorf("blockamg: refresh: %w", err)
+	}
+	s.broken = nil
+	return nil
+}
+
+func (s *Solver) refresh() error {
+	if !s.resident {
+		if err := s.h.Update(s.h.Levels[0].A); err != nil {
+			return err
+		}
+		return s.cyc.Refresh(s.h)
 	}
 	var err error
 	s.last, err = s.cyc.Update()
@@ -223,25 +330,38 @@ func (s *Solver) update(A *bsr.Matrix) error {
 func (s *Solver) SolveOptions() krylov.Options { return s.opt.Solve }
 
 // Hierarchy returns the set-up hierarchy, for inspection (levels, sizes, complexity,
-// timings). With Backend CUDA its values are those of the first set-up on the host:
-// the device's are recomputed there.
+// timings). On a device set-up its values are those of the first set-up on the host
+// and stay so: the device's are recomputed there.
 func (s *Solver) Hierarchy() *amg.Hierarchy { return s.h }
 
 // Backend returns the backend the solver runs on, for callers that move their own
-// data there (a device assembly writing into the fine operator) or read its transfer
-// counters.
+// data there (a device assembly writing into the fine operator, the vectors of
+// SolveVectors) or read its transfer counters.
 func (s *Solver) Backend() backend.Backend { return s.be }
 
-// Cycle returns the V-cycle on the backend (its FineOperator is the device's fine
-// matrix with Backend CUDA).
+// FineOperator returns the fine matrix on the backend, the one CG multiplies by and
+// a set-up starts from: on a device set-up the device's copy, whose values a device
+// assembly or the Resetter's ScaleValues and UploadValues may change before a
+// Refresh; with Backend CPU the host matrix itself.
+func (s *Solver) FineOperator() backend.Matrix { return s.cyc.FineOperator() }
+
+// Cycle returns the V-cycle on the backend.
 func (s *Solver) Cycle() *cycle.Cycle { return s.cyc }
 
 // DeviceSetupTimes returns the phases of the first numeric set-up and of the last
-// re-setup on the device (zero with Backend CPU, whose set-up times are the
-// hierarchy's: Hierarchy().Times()).
+// re-setup (Update, Refresh) on the device (zero with Backend CPU, whose set-up
+// times are the hierarchy's: Hierarchy().Times()).
 func (s *Solver) DeviceSetupTimes() (first, last cycle.UpdateTimes) { return s.first, s.last }
 
-// Close releases the backend's storage. The solver must not be used afterwards.
+// UploadTime returns the wall time of NewSolver's part after the hierarchy's set-up
+// on the host: on a device set-up the upload of the fine operator, the tentative
+// prolongators, every pattern and plan, and the first numeric set-up there
+// (DeviceSetupTimes' first), up to the device's completion; with Backend CPU the
+// cycle's set-up over the host matrices.
+func (s *Solver) UploadTime() time.Duration { return s.upload }
+
+// Close releases the solver's storage on the backend and closes a backend NewSolver
+// opened (not Options.Device). The solver must not be used afterwards.
 func (s *Solver) Close() error {
 	s.work.Free()
 	for _, v := range []backend.Vector{s.b, s.x} {
@@ -253,7 +373,7 @@ func (s *Solver) Close() error {
 		s.cyc.Free()
 	}
 	var err error
-	if s.be != nil {
+	if s.be != nil && s.own {
 		err = s.be.Close()
 	}
 	*s = Solver{}

@@ -4,7 +4,8 @@
 #   scripts/gpu-test.sh build   here: CGO_ENABLED=0 test binaries, the CLI (blockamg) and
 #                               the benchmark command (blockamg-bench) into devbin/
 #   scripts/gpu-test.sh run     there (repo root, devbin/ carried): gpu-info, the GPU test
-#                               suites, compute-sanitizer memcheck on the conformance
+#                               suites (the front door's GPU tests among them),
+#                               compute-sanitizer memcheck on the conformance
 #                               suite, and the SpMV bandwidth report (ne=100)
 #
 # run writes its logs to $OUT (or ./out when OUT is unset): all.log (every step),
@@ -59,6 +60,7 @@ run() {
 	step cudadrv 60 devbin/cudadrv.test -test.v
 	step cuda 150 devbin/cuda.test -test.v -test.run 'Conformance|MatchesCPU|Counters|KernelCache|Generators'
 	step cudafem 30 devbin/cudafem.test -test.v -test.run 'MatchesCPU'
+	step solver 60 devbin/blockamg.test -test.v -test.run 'GPU'
 	if [ "${PERF:-1}" != 0 ]; then
 		step perf 200 devbin/cuda.test -test.v -test.run 'PerfReport' -cuda.perf -cuda.perf-ne "${PERF_NE:-100}"
 		grep -E 'copy bandwidth|%' "$out/perf.log" | sed 's/^ *perf_test.go:[0-9]*: //' >>"$summary"

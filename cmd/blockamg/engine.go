@@ -2,10 +2,9 @@ package main
 
 import (
 	"fmt"
-
-	"github.com/blockamg/blockamg"
 	"time"
 
+	"github.com/blockamg/blockamg"
 	"github.com/blockamg/blockamg/amg"
 	"github.com/blockamg/blockamg/amg/cycle"
 	"github.com/blockamg/blockamg/backend"
@@ -39,18 +38,28 @@ type cpuEngine struct {
 	s *blockamg.Solver
 }
 
+// solverOptions maps the flags onto the front door's options: the host set-up, or
+// with device (an opened backend) the device set-up on it.
+func (c *solveConfig) solverOptions(device backend.Resetter) blockamg.Options {
+	opt := blockamg.Options{AMG: c.amg, Solve: c.kry, Backend: blockamg.CPU, Workers: c.threads,
+		FullGalerkin: !c.amg.Symmetric, AssumeSymmetric: c.amg.Symmetric}
+	if device != nil {
+		opt.Backend, opt.Device = blockamg.CUDA, device
+	}
+	return opt
+}
+
 // cpuSetup returns solveRun's set-up for the CPU: NewSolver on the problem with the
-// flags' options, the engine that solves with it kept in *eng.
-func cpuSetup(c *solveConfig, eng **cpuEngine) func(p *problem) (*amg.Hierarchy, error) {
-	return func(p *problem) (*amg.Hierarchy, error) {
-		opt := blockamg.Options{AMG: c.amg, Solve: c.kry, Backend: blockamg.CPU, Workers: c.threads,
-			FullGalerkin: !c.amg.Symmetric, AssumeSymmetric: c.amg.Symmetric}
-		s, err := blockamg.NewSolver(p.A, p.ns, opt)
+// flags' options, the engine that solves with it kept in *eng. All of its time is the
+// set-up's.
+func cpuSetup(c *solveConfig, eng **cpuEngine) func(p *problem) (*amg.Hierarchy, time.Duration, error) {
+	return func(p *problem) (*amg.Hierarchy, time.Duration, error) {
+		s, err := blockamg.NewSolver(p.A, p.ns, c.solverOptions(nil))
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		*eng = &cpuEngine{s: s}
-		return s.Hierarchy(), nil
+		return s.Hierarchy(), 0, nil
 	}
 }
 
@@ -98,20 +107,19 @@ func (*cpuEngine) hostVector(n int) []float64 { return make([]float64, n) }
 func (*cpuEngine) where() string              { return "" }
 func (e *cpuEngine) close()                   { e.s.Close() }
 
-// backendEngine runs the whole recurring phase on a backend (amg/cycle's
-// resident hierarchy): the hierarchy's patterns and plans are uploaded once, the first
-// numeric set-up and every re-setup run on the device (Cycle.Update), the V-cycle and
-// CG too. New values reach the device by device assembly where the engine has it
-// (assemble), by scaling on the device for a matrix from a file, and otherwise by an
-// upload of the host's values, counted as such. The right-hand side goes up and the
-// solution comes back once per solve, each counted under its own phase.
+// backendEngine is the front door with its set-up on an opened backend (a
+// blockamg.Solver with Options.Device, the device set-up): the hierarchy's patterns
+// and plans are uploaded once, the first numeric set-up and every re-setup run on
+// the device (Solver.Refresh), the V-cycle and CG too. New values reach the device by
+// device assembly where the engine has it (assemble), by scaling on the device for a
+// matrix from a file, and otherwise by an upload of the host's values, counted as
+// such. The right-hand side goes up and the solution comes back once per solve,
+// each counted under its own phase.
 type backendEngine struct {
+	s      *blockamg.Solver
 	be     backend.Resetter
-	h      *amg.Hierarchy
-	cyc    *cycle.Cycle
-	b, x   backend.Vector
-	upload float64 // seconds of the first upload and device set-up
-	first  cycle.UpdateTimes
+	b, x   backend.Vector // the right-hand side and the solution on the device
+	upload float64        // seconds of the first upload and device set-up
 	devMem func() int64
 	// assemble, when set, writes the fine values of ex56 step k (element moduli
 	// mod) into the device's fine operator.
@@ -128,41 +136,70 @@ type backendEngine struct {
 	// CUDA backend's StartUpload); wait makes later work wait for it. step starts the
 	// right-hand side's upload with it, and solve waits for it before PCG.
 	startUpload func(dst backend.Vector, src []float64) (wait func())
-	rhsWait     func()          // the pending upload of rhsSrc into b
-	rhsSrc      []float64       // what rhsWait uploads
-	work        backend.PCGWork // PCG's vectors, kept between the solves
-	host        [][]float64     // what hostAlloc gave, for close
-	mod         []float64       // the element moduli of a step, in host memory from hostVector
+	rhsWait     func()      // the pending upload of rhsSrc into b
+	rhsSrc      []float64   // what rhsWait uploads
+	host        [][]float64 // what hostAlloc gave, for close
+	mod         []float64   // the element moduli of a step, in host memory from hostVector
 }
 
-// newBackendEngine uploads h to be for a device-resident set-up. devMem, when not nil,
-// returns the device memory the run holds (measured after the upload).
-func newBackendEngine(be backend.Resetter, h *amg.Hierarchy, devMem func() int64) (*backendEngine, error) {
-	e := &backendEngine{be: be, h: h, devMem: devMem}
-	n := h.Levels[0].A.Rows()
-	be.SetPhase("upload + first device set-up")
+// backendSetup returns solveRun's set-up for a run on the opened backend be:
+// NewSolver with its set-up on be, the engine around it kept in *eng. The time it
+// returns is the upload and first device set-up's, which the host set-up's excludes.
+func backendSetup(c *solveConfig, be backend.Resetter, eng **backendEngine) func(p *problem) (*amg.Hierarchy, time.Duration, error) {
+	return func(p *problem) (*amg.Hierarchy, time.Duration, error) {
+		// Set before NewSolver: its host set-up moves nothing, so the phase counts
+		// the upload and the first device set-up alone.
+		be.SetPhase("upload + first device set-up")
+		s, err := blockamg.NewSolver(p.A, p.ns, c.solverOptions(be))
+		if err != nil {
+			return nil, 0, err
+		}
+		*eng = &backendEngine{s: s, be: be, upload: s.UploadTime().Seconds()}
+		return s.Hierarchy(), s.UploadTime(), nil
+	}
+}
+
+// backendOpen hands solveRun the engine backendSetup made, with its device vectors;
+// more, when not nil, adds what the backend offers beyond backend.Resetter (device
+// assembly, page-locked memory, device memory, the floor model). On an error the
+// engine is closed.
+func backendOpen(eng **backendEngine, more func(e *backendEngine, p *problem) error) func(*amg.Hierarchy, *problem) (engine, error) {
+	return func(_ *amg.Hierarchy, p *problem) (engine, error) {
+		e := *eng
+		err := e.vectors()
+		if err == nil && more != nil {
+			err = more(e, p)
+		}
+		if err != nil {
+			e.close()
+			return nil, err
+		}
+		return e, nil
+	}
+}
+
+// vectors allocates b and x on the device, timed with the upload.
+func (e *backendEngine) vectors() error {
 	start := nowSeconds()
+	n := e.s.Hierarchy().Levels[0].A.Rows()
 	var err error
-	if e.cyc, e.first, err = cycle.UploadResident(be, h); err != nil {
-		return nil, err
+	if e.b, err = e.be.NewVector(n); err != nil {
+		return err
 	}
-	if e.b, err = be.NewVector(n); err != nil {
-		e.close()
-		return nil, err
+	if e.x, err = e.be.NewVector(n); err != nil {
+		return err
 	}
-	if e.x, err = be.NewVector(n); err != nil {
-		e.close()
-		return nil, err
+	if err := e.be.Err(); err != nil {
+		return err
 	}
-	if err := be.Err(); err != nil {
-		e.close()
-		return nil, err
-	}
-	e.upload = nowSeconds() - start
-	return e, nil
+	e.upload += nowSeconds() - start
+	return nil
 }
 
 func (e *backendEngine) solve(b, x []float64, opt krylov.Options) (krylov.Result, error) {
+	if opt != e.s.SolveOptions() {
+		return krylov.Result{}, fmt.Errorf("internal error: CG options %+v differ from the solver's %+v", opt, e.s.SolveOptions())
+	}
 	switch {
 	case e.rhsWait != nil && len(b) > 0 && len(e.rhsSrc) == len(b) && &e.rhsSrc[0] == &b[0]:
 		e.rhsWait() // started by step, overlapping its assembly and re-setup
@@ -178,7 +215,7 @@ func (e *backendEngine) solve(b, x []float64, opt krylov.Options) (krylov.Result
 	e.rhsWait, e.rhsSrc = nil, nil
 	e.be.SetPhase("solve")
 	t := time.Now()
-	res, err := e.work.Solve(e.be, e.cyc.Operator(), e.cyc, e.b, e.x, opt)
+	res, err := e.s.SolveVectors(e.b, e.x)
 	e.pcg = append(e.pcg, time.Since(t).Seconds())
 	if err != nil {
 		return res, err
@@ -190,7 +227,7 @@ func (e *backendEngine) solve(b, x []float64, opt krylov.Options) (krylov.Result
 
 func (e *backendEngine) step(k int, p *problem, rhs []float64, threads int, sr *stepResult) error {
 	be := e.be
-	fine := e.cyc.FineOperator()
+	fine := e.s.FineOperator()
 	// The new material is the caller's input: computed before the clock starts.
 	var mod []float64
 	if p.asm != nil && e.assemble != nil {
@@ -231,10 +268,10 @@ func (e *backendEngine) step(k int, p *problem, rhs []float64, threads int, sr *
 		e.rhsWait, e.rhsSrc = e.startUpload(e.b, rhs), rhs
 	}
 	be.SetPhase(fmt.Sprintf("step %d re-setup (device)", k))
-	ut, err := e.cyc.Update()
-	if err != nil {
+	if err := e.s.Refresh(); err != nil {
 		return err
 	}
+	_, ut := e.s.DeviceSetupTimes()
 	e.steps = append(e.steps, ut)
 	sr.SetupSeconds = ut.Total.Seconds()
 	for _, lt := range ut.Levels {
@@ -251,7 +288,8 @@ func (e *backendEngine) step(k int, p *problem, rhs []float64, threads int, sr *
 func (e *backendEngine) report(r *solveReport) {
 	r.Device = e.be.Name()
 	r.UploadSeconds = e.upload
-	r.FirstDeviceSetupSeconds = e.first.Total.Seconds()
+	first, _ := e.s.DeviceSetupTimes()
+	r.FirstDeviceSetupSeconds = first.Total.Seconds()
 	if e.devMem != nil {
 		r.DeviceMemoryBytes = e.devMem()
 	}
@@ -310,15 +348,12 @@ func (e *backendEngine) hostVector(n int) []float64 {
 }
 
 func (e *backendEngine) close() {
-	e.work.Free()
 	for _, v := range []backend.Vector{e.b, e.x} {
 		if v != nil {
 			v.Free()
 		}
 	}
-	if e.cyc != nil {
-		e.cyc.Free()
-	}
+	e.s.Close()
 	if e.hostFree != nil {
 		for _, v := range e.host {
 			e.hostFree(v)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"flag"
 	"testing"
+	"time"
 
 	"github.com/blockamg/blockamg/amg"
 	"github.com/blockamg/blockamg/backend"
@@ -15,12 +16,12 @@ import (
 )
 
 // TestBackendEngineMatchesCPU drives the engine that solve --gpu uses through the CPU
-// backend, so that the GPU path's driver logic (upload, rhs/solution transfers,
-// re-upload after Update, report) is tested without a GPU: same iterations and
-// residuals as the CPU engine, the manufactured solution recovered, transfer phases
-// reported.
+// backend, so that the GPU path's driver logic (the device set-up on an opened
+// backend, rhs/solution transfers, new values on the device and Refresh, report) is
+// tested without a GPU: same iterations and residuals as the CPU engine, the
+// manufactured solution recovered, transfer phases reported.
 func TestBackendEngineMatchesCPU(t *testing.T) {
-	run := func(cpu bool, open func(h *amg.Hierarchy, p *problem) (engine, error)) solveReport {
+	run := func(device bool) solveReport {
 		t.Helper()
 		c := solveConfig{ne: 6, alpha: fem.Ex56(1).Alpha, kry: krylov.DefaultOptions(), amg: amg.DefaultOptions(),
 			chebEig: "0,0.1,0,1.1", galerkin: "auto", mms: true, jsonOut: true, steps: 2, threads: 1}
@@ -28,8 +29,16 @@ func TestBackendEngineMatchesCPU(t *testing.T) {
 			t.Fatal(err)
 		}
 		var out, errb bytes.Buffer
-		var setup func(*problem) (*amg.Hierarchy, error)
-		if cpu {
+		var setup func(*problem) (*amg.Hierarchy, time.Duration, error)
+		var open func(*amg.Hierarchy, *problem) (engine, error)
+		if device {
+			var eng *backendEngine
+			setup = backendSetup(&c, newCountingCPU(), &eng)
+			open = backendOpen(&eng, func(e *backendEngine, p *problem) error {
+				e.floor = newFloorModel(e.s.Hierarchy(), p.box.Elements(), 1e10)
+				return nil
+			})
+		} else {
 			var eng *cpuEngine
 			setup, open = cpuSetup(&c, &eng), cpuOpen(&eng)
 		}
@@ -42,14 +51,7 @@ func TestBackendEngineMatchesCPU(t *testing.T) {
 		}
 		return r
 	}
-	want := run(true, nil)
-	got := run(false, func(h *amg.Hierarchy, p *problem) (engine, error) {
-		e, err := newBackendEngine(newCountingCPU(), h, nil)
-		if err == nil {
-			e.floor = newFloorModel(h, p.box.Elements(), 1e10)
-		}
-		return e, err
-	})
+	want, got := run(false), run(true)
 	if got.Iterations != want.Iterations || len(got.Steps) != 2 {
 		t.Fatalf("backend engine: %d iterations, %d steps; CPU engine %d iterations", got.Iterations, len(got.Steps), want.Iterations)
 	}
@@ -63,6 +65,12 @@ func TestBackendEngineMatchesCPU(t *testing.T) {
 	}
 	if got.Device == "" || len(got.Traffic) == 0 {
 		t.Errorf("backend engine: device %q, %d traffic phases; want both reported", got.Device, len(got.Traffic))
+	}
+	// The host set-up, the upload with the first device set-up, and that set-up's
+	// numeric part within the upload, each reported.
+	if !(got.SetupSeconds > 0 && got.FirstDeviceSetupSeconds > 0 && got.UploadSeconds >= got.FirstDeviceSetupSeconds) {
+		t.Errorf("backend engine: set-up %g s, upload %g s, first device set-up %g s; want all > 0, the last within the upload",
+			got.SetupSeconds, got.UploadSeconds, got.FirstDeviceSetupSeconds)
 	}
 	for _, ph := range []string{"upload + first device set-up", "rhs upload", "solution download",
 		"step 1 assembly (host) + value upload", "step 1 re-setup (device)"} {

@@ -238,13 +238,21 @@ type progress struct {
 	on bool
 }
 
+// start prints that a phase begins and returns done, which prints the time since.
 func (p progress) start(format string, a ...any) func() {
-	if !p.on {
-		return func() {}
-	}
+	end := p.begin(format, a...)
 	t := time.Now()
+	return func() { end(time.Since(t)) }
+}
+
+// begin prints that a phase begins and returns end, which prints the phase's time d:
+// for a phase that is part of a longer call (the host set-up in NewSolver).
+func (p progress) begin(format string, a ...any) func(d time.Duration) {
+	if !p.on {
+		return func(time.Duration) {}
+	}
 	fmt.Fprintf(p.w, "solve: "+format+" ...", a...)
-	return func() { fmt.Fprintf(p.w, " %.2f s\n", time.Since(t).Seconds()) }
+	return func(d time.Duration) { fmt.Fprintf(p.w, " %.2f s\n", d.Seconds()) }
 }
 
 // loadProblem builds or reads the system to solve.
@@ -427,22 +435,20 @@ type solveReport struct {
 
 // solveRun is the one solve driver: problem, set-up, first solve, recurring steps,
 // report. The engine decides where the cycle and CG run (the CPU hierarchy, or the
-// hierarchy uploaded to a backend); everything else is shared, so CPU and GPU runs
-// report the same quantities. open is called after the host set-up, before the first
-// solve.
+// hierarchy set up on a device); everything else is shared, so CPU and GPU runs
+// report the same quantities. open is called after build, before the first solve.
 //
 // A run that fails once the problem is known still reports: --json prints the report
 // with what was measured up to the failure (set-up figures, iterations and residual
 // history of the solve that failed) and the error in its "error" field, --plot draws
 // the residual history so far; the error is returned all the same (exit status 2).
 //
-// build builds the hierarchy (nil: amg.Setup with the flags' options); the CPU's also
-// makes the engine (the library's Solver), which open then returns.
-func solveRun(c *solveConfig, build func(p *problem) (*amg.Hierarchy, error), open func(h *amg.Hierarchy, p *problem) (engine, error),
+// build makes the engine's Solver (the library's front door), which sets the hierarchy
+// up, and returns the hierarchy and the part of its time that is not the host set-up
+// (a device set-up's upload and first numeric set-up, reported apart); open then
+// returns the engine.
+func solveRun(c *solveConfig, build func(p *problem) (*amg.Hierarchy, time.Duration, error), open func(h *amg.Hierarchy, p *problem) (engine, error),
 	stdout, stderr io.Writer) error {
-	if build == nil {
-		build = func(p *problem) (*amg.Hierarchy, error) { return amg.Setup(p.A, p.ns, c.amg) }
-	}
 	pr := progress{w: stderr, on: !c.quiet && !c.jsonOut}
 	p, err := loadProblem(c, pr)
 	if err != nil {
@@ -508,14 +514,14 @@ func solveRun(c *solveConfig, build func(p *problem) (*amg.Hierarchy, error), op
 		}
 	}
 	rep.SymmetricGalerkin = c.amg.Symmetric
-	done := pr.start("AMG set-up")
+	end := pr.begin("AMG set-up")
 	t := time.Now()
-	h, err := build(p)
+	h, upload, err := build(p)
 	if err != nil {
 		return fail(err, "", nil)
 	}
-	setup := time.Since(t)
-	done()
+	setup := time.Since(t) - upload
+	end(setup)
 	rep.SetupSeconds = setup.Seconds()
 	rep.GridComplexity, rep.OperatorComplexity = h.GridComplexity(), h.OperatorComplexity()
 	rep.Levels, rep.Phases = h.Info(), h.Times()
@@ -532,7 +538,7 @@ func solveRun(c *solveConfig, build func(p *problem) (*amg.Hierarchy, error), op
 	// fastest (page-locked host memory for a GPU), as an application's would.
 	x, rhs := eng.hostVector(n), eng.hostVector(n)
 	copy(rhs, p.b)
-	done = pr.start("CG solve")
+	done := pr.start("CG solve")
 	t = time.Now()
 	res, err := eng.solve(rhs, x, c.kry)
 	solve := time.Since(t)

@@ -8,7 +8,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/blockamg/blockamg/amg"
 	"github.com/blockamg/blockamg/backend/cuda"
 	"github.com/blockamg/blockamg/fem/cudafem"
 	"github.com/blockamg/blockamg/internal/cudadrv"
@@ -35,8 +34,9 @@ func openGPU(opt cuda.Options) (*cuda.Backend, error) {
 
 // solveGPU sets the hierarchy up on the host once (patterns, aggregates, plans), then
 // runs every numeric set-up, the recurring steps (device assembly into the device BSR
-// for ex56, device re-setup) and the solves on the GPU (see backendEngine). The
-// device is opened before any work, so that a machine without one fails at once.
+// for ex56, device re-setup) and the solves on the GPU: the front door with its set-up
+// on the device (see backendEngine). The device is opened before any work, so that a
+// machine without one fails at once.
 func solveGPU(c *solveConfig, stdout, stderr io.Writer) error {
 	opt := cuda.Options{}
 	switch c.gpuGal {
@@ -66,32 +66,28 @@ func solveGPU(c *solveConfig, stdout, stderr io.Writer) error {
 			asm.Free()
 		}
 	}()
-	open := func(h *amg.Hierarchy, p *problem) (engine, error) {
-		// The device's Galerkin products compute half of each Ac when the host's do
-		// (solveRun checked the fine operator).
-		be.SetSymmetric(c.amg.Symmetric)
-		e, err := newBackendEngine(be, h, nil)
-		if err != nil {
-			return nil, err
-		}
+	// What the CUDA backend adds to the engine: page-locked vectors, the right-hand
+	// side's upload overlapping the re-setup, device assembly, device memory and the
+	// floor model.
+	more := func(e *backendEngine, p *problem) error {
 		e.hostAlloc, e.hostFree = be.HostAlloc, be.HostFree
 		e.startUpload = be.StartUpload
 		elements := 0
 		if p.asm != nil {
 			elements = p.box.Elements()
+			var err error
 			if asm, err = cudafem.New(be, p.asm); err != nil {
-				e.close()
-				return nil, err
+				return err
 			}
-			fine := e.cyc.FineOperator().(*cuda.Matrix)
+			fine := e.s.FineOperator().(*cuda.Matrix)
 			if err := asm.CheckPattern(fine); err != nil {
-				e.close()
-				return nil, err
+				return err
 			}
 			e.assemble = func(mod []float64) error { return asm.NumericHost(fine, mod) }
 		}
 		// Device memory held: the hierarchy, plans, b and x, plus PCG's four work
 		// vectors.
+		h := e.s.Hierarchy()
 		n := int64(h.Levels[0].A.Rows())
 		if free, _, err := be.MemInfo(); err == nil {
 			held := int64(startFree) - int64(free) + 4*n*8
@@ -100,12 +96,12 @@ func solveGPU(c *solveConfig, stdout, stderr io.Writer) error {
 		if c.steps > 0 {
 			bw, err := be.CopyBandwidth(1<<30, 10)
 			if err != nil {
-				e.close()
-				return nil, err
+				return err
 			}
 			e.floor = newFloorModel(h, elements, max(bw.MemcpyGBs, bw.KernelGBs)*1e9)
 		}
-		return e, nil
+		return nil
 	}
-	return solveRun(c, nil, open, stdout, stderr)
+	var eng *backendEngine
+	return solveRun(c, backendSetup(c, be, &eng), backendOpen(&eng, more), stdout, stderr)
 }

@@ -3,10 +3,10 @@ package cuda
 import (
 	"errors"
 	"fmt"
-	"runtime"
-	"strings"
 	"math"
+	"runtime"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 

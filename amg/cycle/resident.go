@@ -235,79 +235,12 @@ func (c *Cycle) Update() (UpdateTimes, error) {
 		return err
 	}
 	c.broken = true
-	opt := &r.opt
-	for l, rl := range r.levels {
-		lv := c.levels[l]
-		lt := &ut.Levels[l]
-		fail := func(err error) (UpdateTimes, error) {
+	for l := range r.levels {
+		if err := c.numericLevel(l, &ut.Levels[l], lap); err != nil {
 			return ut, fmt.Errorf("cycle: device re-setup, level %d: %w", l, err)
 		}
-		if err := be.InvertBlockDiag(lv.A, lv.Dinv); err != nil {
-			return fail(err)
-		}
-		if err := lap(&lt.Diag); err != nil {
-			return fail(err)
-		}
-		eig, err := c.estimate(lv, rl.start, opt.EstEigKSPMaxIt)
-		if err != nil {
-			return fail(err)
-		}
-		if err := lap(&lt.Eig); err != nil {
-			return fail(err)
-		}
-		rl.eig = eig
-		lt.LambdaMax = eig.Max
-		rl.omega = opt.ProlongDamping / eig.Max
-		cmin, cmax, err := amg.ChebyshevInterval(eig, opt.ChebyshevEstEig)
-		if err != nil {
-			return fail(err)
-		}
-		lv.spec = Spectrum{EigMin: eig.Min, EigMax: eig.Max, ChebMin: cmin, ChebMax: cmax}
-		if lv.sm == nil {
-			lv.S = lv.A
-			if err := c.newSmoother(lv); err != nil {
-				return fail(err)
-			}
-		}
-		X := rl.ptent
-		for _, Y := range rl.steps {
-			be.SmoothProlongator(lv.A, lv.Dinv, rl.omega, X, Y)
-			X = Y
-		}
-		if err := lap(&lt.Smooth); err != nil {
-			return fail(err)
-		}
-		if rl.filter != nil {
-			if err := rl.filter.Numeric(X, lv.P); err != nil {
-				return fail(err)
-			}
-			if err := lap(&lt.Filter); err != nil {
-				return fail(err)
-			}
-		}
-		if lv.P != rl.ptent {
-			be.RefreshTranspose(lv.P)
-		}
-		if err := lap(&lt.Transpose); err != nil {
-			return fail(err)
-		}
-		if err := rl.gal.Numeric(lv.A, lv.P); err != nil {
-			return fail(err)
-		}
-		if err := lap(&lt.Galerkin); err != nil {
-			return fail(err)
-		}
-		lt.Variant = rl.gal.Name()
 	}
-	// The coarsest operator comes to the host to be factored.
-	co := r.coarse
-	if co.Val == nil {
-		co.Val = make([]float64, co.NNZBlocks()*int64(co.R*co.C))
-	}
-	if err := be.DownloadValues(co.Val, c.levels[len(c.levels)-1].A); err != nil {
-		return ut, fmt.Errorf("cycle: device re-setup, coarsest operator: %w", err)
-	}
-	if err := c.factor(co); err != nil {
+	if err := c.factorResident(); err != nil {
 		return ut, err
 	}
 	if err := lap(&ut.Coarse); err != nil {
@@ -321,6 +254,74 @@ func (c *Cycle) Update() (UpdateTimes, error) {
 	ut.Total = time.Since(t0)
 	c.broken = false
 	return ut, nil
+}
+
+// numericLevel runs level l's numeric set-up on the backend: the block-diagonal
+// inverse, the eigenvalue estimate, ω and the smoother's interval, the smoothed (and
+// filtered) prolongator, its transpose and the Galerkin product. lap ends a phase
+// (its time into the LevelTimes field it is given).
+func (c *Cycle) numericLevel(l int, lt *LevelTimes, lap func(*time.Duration) error) error {
+	r := c.res
+	be := r.be
+	opt := &r.opt
+	rl, lv := r.levels[l], c.levels[l]
+	if err := be.InvertBlockDiag(lv.A, lv.Dinv); err != nil {
+		return err
+	}
+	if err := lap(&lt.Diag); err != nil {
+		return err
+	}
+	eig, err := c.estimate(lv, rl.start, opt.EstEigKSPMaxIt)
+	if err != nil {
+		return err
+	}
+	if err := lap(&lt.Eig); err != nil {
+		return err
+	}
+	rl.eig = eig
+	lt.LambdaMax = eig.Max
+	rl.omega = opt.ProlongDamping / eig.Max
+	cmin, cmax, err := amg.ChebyshevInterval(eig, opt.ChebyshevEstEig)
+	if err != nil {
+		return err
+	}
+	lv.spec = Spectrum{EigMin: eig.Min, EigMax: eig.Max, ChebMin: cmin, ChebMax: cmax}
+	if lv.sm == nil {
+		lv.S = lv.A
+		if err := c.newSmoother(lv); err != nil {
+			return err
+		}
+	}
+	X := rl.ptent
+	for _, Y := range rl.steps {
+		be.SmoothProlongator(lv.A, lv.Dinv, rl.omega, X, Y)
+		X = Y
+	}
+	if err := lap(&lt.Smooth); err != nil {
+		return err
+	}
+	if rl.filter != nil {
+		if err := rl.filter.Numeric(X, lv.P); err != nil {
+			return err
+		}
+		if err := lap(&lt.Filter); err != nil {
+			return err
+		}
+	}
+	if lv.P != rl.ptent {
+		be.RefreshTranspose(lv.P)
+	}
+	if err := lap(&lt.Transpose); err != nil {
+		return err
+	}
+	if err := rl.gal.Numeric(lv.A, lv.P); err != nil {
+		return err
+	}
+	if err := lap(&lt.Galerkin); err != nil {
+		return err
+	}
+	lt.Variant = rl.gal.Name()
+	return nil
 }
 
 // Eigen returns the eigenvalue estimates of λ(D⁻¹A) of a resident hierarchy's last
@@ -363,6 +364,19 @@ func (c *Cycle) estimate(lv *level, start backend.Vector, steps int) (krylov.Eig
 
 func notSPD(err error) error {
 	return fmt.Errorf("%w: eigenvalue estimate: %w", amg.ErrNotSPD, err)
+}
+
+// factorResident downloads the coarsest operator of a resident hierarchy (the only
+// matrix that comes to the host) and factors it there.
+func (c *Cycle) factorResident() error {
+	co := c.res.coarse
+	if co.Val == nil {
+		co.Val = make([]float64, co.NNZBlocks()*int64(co.R*co.C))
+	}
+	if err := c.res.be.DownloadValues(co.Val, c.levels[len(c.levels)-1].A); err != nil {
+		return fmt.Errorf("cycle: device re-setup, coarsest operator: %w", err)
+	}
+	return c.factor(co)
 }
 
 // factor factors the coarsest operator on the host (amg's coarse factorization) and

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/blockamg/blockamg/backend"
 	"github.com/blockamg/blockamg/bsr"
 	"github.com/blockamg/blockamg/internal/cudadrv"
 )
@@ -510,4 +511,53 @@ func (b *Backend) SmoothPattern(a *Matrix, agg *Aggregates, k int) (*Matrix, err
 	ypp, ycp := yp.Ptr(), Y.col.Ptr()
 	b.run("smooth_pattern", blocks, func() { b.args.I32(ni).Ptr(rp).Ptr(cp).Ptr(ofp).I32(1).Ptr(scp).Ptr(np).Ptr(ypp).Ptr(ycp) })
 	return Y, b.Err()
+}
+
+var _ backend.Coarsener = (*Backend)(nil)
+
+// Coarsen implements backend.Coarsener: Strength, Aggregate, Tentative and (with
+// opt.Smooth) SmoothPattern, the prolongator the cycle restricts with given its
+// transpose on the device. Only counters cross the bus.
+func (b *Backend) Coarsen(a backend.Matrix, B backend.Vector, k int, opt backend.CoarsenOptions) (*backend.Coarsening, error) {
+	A := b.mat(a)
+	Bv := b.vec(B)
+	g, err := b.Strength(A, opt.Threshold)
+	if err != nil {
+		return nil, err
+	}
+	defer g.Free()
+	agg, err := b.Aggregate(g, opt.Distance2, opt.MinNodes)
+	if err != nil {
+		return nil, err
+	}
+	defer agg.Free()
+	c := &backend.Coarsening{Aggregates: agg.Count(), Edges: g.Edges(), Rounds: agg.Rounds(), Small: agg.Small()}
+	if c.Small || c.Aggregates == 0 {
+		return c, nil
+	}
+	P, bc, err := b.Tentative(agg, Bv.buf, A.r, k)
+	if err != nil {
+		return nil, err
+	}
+	c.Ptent, c.Bc = P, &Vector{buf: bc}
+	fail := func(err error) (*backend.Coarsening, error) {
+		c.Free()
+		return nil, err
+	}
+	if !opt.Smooth {
+		if err := b.transposeOnDevice(P); err != nil {
+			return fail(err)
+		}
+		b.RefreshTranspose(P)
+		return c, b.Err()
+	}
+	Y, err := b.SmoothPattern(A, agg, k)
+	if err != nil {
+		return fail(err)
+	}
+	c.P = Y
+	if err := b.transposeOnDevice(Y); err != nil {
+		return fail(err)
+	}
+	return c, b.Err()
 }

@@ -326,3 +326,6 @@ func (b *Backend) BlockDiagApply(d backend.BlockDiag, x, y backend.Vector) {
 	nb, n, dp, xp, yp := int32(bd.blocks), int32(bd.n), bd.val.Ptr(), xv.buf.Ptr(), yv.buf.Ptr()
 	b.enqueue(func() error { return b.launchBlockDiag(nb, n, dp, xp, yp) })
 }
+
+// NNZBlocks returns the number of stored blocks.
+func (m *Matrix) NNZBlocks() int64 { return int64(m.col.Len()) }

@@ -6,8 +6,8 @@
 
 #define SCAN_ITEMS 4
 
-extern "C" __global__ void __launch_bounds__(THREADS) scan_blocks(i64 n, const int* __restrict__ in,
-                                                                  i64* __restrict__ out, i64* __restrict__ sums)
+template <typename T>
+__device__ __forceinline__ void scan_blocks_body(i64 n, const T* __restrict__ in, i64* __restrict__ out, i64* __restrict__ sums)
 {
     __shared__ i64 s[THREADS];
     const i64 base = (i64)blockIdx.x * SCAN_ITEMS * THREADS + (i64)threadIdx.x * SCAN_ITEMS;
@@ -35,6 +35,19 @@ extern "C" __global__ void __launch_bounds__(THREADS) scan_blocks(i64 n, const i
     }
     if (threadIdx.x == THREADS - 1) sums[blockIdx.x] = s[THREADS - 1];
     if (blockIdx.x == 0 && threadIdx.x == 0) out[0] = 0;
+}
+
+extern "C" __global__ void __launch_bounds__(THREADS) scan_blocks(i64 n, const int* __restrict__ in,
+                                                                  i64* __restrict__ out, i64* __restrict__ sums)
+{
+    scan_blocks_body<int>(n, in, out, sums);
+}
+
+// scan_blocks64 is scan_blocks for int64 counts.
+extern "C" __global__ void __launch_bounds__(THREADS) scan_blocks64(i64 n, const i64* __restrict__ in,
+                                                                    i64* __restrict__ out, i64* __restrict__ sums)
+{
+    scan_blocks_body<i64>(n, in, out, sums);
 }
 
 // scan_sums: sums[0..m) becomes its exclusive prefix sums (one block; each thread

@@ -1,0 +1,252 @@
+package cuda
+
+import (
+	"fmt"
+
+	"github.com/blockamg/blockamg/backend"
+	"github.com/blockamg/blockamg/bsr"
+	"github.com/blockamg/blockamg/internal/cudadrv"
+)
+
+// patternProduct computes, on the device, the pattern of C = A·B from the patterns
+// of A (n block rows: arp, acol) and B (brp, bcol): C's row pointers and sorted
+// columns. Each row's union is built in a room as long as its candidates, so the
+// scratch holds Σ over A's blocks of B's row lengths for a moment.
+func (b *Backend) patternProduct(n int, arp *Buffer[int64], acol *Buffer[int32], brp *Buffer[int64], bcol *Buffer[int32]) (*Buffer[int64], *Buffer[int32], error) {
+	ni, blocks := int32(n), blocksFor(int64(n))
+	var err error
+	cand := alloc[int64](b, n, &err)
+	if err != nil {
+		return nil, nil, err
+	}
+	ap, ac, bp, bc, cp := arp.Ptr(), acol.Ptr(), brp.Ptr(), bcol.Ptr(), cand.Ptr()
+	b.run("pat_cand_count", blocks, func() { b.args.I32(ni).Ptr(ap).Ptr(ac).Ptr(bp).Ptr(cp) })
+	off, err := b.scanInt64(cand)
+	cand.Free()
+	if err != nil {
+		return nil, nil, err
+	}
+	defer off.Free()
+	room, err := lastOffset(off)
+	if err != nil {
+		return nil, nil, err
+	}
+	scratch := alloc[int32](b, int(room), &err)
+	cnt := alloc[int32](b, n, &err)
+	defer scratch.Free()
+	defer cnt.Free()
+	if err != nil {
+		return nil, nil, err
+	}
+	op, sp, np := off.Ptr(), scratch.Ptr(), cnt.Ptr()
+	b.run("pat_union", blocks, func() { b.args.I32(ni).Ptr(ap).Ptr(ac).Ptr(bp).Ptr(bc).Ptr(op).Ptr(sp).Ptr(np) })
+	crp, sums, err := b.scanCounts(cnt)
+	if err != nil {
+		return nil, nil, err
+	}
+	sums.Free()
+	nnz, err := lastOffset(crp)
+	var ccol *Buffer[int32]
+	if err == nil {
+		ccol, err = Alloc[int32](b, int(nnz))
+	}
+	if err != nil {
+		crp.Free()
+		return nil, nil, err
+	}
+	rp, cc := crp.Ptr(), ccol.Ptr()
+	b.run("pat_copy", blocks, func() { b.args.I32(ni).Ptr(op).Ptr(sp).Ptr(rp).Ptr(cc) })
+	return crp, ccol, b.Err()
+}
+
+// scanInt64 is scanCounts for int64 counts (scan_blocks64), which may pass 2³¹ in
+// total: the candidates of a product's rows.
+func (b *Backend) scanInt64(cnt *Buffer[int64]) (*Buffer[int64], error) {
+	n := int64(cnt.Len())
+	out, err := Alloc[int64](b, int(n+1))
+	if err != nil {
+		return nil, err
+	}
+	nb := max((n+scanItems-1)/scanItems, 1)
+	sums, err := Alloc[int64](b, int(nb))
+	if err != nil {
+		out.Free()
+		return nil, err
+	}
+	defer sums.Free()
+	cp, op, sp, m := cnt.Ptr(), out.Ptr(), sums.Ptr(), int32(nb)
+	b.run("scan_blocks64", uint32(nb), func() { b.args.I64(n).Ptr(cp).Ptr(op).Ptr(sp) })
+	b.run("scan_sums", 1, func() { b.args.I32(m).Ptr(sp) })
+	b.run("scan_add", stridedBlocks(n), func() { b.args.I64(n).Ptr(sp).Ptr(op) })
+	return out, nil
+}
+
+// transposeOnDevice gives m its transpose's pattern (zero values) and the block
+// permutation that RefreshTranspose gathers through, computed on the device: what
+// UploadPattern's withTranspose builds on the host.
+func (b *Backend) transposeOnDevice(m *Matrix) error {
+	n, nc := m.blockRows, m.blockCols
+	var err error
+	cnt := alloc[int32](b, nc, &err)
+	if err != nil {
+		return err
+	}
+	defer cnt.Free()
+	ni := int32(n)
+	rp, cp, np := m.rowPtr.Ptr(), m.col.Ptr(), cnt.Ptr()
+	b.run("tr_count", blocksFor(int64(n)), func() { b.args.I32(ni).Ptr(rp).Ptr(cp).Ptr(np) })
+	tp, sums, err := b.scanCounts(cnt)
+	if err != nil {
+		return err
+	}
+	sums.Free()
+	nnz := m.col.Len()
+	t := &Matrix{b: b, blockRows: nc, blockCols: n, r: m.c, c: m.r, rowPtr: tp}
+	t.col = alloc[int32](b, nnz, &err)
+	t.val = alloc[float64](b, nnz*m.r*m.c, &err)
+	perm := alloc[int64](b, nnz, &err)
+	if err != nil {
+		t.Free()
+		perm.Free()
+		return err
+	}
+	t.variant = chooseVariant(t.r, t.c, int64(nnz), nc)
+	b.enqueue(func() error { return cudadrv.MemsetD8(np, 0, uint64(4*nc)) })
+	tpp, tcp, pp := tp.Ptr(), t.col.Ptr(), perm.Ptr()
+	b.run("tr_fill", blocksFor(int64(n)), func() { b.args.I32(ni).Ptr(rp).Ptr(cp).Ptr(tpp).Ptr(np).Ptr(tcp).Ptr(pp) })
+	nci := int32(nc)
+	b.run("tr_sort", blocksFor(int64(nc)), func() { b.args.I32(nci).Ptr(tpp).Ptr(tcp).Ptr(pp) })
+	m.t, m.tperm = t, perm
+	return b.Err()
+}
+
+// deviceGalerkin is Ac = PᵀAP planned on the device from the device patterns of A and
+// P: W = A·P's pattern, P's transpose, Ac = Pᵀ·W's pattern, all computed by kernels
+// (no pattern crosses the bus); the numeric phase searches each operand in its row
+// (spg_w, spg_ac), one thread per output block.
+type deviceGalerkin struct {
+	b    *Backend
+	w    *Matrix
+	wrow *Buffer[int32]
+	ac   *Matrix
+	crow *Buffer[int32]
+	suf  string
+}
+
+// NewGalerkinOn implements backend.Coarsener: Ac = PᵀAP planned from a's and p's
+// patterns on the device. p must have its transpose (SmoothPattern and Tentative give
+// it one).
+func (b *Backend) NewGalerkinOn(a, p backend.Matrix) (backend.Galerkin, error) {
+	A, P := b.mat(a), b.mat(p)
+	if P.t == nil || P.tperm == nil {
+		return nil, fmt.Errorf("cuda: NewGalerkinOn: the prolongator has no transpose on the device")
+	}
+	R, C := P.r, P.c
+	if A.r != R || A.c != R || A.blockCols != P.blockRows {
+		panic("cuda: NewGalerkinOn: shape mismatch")
+	}
+	suf := "generic"
+	switch {
+	case R == 3 && C == 6:
+		suf = "3x6"
+	case R == 6 && C == 6:
+		suf = "6x6"
+	case R*C > 64 || C*C > 64:
+		return nil, fmt.Errorf("cuda: NewGalerkinOn: %w: blocks of %d×%d (at most 64 entries on the device)", backend.ErrUnsupported, R, C)
+	}
+	g := &deviceGalerkin{b: b, suf: suf}
+	fail := func(err error) (backend.Galerkin, error) {
+		g.Free()
+		return nil, fmt.Errorf("cuda: NewGalerkinOn: %w", err)
+	}
+	n, m := A.blockRows, P.blockCols
+	wrp, wcol, err := b.patternProduct(n, A.rowPtr, A.col, P.rowPtr, P.col)
+	if err != nil {
+		return fail(err)
+	}
+	g.w = &Matrix{b: b, blockRows: n, blockCols: m, r: R, c: C, rowPtr: wrp, col: wcol, val: &Buffer[float64]{b: b}}
+	g.w.val = alloc[float64](b, wcol.Len()*R*C, &err)
+	g.wrow = alloc[int32](b, wcol.Len(), &err)
+	if err != nil {
+		return fail(err)
+	}
+	crp, ccol, err := b.patternProduct(m, P.t.rowPtr, P.t.col, wrp, wcol)
+	if err != nil {
+		return fail(err)
+	}
+	g.ac = &Matrix{b: b, blockRows: m, blockCols: m, r: C, c: C, rowPtr: crp, col: ccol, val: &Buffer[float64]{b: b}}
+	g.ac.val = alloc[float64](b, ccol.Len()*C*C, &err)
+	g.crow = alloc[int32](b, ccol.Len(), &err)
+	if err != nil {
+		return fail(err)
+	}
+	g.ac.variant = chooseVariant(C, C, int64(ccol.Len()), m)
+	ni, mi := int32(n), int32(m)
+	wp, wr, cp, cr := wrp.Ptr(), g.wrow.Ptr(), crp.Ptr(), g.crow.Ptr()
+	b.run("expand_rows", blocksFor(int64(n)), func() { b.args.I32(ni).Ptr(wp).Ptr(wr) })
+	b.run("expand_rows", blocksFor(int64(m)), func() { b.args.I32(mi).Ptr(cp).Ptr(cr) })
+	if err := b.Err(); err != nil {
+		return fail(err)
+	}
+	return g, nil
+}
+
+// Numeric implements backend.Galerkin: W = A·P, then Ac = Pᵀ·W (P's transpose
+// pattern, its values read through the permutation from P's own).
+func (g *deviceGalerkin) Numeric(a, p backend.Matrix) error {
+	b := g.b
+	A, P := b.mat(a), b.mat(p)
+	R, C := int32(P.r), int32(P.c)
+	nw, nc := int64(g.w.col.Len()), int64(g.ac.col.Len())
+	wr, wc, arp, acol, aval := g.wrow.Ptr(), g.w.col.Ptr(), A.rowPtr.Ptr(), A.col.Ptr(), A.val.Ptr()
+	prp, pcol, pval, wval := P.rowPtr.Ptr(), P.col.Ptr(), P.val.Ptr(), g.w.val.Ptr()
+	b.run("spg_w_"+g.suf, blocksFor(nw), func() {
+		b.args.I64(nw).I32(R).I32(C).Ptr(wr).Ptr(wc).Ptr(arp).Ptr(acol).Ptr(aval).Ptr(prp).Ptr(pcol).Ptr(pval).Ptr(wval)
+	})
+	cr, cc, tp, tc, tperm := g.crow.Ptr(), g.ac.col.Ptr(), P.t.rowPtr.Ptr(), P.t.col.Ptr(), P.tperm.Ptr()
+	wrp, cval := g.w.rowPtr.Ptr(), g.ac.val.Ptr()
+	b.run("spg_ac_"+g.suf, blocksFor(nc), func() {
+		b.args.I64(nc).I32(R).I32(C).Ptr(cr).Ptr(cc).Ptr(tp).Ptr(tc).Ptr(tperm).Ptr(pval).Ptr(wrp).Ptr(wc).Ptr(wval).Ptr(cval)
+	})
+	return b.sticky()
+}
+
+// Ac implements backend.Galerkin.
+func (g *deviceGalerkin) Ac() backend.Matrix { return g.ac }
+
+// Name implements backend.Galerkin.
+func (g *deviceGalerkin) Name() string { return "device-search" }
+
+// Free implements backend.Galerkin.
+func (g *deviceGalerkin) Free() {
+	for _, m := range []*Matrix{g.w, g.ac} {
+		if m != nil {
+			m.Free()
+		}
+	}
+	for _, u := range []*Buffer[int32]{g.wrow, g.crow} {
+		if u != nil {
+			u.Free()
+		}
+	}
+}
+
+// Bytes returns the plan's device memory: W (pattern and values), Ac's pattern and
+// the row indices (Ac's values are the next level's operator).
+func (g *deviceGalerkin) Bytes() int64 {
+	return g.w.Bytes() + g.wrow.Bytes() + g.crow.Bytes() + g.ac.rowPtr.Bytes() + g.ac.col.Bytes()
+}
+
+// DownloadPattern implements backend.Coarsener: a's pattern on the host (Val nil).
+func (b *Backend) DownloadPattern(a backend.Matrix) (*bsr.Matrix, error) {
+	m := b.mat(a)
+	out := &bsr.Matrix{BlockRows: m.blockRows, BlockCols: m.blockCols, R: m.r, C: m.c,
+		RowPtr: make([]int64, m.rowPtr.Len()), ColIdx: make([]int32, m.col.Len())}
+	if err := m.rowPtr.Download(out.RowPtr); err != nil {
+		return nil, err
+	}
+	if err := m.col.Download(out.ColIdx); err != nil {
+		return nil, err
+	}
+	return out, nil
+}

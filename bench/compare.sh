@@ -10,15 +10,27 @@
 # from x0 = 0 to rtol 1e-8 on the unpreconditioned residual and the options of issue 4.
 # Reuse set-up: PETSc scales A (MatScale, same pattern) and calls KSPSetUp with
 # -pc_gamg_reuse_interpolation; blockamg re-assembles with a changed material and calls Update.
+#
+# Environment: BLOCKAMG=PATH runs that blockamg binary (for `gen` and `solve`) instead of building
+# this tree's, e.g. to compare two trees against PETSc in one sitting:
+#   BLOCKAMG=/tmp/before-blockamg bench/compare.sh 39 1;  BLOCKAMG=/tmp/after-blockamg bench/compare.sh 39 1
+# WORK=DIR keeps the generated files there (default: a fresh temporary directory);
+# OURS_EXTRA adds blockamg solve flags (e.g. OURS_EXTRA=--smoother-f32).
 set -euo pipefail
 ne=${1:?usage: bench/compare.sh NE [THREADS]}
 threads=${2:-1}
 root=$(cd "$(dirname "$0")/.." && pwd)
 work=${WORK:-$(mktemp -d)}
 make -s -C "$root/bench/petsc" gamg_bench >/dev/null
-go build -o "$work/blockamg" "$root/cmd/blockamg"
+if [[ -n ${BLOCKAMG:-} ]]; then
+  bin=$(realpath "$BLOCKAMG")
+  [[ -x $bin ]] || { echo "compare.sh: BLOCKAMG=$BLOCKAMG is not an executable" >&2; exit 2; }
+else
+  bin=$work/blockamg
+  (cd "$root" && go build -o "$bin" ./cmd/blockamg)
+fi
 
-"$work/blockamg" gen -q --ne "$ne" -o "$work/A.petsc" --rhs "$work/b.petsc" --coords "$work/x.mtx"
+"$bin" gen -q --ne "$ne" -o "$work/A.petsc" --rhs "$work/b.petsc" --coords "$work/x.mtx"
 # PETSc takes coordinates as an interleaved Vec; gen writes a nodes×3 Matrix Market array.
 python3 - "$work/x.mtx" "$work/x.petsc" <<'PY'
 import struct, sys
@@ -38,7 +50,7 @@ ours_opts="--threshold -0.01 --agg-nsmooths 1 --coarse-eq-limit 200 --esteig-its
 petsc=$(OMP_NUM_THREADS=1 mpiexec --allow-run-as-root -n "$threads" "$root/bench/petsc/gamg_bench" \
   -f "$work/A.petsc" -rhs "$work/b.petsc" -coords "$work/x.petsc" $petsc_opts)
 # OURS_EXTRA adds blockamg flags (e.g. OURS_EXTRA=--smoother-f32).
-ours=$(GOMAXPROCS=$threads "$work/blockamg" solve --json -q --ne "$ne" --threads "$threads" --steps 1 $ours_opts ${OURS_EXTRA:-})
+ours=$(GOMAXPROCS=$threads "$bin" solve --json -q --ne "$ne" --threads "$threads" --steps 1 $ours_opts ${OURS_EXTRA:-})
 
 python3 - "$ne" "$threads" "$petsc" "$ours" <<'PY'
 import json, sys

@@ -32,13 +32,16 @@ func TestSetupResidentMatchesHost(t *testing.T) {
 		ne     int
 		th     float64
 		smooth int
-	}{{8, -0.01, 1}, {12, -0.01, 1}, {12, 0, 1}, {10, -0.01, 0}} {
+		sym    bool
+	}{{8, -0.01, 1, false}, {12, -0.01, 1, false}, {12, 0, 1, true}, {10, -0.01, 0, true}} {
+		// The symmetric half (each Ac's upper blocks, mirrored) on both sides.
+		be.SetSymmetric(tc.sym)
 		A, rhs, B, err := fem.Ex56System(tc.ne, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
 		opt := amg.DefaultOptions()
-		opt.Threshold, opt.CoarseEqLimit, opt.AggNSmooths = tc.th, 200, tc.smooth
+		opt.Threshold, opt.CoarseEqLimit, opt.AggNSmooths, opt.Symmetric = tc.th, 200, tc.smooth, tc.sym
 		opt.ChebyshevEstEig = [4]float64{0, 0.2, 0, 1.05}
 		h, err := amg.Setup(A, &amg.NullSpace{Rows: A.Rows(), Cols: 6, Data: B}, opt)
 		if err != nil {
@@ -106,6 +109,9 @@ func TestSetupResidentMatchesHost(t *testing.T) {
 		if it2 != itd {
 			t.Fatalf("after Update of 2·A: %d iterations, want %d", it2, itd)
 		}
+		if tc.sym && c.res.levels[0].gal.Name() != "device-search-sym" {
+			t.Errorf("symmetric operator: device Galerkin %s, want its symmetric half", c.res.levels[0].gal.Name())
+		}
 		t.Logf("ne %d θ %g smooth %d: %d levels, %d iterations, rel. diff %.2g; device set-up %v (level 0: coarsen %v, plan %v, numeric %v, %d MIS rounds)",
 			tc.ne, tc.th, tc.smooth, len(info.Levels), itd, relDiff(xd, xh), info.Total,
 			info.Levels[0].Coarsen, info.Levels[0].Plan, info.Levels[0].Numeric.Galerkin, info.Levels[0].Rounds)
@@ -134,8 +140,9 @@ func TestPerfSetupResident(t *testing.T) {
 		t.Fatal(err)
 	}
 	opt := amg.DefaultOptions()
-	opt.Threshold, opt.CoarseEqLimit = -0.01, 200
+	opt.Threshold, opt.CoarseEqLimit, opt.Symmetric = -0.01, 200, true
 	opt.ChebyshevEstEig = [4]float64{0, 0.2, 0, 1.05}
+	be.SetSymmetric(true)
 	for run := 0; run < 2; run++ {
 		dA, err := be.UploadMatrix(A, false)
 		if err != nil {

@@ -299,7 +299,7 @@ func (b *Backend) Aggregate(g *Graph, distance2 bool, minNodes int) (*Aggregates
 	state := alloc[int32](b, n, &err)
 	key := alloc[int64](b, n, &err)
 	t1 := alloc[int64](b, n, &err)
-	t2 := alloc[int64](b, n, &err)
+	settled := alloc[int32](b, n, &err) // mis_sweep's nodes with a final maximum
 	left := alloc[int32](b, misBatch, &err)
 	flag := alloc[int32](b, n, &err)
 	agg := &Aggregates{b: b, nodes: n, diagExp: g.diagExp,
@@ -307,7 +307,7 @@ func (b *Backend) Aggregate(g *Graph, distance2 bool, minNodes int) (*Aggregates
 		roots: &Buffer[int32]{b: b}, aggd: alloc[int32](b, n, &err)}
 	near := alloc[int32](b, n, &err)
 	defer func() {
-		for _, f := range []func(){state.Free, key.Free, t1.Free, t2.Free, left.Free, flag.Free, near.Free} {
+		for _, f := range []func(){state.Free, key.Free, t1.Free, settled.Free, left.Free, flag.Free, near.Free} {
 			f()
 		}
 	}()
@@ -320,22 +320,19 @@ func (b *Backend) Aggregate(g *Graph, distance2 bool, minNodes int) (*Aggregates
 	}
 	gp, ap, sp, kp := g.rowPtr.Ptr(), g.adj.Ptr(), state.Ptr(), key.Ptr()
 	b.run("mis_init", blocks, func() { b.args.I32(ni).Ptr(gp).Ptr(sp).Ptr(kp) })
-	t := t1.Ptr()
-	if distance2 {
-		t = t2.Ptr()
-	}
-	t1p, t2p := t1.Ptr(), t2.Ptr()
+	t1p, dp := t1.Ptr(), settled.Ptr()
 	for done := false; !done; {
 		lp := left.Ptr()
 		nb := uint64(left.Bytes())
 		b.enqueue(func() error { return cudadrv.MemsetD8(lp, 0, nb) })
 		for r := 0; r < misBatch; r++ {
 			lr := lp + cudadrv.DevPtr(4*r)
-			b.run("mis_sweep", blocks, func() { b.args.I32(ni).Ptr(gp).Ptr(ap).Ptr(kp).Ptr(t1p) })
+			b.run("mis_sweep", blocks, func() { b.args.I32(ni).Ptr(gp).Ptr(ap).Ptr(kp).Ptr(t1p).Ptr(dp) })
 			if distance2 {
-				b.run("mis_sweep", blocks, func() { b.args.I32(ni).Ptr(gp).Ptr(ap).Ptr(t1p).Ptr(t2p) })
+				b.run("mis_decide2", blocks, func() { b.args.I32(ni).Ptr(gp).Ptr(ap).Ptr(sp).Ptr(kp).Ptr(t1p).Ptr(lr) })
+			} else {
+				b.run("mis_decide", blocks, func() { b.args.I32(ni).Ptr(sp).Ptr(kp).Ptr(t1p).Ptr(lr) })
 			}
-			b.run("mis_decide", blocks, func() { b.args.I32(ni).Ptr(sp).Ptr(kp).Ptr(t).Ptr(lr) })
 		}
 		counts := make([]int32, misBatch)
 		if err := left.Download(counts); err != nil {
@@ -462,7 +459,7 @@ func (b *Backend) Tentative(agg *Aggregates, B *Buffer[float64], bs, k int) (*Ma
 		up = agg.diagExp.Ptr()
 	}
 	ap, mp, Bp, scp, vp, bcp := agg.ptr.Ptr(), agg.members.Ptr(), B.Ptr(), scratch.Ptr(), P.val.Ptr(), bc.Ptr()
-	b.run("tent_qr", blocksFor(int64(m)), func() {
+	b.run("tent_qr", blocksFor(int64(m)*tentKMax), func() {
 		b.args.I32(mi).I32(bi).I32(ki).Ptr(ap).Ptr(mp).Ptr(Bp).Ptr(up).Ptr(pp).Ptr(scp).Ptr(vp).Ptr(bcp)
 	})
 	if err := b.Err(); err != nil {

@@ -10,9 +10,60 @@ import (
 
 // patternProduct computes, on the device, the pattern of C = A·B from the patterns
 // of A (n block rows: arp, acol) and B (brp, bcol): C's row pointers and sorted
-// columns. Each row's union is built in a room as long as its candidates, so the
-// scratch holds Σ over A's blocks of B's row lengths for a moment.
+// columns. A warp builds each row's set of columns in a shared-memory hash set
+// (pat_union_warp); when some row has more distinct columns than the set holds, the
+// product is made by patternProductRooms instead.
 func (b *Backend) patternProduct(n int, arp *Buffer[int64], acol *Buffer[int32], brp *Buffer[int64], bcol *Buffer[int32]) (*Buffer[int64], *Buffer[int32], error) {
+	ni := int32(n)
+	wblocks := uint32((int64(n) + warpsPerBlock - 1) / warpsPerBlock)
+	var err error
+	cnt := alloc[int32](b, n, &err)
+	flag := alloc[int32](b, 1, &err)
+	defer cnt.Free()
+	defer flag.Free()
+	if err != nil {
+		return nil, nil, err
+	}
+	ap, ac, bp, bc, np, fp := arp.Ptr(), acol.Ptr(), brp.Ptr(), bcol.Ptr(), cnt.Ptr(), flag.Ptr()
+	b.run("pat_union_warp", wblocks, func() {
+		b.args.I32(ni).Ptr(ap).Ptr(ac).Ptr(bp).Ptr(bc).I32(0).Ptr(np).Ptr(0).Ptr(0).Ptr(fp)
+	})
+	over, err := readInt32(flag, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	if over != 0 {
+		return b.patternProductRooms(n, arp, acol, brp, bcol)
+	}
+	crp, sums, err := b.scanCounts(cnt)
+	if err != nil {
+		return nil, nil, err
+	}
+	sums.Free()
+	nnz, err := lastOffset(crp)
+	var ccol *Buffer[int32]
+	if err == nil {
+		ccol, err = Alloc[int32](b, int(nnz))
+	}
+	if err != nil {
+		crp.Free()
+		return nil, nil, err
+	}
+	rp, cc := crp.Ptr(), ccol.Ptr()
+	b.run("pat_union_warp", wblocks, func() {
+		b.args.I32(ni).Ptr(ap).Ptr(ac).Ptr(bp).Ptr(bc).I32(1).Ptr(np).Ptr(rp).Ptr(cc).Ptr(fp)
+	})
+	return crp, ccol, b.Err()
+}
+
+// warpsPerBlock mirrors WARPS in kernels/devproduct.cu: the rows a block of the
+// warp-per-row kernels takes.
+const warpsPerBlock = threads / 32
+
+// patternProductRooms is patternProduct with one thread per row, each row's union
+// built by insertion in a room as long as its candidates (Σ over A's blocks of B's
+// row lengths, held for a moment): for rows too wide for a warp's hash set.
+func (b *Backend) patternProductRooms(n int, arp *Buffer[int64], acol *Buffer[int32], brp *Buffer[int64], bcol *Buffer[int32]) (*Buffer[int64], *Buffer[int32], error) {
 	ni, blocks := int32(n), blocksFor(int64(n))
 	var err error
 	cand := alloc[int64](b, n, &err)
@@ -111,11 +162,22 @@ func (b *Backend) transposeOnDevice(m *Matrix) error {
 		return err
 	}
 	t.variant = chooseVariant(t.r, t.c, int64(nnz), nc)
+	ucol := alloc[int32](b, nnz, &err)
+	uperm := alloc[int64](b, nnz, &err)
+	defer ucol.Free()
+	defer uperm.Free()
+	if err != nil {
+		t.Free()
+		perm.Free()
+		return err
+	}
 	b.enqueue(func() error { return cudadrv.MemsetD8(np, 0, uint64(4*nc)) })
-	tpp, tcp, pp := tp.Ptr(), t.col.Ptr(), perm.Ptr()
-	b.run("tr_fill", blocksFor(int64(n)), func() { b.args.I32(ni).Ptr(rp).Ptr(cp).Ptr(tpp).Ptr(np).Ptr(tcp).Ptr(pp) })
-	nci := int32(nc)
-	b.run("tr_sort", blocksFor(int64(nc)), func() { b.args.I32(nci).Ptr(tpp).Ptr(tcp).Ptr(pp) })
+	tpp, ucp, upp := tp.Ptr(), ucol.Ptr(), uperm.Ptr()
+	b.run("tr_fill", blocksFor(int64(n)), func() { b.args.I32(ni).Ptr(rp).Ptr(cp).Ptr(tpp).Ptr(np).Ptr(ucp).Ptr(upp) })
+	nci, tcp, pp := int32(nc), t.col.Ptr(), perm.Ptr()
+	b.run("tr_sort", uint32((int64(nc)+warpsPerBlock-1)/warpsPerBlock), func() {
+		b.args.I32(nci).Ptr(tpp).Ptr(ucp).Ptr(upp).Ptr(tcp).Ptr(pp)
+	})
 	m.t, m.tperm = t, perm
 	return b.Err()
 }
@@ -131,6 +193,12 @@ type deviceGalerkin struct {
 	ac   *Matrix
 	crow *Buffer[int32]
 	suf  string
+	// With a symmetric operator (Options.Symmetric) only Ac's blocks on and above the
+	// diagonal are summed (sel lists them) and the others mirrored from them (up,
+	// mirror): about half of Pᵀ·W's work.
+	sel    *Buffer[int64]
+	up     *Buffer[int32]
+	mirror *Buffer[int64]
 }
 
 // NewGalerkinOn implements backend.Coarsener: Ac = PᵀAP planned from a's and p's
@@ -185,10 +253,62 @@ func (b *Backend) NewGalerkinOn(a, p backend.Matrix) (backend.Galerkin, error) {
 	wp, wr, cp, cr := wrp.Ptr(), g.wrow.Ptr(), crp.Ptr(), g.crow.Ptr()
 	b.run("expand_rows", blocksFor(int64(n)), func() { b.args.I32(ni).Ptr(wp).Ptr(wr) })
 	b.run("expand_rows", blocksFor(int64(m)), func() { b.args.I32(mi).Ptr(cp).Ptr(cr) })
+	if b.opt.Symmetric {
+		if err := g.splitSymmetric(); err != nil {
+			return fail(err)
+		}
+	}
 	if err := b.Err(); err != nil {
 		return fail(err)
 	}
 	return g, nil
+}
+
+// splitSymmetric prepares the symmetric half: the blocks to sum and the mirror of each
+// other block. A pattern that is not structurally symmetric keeps the full product.
+func (g *deviceGalerkin) splitSymmetric() error {
+	b := g.b
+	nc := int64(g.ac.col.Len())
+	var err error
+	up := alloc[int32](b, int(nc), &err)
+	mirror := alloc[int64](b, int(nc), &err)
+	flag := alloc[int32](b, 1, &err)
+	defer flag.Free()
+	if err != nil {
+		up.Free()
+		mirror.Free()
+		return err
+	}
+	cr, cc, crp, upp, mp, fp := g.crow.Ptr(), g.ac.col.Ptr(), g.ac.rowPtr.Ptr(), up.Ptr(), mirror.Ptr(), flag.Ptr()
+	b.run("sym_split", blocksFor(nc), func() { b.args.I64(nc).Ptr(cr).Ptr(cc).Ptr(crp).Ptr(upp).Ptr(mp).Ptr(fp) })
+	missing, err := readInt32(flag, 0)
+	if err != nil || missing != 0 {
+		up.Free()
+		mirror.Free()
+		return err
+	}
+	off, sums, err := b.scanCounts(up)
+	if err != nil {
+		up.Free()
+		mirror.Free()
+		return err
+	}
+	sums.Free()
+	defer off.Free()
+	ns, err := lastOffset(off)
+	var sel *Buffer[int64]
+	if err == nil {
+		sel, err = Alloc[int64](b, int(ns))
+	}
+	if err != nil {
+		up.Free()
+		mirror.Free()
+		return err
+	}
+	op, sp := off.Ptr(), sel.Ptr()
+	b.run("sym_select", blocksFor(nc), func() { b.args.I64(nc).Ptr(upp).Ptr(op).Ptr(sp) })
+	g.sel, g.up, g.mirror = sel, up, mirror
+	return nil
 }
 
 // Numeric implements backend.Galerkin: W = A·P, then Ac = Pᵀ·W (P's transpose
@@ -199,15 +319,23 @@ func (g *deviceGalerkin) Numeric(a, p backend.Matrix) error {
 	R, C := int32(P.r), int32(P.c)
 	nw, nc := int64(g.w.col.Len()), int64(g.ac.col.Len())
 	wr, wc, arp, acol, aval := g.wrow.Ptr(), g.w.col.Ptr(), A.rowPtr.Ptr(), A.col.Ptr(), A.val.Ptr()
-	prp, pcol, pval, wval := P.rowPtr.Ptr(), P.col.Ptr(), P.val.Ptr(), g.w.val.Ptr()
+	prp, pcol, pval, wval, wrp := P.rowPtr.Ptr(), P.col.Ptr(), P.val.Ptr(), g.w.val.Ptr(), g.w.rowPtr.Ptr()
+	cr, cc, tp, tc, tperm := g.crow.Ptr(), g.ac.col.Ptr(), P.t.rowPtr.Ptr(), P.t.col.Ptr(), P.tperm.Ptr()
+	cval := g.ac.val.Ptr()
 	b.run("spg_w_"+g.suf, blocksFor(nw), func() {
 		b.args.I64(nw).I32(R).I32(C).Ptr(wr).Ptr(wc).Ptr(arp).Ptr(acol).Ptr(aval).Ptr(prp).Ptr(pcol).Ptr(pval).Ptr(wval)
 	})
-	cr, cc, tp, tc, tperm := g.crow.Ptr(), g.ac.col.Ptr(), P.t.rowPtr.Ptr(), P.t.col.Ptr(), P.tperm.Ptr()
-	wrp, cval := g.w.rowPtr.Ptr(), g.ac.val.Ptr()
-	b.run("spg_ac_"+g.suf, blocksFor(nc), func() {
-		b.args.I64(nc).I32(R).I32(C).Ptr(cr).Ptr(cc).Ptr(tp).Ptr(tc).Ptr(tperm).Ptr(pval).Ptr(wrp).Ptr(wc).Ptr(wval).Ptr(cval)
+	ns, sel := nc, cudadrv.DevPtr(0)
+	if g.sel != nil {
+		ns, sel = int64(g.sel.Len()), g.sel.Ptr()
+	}
+	b.run("spg_ac_"+g.suf, blocksFor(ns), func() {
+		b.args.I64(ns).Ptr(sel).I32(R).I32(C).Ptr(cr).Ptr(cc).Ptr(tp).Ptr(tc).Ptr(tperm).Ptr(pval).Ptr(wrp).Ptr(wc).Ptr(wval).Ptr(cval)
 	})
+	if g.sel != nil {
+		upp, mp := g.up.Ptr(), g.mirror.Ptr()
+		b.run("sym_mirror", blocksFor(nc), func() { b.args.I64(nc).I32(C).Ptr(upp).Ptr(mp).Ptr(cval) })
+	}
 	return b.sticky()
 }
 
@@ -215,7 +343,12 @@ func (g *deviceGalerkin) Numeric(a, p backend.Matrix) error {
 func (g *deviceGalerkin) Ac() backend.Matrix { return g.ac }
 
 // Name implements backend.Galerkin.
-func (g *deviceGalerkin) Name() string { return "device-search" }
+func (g *deviceGalerkin) Name() string {
+	if g.sel != nil {
+		return "device-search-sym"
+	}
+	return "device-search"
+}
 
 // Free implements backend.Galerkin.
 func (g *deviceGalerkin) Free() {
@@ -224,7 +357,12 @@ func (g *deviceGalerkin) Free() {
 			m.Free()
 		}
 	}
-	for _, u := range []*Buffer[int32]{g.wrow, g.crow} {
+	for _, u := range []*Buffer[int32]{g.wrow, g.crow, g.up} {
+		if u != nil {
+			u.Free()
+		}
+	}
+	for _, u := range []*Buffer[int64]{g.sel, g.mirror} {
 		if u != nil {
 			u.Free()
 		}

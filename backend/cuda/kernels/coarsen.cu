@@ -87,14 +87,6 @@ __device__ double sum_squares(const double* v, int n, int st, int* e)
     return s;
 }
 
-// norm2 is bsr.Norm.
-__device__ __forceinline__ double norm2(const double* v, int n)
-{
-    int e;
-    const double s = sum_squares(v, n, 1, &e);
-    return go_ldexp(sqrt(s), e);
-}
-
 // diag_exp is amg's diagExp: the binary exponent of √a, UNSCALED for a ≤ 0 or not finite.
 __device__ __forceinline__ int diag_exp(double a)
 {
@@ -288,35 +280,65 @@ extern "C" __global__ void __launch_bounds__(THREADS) mis_init(int n, const i64*
     key[i] = mis_key(s, i);
 }
 
-// mis_sweep: dst[i] = the largest of src over i and its neighbours.
+// mis_sweep: dst[i] = the largest key over i and its neighbours. A node whose
+// neighbourhood is all decided has its final maximum (decided keys never change): it
+// is marked done and skipped from then on, so the sweeps' work follows the undecided
+// front instead of the whole graph.
 extern "C" __global__ void __launch_bounds__(THREADS) mis_sweep(int n, const i64* __restrict__ gp, const int* __restrict__ adj,
                                                                 const unsigned long long* __restrict__ src,
-                                                                unsigned long long* __restrict__ dst)
+                                                                unsigned long long* __restrict__ dst, int* __restrict__ done)
 {
     const int i = blockIdx.x * THREADS + threadIdx.x;
-    if (i >= n) return;
+    if (i >= n || done[i]) return;
     unsigned long long m = src[i];
-    for (i64 k = gp[i]; k < gp[i + 1]; k++) m = max(m, src[adj[k]]);
+    bool und = (m >> 62) == MIS_UNDECIDED;
+    for (i64 k = gp[i]; k < gp[i + 1]; k++) {
+        const unsigned long long x = src[adj[k]];
+        m = max(m, x);
+        und |= (x >> 62) == MIS_UNDECIDED;
+    }
     dst[i] = m;
+    if (!und) done[i] = 1;
 }
 
-// mis_decide: an undecided node whose key is its neighbourhood's largest joins the set;
-// one that sees a member's key leaves it; *left counts the nodes still undecided.
-extern "C" __global__ void __launch_bounds__(THREADS) mis_decide(int n, int* __restrict__ state,
-                                                                 unsigned long long* __restrict__ key,
-                                                                 const unsigned long long* __restrict__ t, int* __restrict__ left)
+// mis_choose is the decision of an undecided node i from t, the largest key within
+// the distance: join the set when it is i's own, leave it when it is a member's.
+__device__ __forceinline__ void mis_choose(int i, unsigned long long t, int* __restrict__ state,
+                                           unsigned long long* __restrict__ key, int* __restrict__ left)
 {
-    const int i = blockIdx.x * THREADS + threadIdx.x;
-    if (i >= n || state[i] != (int)MIS_UNDECIDED) return;
     unsigned long long s;
-    if (t[i] == key[i]) s = MIS_IN;
-    else if (t[i] >> 62 == MIS_IN) s = MIS_OUT;
+    if (t == key[i]) s = MIS_IN;
+    else if (t >> 62 == MIS_IN) s = MIS_OUT;
     else {
         atomicAdd(left, 1);
         return;
     }
     state[i] = (int)s;
     key[i] = mis_key(s, i);
+}
+
+// mis_decide: the distance-1 decision, t = mis_sweep's maximum.
+extern "C" __global__ void __launch_bounds__(THREADS) mis_decide(int n, int* __restrict__ state,
+                                                                 unsigned long long* __restrict__ key,
+                                                                 const unsigned long long* __restrict__ t, int* __restrict__ left)
+{
+    const int i = blockIdx.x * THREADS + threadIdx.x;
+    if (i >= n || state[i] != (int)MIS_UNDECIDED) return;
+    mis_choose(i, t[i], state, key, left);
+}
+
+// mis_decide2: the distance-2 decision, the second sweep fused in: only undecided
+// nodes need their maximum over the neighbours' distance-1 maxima t1 (which this
+// kernel does not write, while the keys it writes are read by the next round).
+extern "C" __global__ void __launch_bounds__(THREADS) mis_decide2(int n, const i64* __restrict__ gp, const int* __restrict__ adj,
+                                                                  int* __restrict__ state, unsigned long long* __restrict__ key,
+                                                                  const unsigned long long* __restrict__ t1, int* __restrict__ left)
+{
+    const int i = blockIdx.x * THREADS + threadIdx.x;
+    if (i >= n || state[i] != (int)MIS_UNDECIDED) return;
+    unsigned long long m = t1[i];
+    for (i64 k = gp[i]; k < gp[i + 1]; k++) m = max(m, t1[adj[k]]);
+    mis_choose(i, m, state, key, left);
 }
 
 // agg_isroot: flag[i] = 1 for the members of the set.
@@ -404,35 +426,50 @@ __device__ __forceinline__ double tent_weight(int p, int rows, int b, const int*
     return e == UNSCALED ? 1.0 : go_ldexp(1.0, e - hi);
 }
 
-// tent_qr: one thread per aggregate — amg.Tentative: gather the aggregate's rows of B
-// column-major into its scratch (padded to k rows), weight them where the unknowns'
-// scales spread by more than 2^ROW_SPREAD_LOG2, Householder QR (amg's thinQR), R into
-// Bc, W⁻¹·Q into P_tent's blocks.
+// tent_qr: amg.Tentative with a group of TENT_KMAX lanes per aggregate, lane c owning
+// column c: gather the aggregate's rows of B into its scratch (row-major, k values a
+// row, padded to k rows, so that the group's lanes read one segment per row), weight
+// them where the unknowns' scales spread by more than 2^ROW_SPREAD_LOG2, Householder
+// QR (amg's thinQR), R into Bc, W⁻¹·Q into P_tent's blocks. Each reflector is made
+// by its column's lane and applied by each later column's lane to its own column,
+// every sum in the CPU's order: the columns are independent between two reflectors,
+// so the result is the serial QR's, bit for bit.
 extern "C" __global__ void __launch_bounds__(THREADS) tent_qr(int m, int b, int k, const i64* __restrict__ ptr,
                                                               const int* __restrict__ nodes, const double* __restrict__ B,
                                                               const int* __restrict__ uexp, const i64* __restrict__ prp,
                                                               double* __restrict__ scratch, double* __restrict__ pval,
                                                               double* __restrict__ bc)
 {
-    const int a = blockIdx.x * THREADS + threadIdx.x;
-    if (a >= m) return;
-    const int* nd = nodes + ptr[a];
-    const int len = (int)(ptr[a + 1] - ptr[a]);
-    const int rows = len * b;
-    const int md = max(rows, k);
+    __shared__ double tau_s[THREADS];
+    __shared__ int skip_s[THREADS];
+    const int g = threadIdx.x & ~(TENT_KMAX - 1); // the group's first lane
+    const int c = threadIdx.x & (TENT_KMAX - 1);  // this lane's column
+    const int a = (blockIdx.x * THREADS + threadIdx.x) / TENT_KMAX;
+    const bool active = a < m;
+    const bool mine = active && c < k;
+    int len = 0, rows = 0, md = k;
+    const int* nd = nodes;
+    double* q = scratch;
     const int bk = b * k;
-    double* q = scratch + ptr[a] * bk + (i64)a * k * k;
-    for (int j = 0; j < k; j++) {
-        for (int p = rows; p < md; p++) q[j * md + p] = 0.0;
+    if (active) {
+        nd = nodes + ptr[a];
+        len = (int)(ptr[a + 1] - ptr[a]);
+        rows = len * b;
+        md = max(rows, k);
+        q = scratch + ptr[a] * bk + (i64)a * k * k;
+    }
+    // Element (p, j) of the aggregate's md×k matrix is q[p·k + j].
+#define Q(p, j) q[(i64)(p) * k + (j)]
+    if (mine) {
+        for (int p = rows; p < md; p++) Q(p, c) = 0.0;
         for (int t = 0; t < len; t++) {
             const double* blk = B + (i64)nd[t] * bk;
-            for (int p = 0; p < b; p++) q[j * md + t * b + p] = blk[p * k + j];
+            for (int p = 0; p < b; p++) Q(t * b + p, c) = blk[p * k + c];
         }
     }
-    // rowWeights
     bool weighted = false;
     int hi = -2147483647;
-    if (uexp) {
+    if (mine && uexp) {
         int lo = 2147483647;
         for (int p = 0; p < rows; p++) {
             const int e = uexp[(i64)nd[p / b] * b + p % b];
@@ -443,75 +480,82 @@ extern "C" __global__ void __launch_bounds__(THREADS) tent_qr(int m, int b, int 
         }
         weighted = !(hi < lo || hi - lo <= ROW_SPREAD_LOG2);
     }
-    if (weighted)
-        for (int j = 0; j < k; j++)
-            for (int p = 0; p < md; p++) q[j * md + p] = __dmul_rn(q[j * md + p], tent_weight(p, rows, b, nd, uexp, hi));
-    // thinQR(md, k, q, Bc_a, tau)
-    double tau[TENT_KMAX];
+    if (mine && weighted)
+        for (int p = 0; p < md; p++) Q(p, c) = __dmul_rn(Q(p, c), tent_weight(p, rows, b, nd, uexp, hi));
+    __syncwarp();
     for (int j = 0; j < k; j++) {
-        double* x = q + j * md;
-        const double alpha = x[j];
-        double* u = x + j + 1;
-        const int ul = md - j - 1;
-        double xx = 0.0;
-        for (int i = 0; i < ul; i++) xx = __dadd_rn(xx, __dmul_rn(u[i], u[i]));
-        const double nn = __dadd_rn(__dmul_rn(alpha, alpha), xx);
-        if (xx > 0 && nn >= SUMSQ_TINY && !isinf(nn)) {
-            const double beta = -copysign(sqrt(nn), alpha);
-            tau[j] = __ddiv_rn(__dsub_rn(beta, alpha), beta);
-            const double s = __ddiv_rn(1.0, __dsub_rn(alpha, beta));
-            for (int i = 0; i < ul; i++) u[i] = __dmul_rn(u[i], s);
-            x[j] = beta;
-        } else {
-            int e;
-            if (sum_squares(u, ul, 1, &e) == 0.0) {
-                tau[j] = 0.0;
-                continue;
+        if (mine && c == j) {
+            const double alpha = Q(j, j);
+            double xx = 0.0;
+            for (int p = j + 1; p < md; p++) xx = __dadd_rn(xx, __dmul_rn(Q(p, j), Q(p, j)));
+            const double nn = __dadd_rn(__dmul_rn(alpha, alpha), xx);
+            int skip = 0;
+            double tj;
+            if (xx > 0 && nn >= SUMSQ_TINY && !isinf(nn)) {
+                const double beta = -copysign(sqrt(nn), alpha);
+                tj = __ddiv_rn(__dsub_rn(beta, alpha), beta);
+                const double s = __ddiv_rn(1.0, __dsub_rn(alpha, beta));
+                for (int p = j + 1; p < md; p++) Q(p, j) = __dmul_rn(Q(p, j), s);
+                Q(j, j) = beta;
+            } else {
+                int e;
+                if (sum_squares(&Q(j + 1, j), md - j - 1, k, &e) == 0.0) {
+                    tj = 0.0;
+                    skip = 1;
+                } else {
+                    const double ss = sum_squares(&Q(j, j), md - j, k, &e);
+                    const double beta = -copysign(go_ldexp(sqrt(ss), e), alpha);
+                    tj = __ddiv_rn(__dsub_rn(beta, alpha), beta);
+                    const double d = __dsub_rn(alpha, beta);
+                    for (int p = j + 1; p < md; p++) Q(p, j) = __ddiv_rn(Q(p, j), d);
+                    Q(j, j) = beta;
+                }
             }
-            const double beta = -copysign(norm2(x + j, md - j), alpha);
-            tau[j] = __ddiv_rn(__dsub_rn(beta, alpha), beta);
-            const double d = __dsub_rn(alpha, beta);
-            for (int i = 0; i < ul; i++) u[i] = __ddiv_rn(u[i], d);
-            x[j] = beta;
+            tau_s[g + j] = tj;
+            skip_s[g + j] = skip;
         }
-        for (int c = j + 1; c < k; c++) {
-            double* y = q + c * md;
-            double* yl = y + j + 1;
-            double w = y[j];
-            for (int i = 0; i < ul; i++) w = __dadd_rn(w, __dmul_rn(u[i], yl[i]));
-            w = __dmul_rn(w, tau[j]);
-            y[j] = __dsub_rn(y[j], w);
-            for (int i = 0; i < ul; i++) yl[i] = __dsub_rn(yl[i], __dmul_rn(w, u[i]));
+        __syncwarp();
+        if (mine && c > j && !skip_s[g + j]) {
+            const double tj = tau_s[g + j];
+            double w = Q(j, c);
+            for (int p = j + 1; p < md; p++) w = __dadd_rn(w, __dmul_rn(Q(p, j), Q(p, c)));
+            w = __dmul_rn(w, tj);
+            Q(j, c) = __dsub_rn(Q(j, c), w);
+            for (int p = j + 1; p < md; p++) Q(p, c) = __dsub_rn(Q(p, c), __dmul_rn(w, Q(p, j)));
         }
+        __syncwarp();
     }
-    double* r = bc + (i64)a * k * k;
-    for (int i = 0; i < k; i++)
-        for (int j = 0; j < k; j++) r[i * k + j] = j >= i ? q[j * md + i] : 0.0;
+    if (mine) {
+        double* r = bc + (i64)a * k * k;
+        for (int i = 0; i < k; i++) r[i * k + c] = c >= i ? Q(i, c) : 0.0;
+    }
+    __syncwarp();
     for (int j = k - 1; j >= 0; j--) {
-        double* x = q + j * md;
-        double* u = x + j + 1;
-        const int ul = md - j - 1;
-        for (int c = j + 1; c < k; c++) {
-            double* yl = q + c * md + j + 1;
+        if (mine && c > j) {
+            const double tj = tau_s[g + j];
             double w = 0.0;
-            for (int i = 0; i < ul; i++) w = __dadd_rn(w, __dmul_rn(u[i], yl[i]));
-            w = __dmul_rn(w, tau[j]);
-            q[c * md + j] = -w;
-            for (int i = 0; i < ul; i++) yl[i] = __dsub_rn(yl[i], __dmul_rn(w, u[i]));
+            for (int p = j + 1; p < md; p++) w = __dadd_rn(w, __dmul_rn(Q(p, j), Q(p, c)));
+            w = __dmul_rn(w, tj);
+            Q(j, c) = -w;
+            for (int p = j + 1; p < md; p++) Q(p, c) = __dsub_rn(Q(p, c), __dmul_rn(w, Q(p, j)));
         }
-        const double t = tau[j];
-        for (int i = 0; i < ul; i++) u[i] = __dmul_rn(u[i], -t);
-        x[j] = __dsub_rn(1.0, t);
-        for (int i = 0; i < j; i++) x[i] = 0.0;
+        __syncwarp();
+        if (mine && c == j) {
+            const double t = tau_s[g + j];
+            for (int p = j + 1; p < md; p++) Q(p, j) = __dmul_rn(Q(p, j), -t);
+            Q(j, j) = __dsub_rn(1.0, t);
+            for (int p = 0; p < j; p++) Q(p, j) = 0.0;
+        }
+        __syncwarp();
     }
-    if (weighted)
-        for (int j = 0; j < k; j++)
-            for (int p = 0; p < md; p++) q[j * md + p] = __ddiv_rn(q[j * md + p], tent_weight(p, rows, b, nd, uexp, hi));
-    for (int t = 0; t < len; t++) {
-        double* blk = pval + prp[nd[t]] * bk;
-        for (int p = 0; p < b; p++)
-            for (int j = 0; j < k; j++) blk[p * k + j] = q[j * md + t * b + p];
-    }
+    if (mine && weighted)
+        for (int p = 0; p < md; p++) Q(p, c) = __ddiv_rn(Q(p, c), tent_weight(p, rows, b, nd, uexp, hi));
+    if (mine)
+        for (int t = 0; t < len; t++) {
+            double* blk = pval + prp[nd[t]] * bk;
+            for (int p = 0; p < b; p++) blk[p * k + c] = Q(t * b + p, c);
+        }
+#undef Q
 }
 
 // smooth_pattern: the pattern of (I − ωD⁻¹A)·P_tent, row i: the sorted distinct

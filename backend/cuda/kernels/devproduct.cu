@@ -83,26 +83,110 @@ extern "C" __global__ void __launch_bounds__(THREADS) tr_fill(int n, const i64* 
     }
 }
 
-// tr_sort sorts each row of the transpose by column (a fine row appears once in it),
-// the permutation alongside (insertion sort: rows of a prolongator's transpose hold
-// the fine rows of one aggregate's neighbourhood).
-extern "C" __global__ void __launch_bounds__(THREADS) tr_sort(int rows, const i64* __restrict__ tp, int* __restrict__ tcol,
+// WARP_ROW_MAX: the longest row a warp keeps in shared memory (longer rows are read
+// from global memory, the same result).
+#define WARP_ROW_MAX 1024
+#define WARPS (THREADS / 32)
+
+// tr_sort writes each row of the transpose ordered by column, from tr_fill's
+// unordered row (ucol, uperm) into (tcol, tperm): a warp per row, each entry placed at
+// its rank (a fine row appears once in a row of the transpose, so ranks are distinct).
+extern "C" __global__ void __launch_bounds__(THREADS) tr_sort(int rows, const i64* __restrict__ tp, const int* __restrict__ ucol,
+                                                              const i64* __restrict__ uperm, int* __restrict__ tcol,
                                                               i64* __restrict__ tperm)
 {
-    const int r = blockIdx.x * THREADS + threadIdx.x;
+    __shared__ int ks[WARPS][WARP_ROW_MAX];
+    const int w = threadIdx.x >> 5, lane = threadIdx.x & 31;
+    const int r = blockIdx.x * WARPS + w;
     if (r >= rows) return;
-    const i64 lo = tp[r], hi = tp[r + 1];
-    for (i64 a = lo + 1; a < hi; a++) {
-        const int x = tcol[a];
-        const i64 y = tperm[a];
-        i64 b = a - 1;
-        while (b >= lo && tcol[b] > x) {
-            tcol[b + 1] = tcol[b];
-            tperm[b + 1] = tperm[b];
-            b--;
+    const i64 lo = tp[r];
+    const int m = (int)(tp[r + 1] - lo);
+    const int* keys = ucol + lo;
+    if (m <= WARP_ROW_MAX) {
+        for (int e = lane; e < m; e += 32) ks[w][e] = keys[e];
+        __syncwarp();
+        keys = ks[w];
+    }
+    for (int e = lane; e < m; e += 32) {
+        const int x = keys[e];
+        int rank = 0;
+        for (int f = 0; f < m; f++) rank += keys[f] < x;
+        tcol[lo + rank] = x;
+        tperm[lo + rank] = uperm[lo + e];
+    }
+}
+
+// HASH_SLOTS: a warp's hash set in shared memory (pat_union_warp); a row with more
+// than HASH_SLOTS/2 distinct columns overflows it and the product takes the
+// thread-per-row path (pat_union).
+#define HASH_SLOTS 512
+
+// warp_union builds the set of the columns of B's rows that A's row i meets in the
+// warp's hash set h (−1: empty), returning their number, or −1 when it overflows.
+__device__ int warp_union(int i, int lane, const i64* __restrict__ arp, const int* __restrict__ acol, const i64* __restrict__ brp,
+                          const int* __restrict__ bcol, int* h, int* count)
+{
+    for (int e = lane; e < HASH_SLOTS; e += 32) h[e] = -1;
+    if (lane == 0) *count = 0;
+    __syncwarp();
+    for (i64 k = arp[i] + lane; k < arp[i + 1]; k += 32) {
+        const int j = acol[k];
+        for (i64 t = brp[j]; t < brp[j + 1]; t++) {
+            const int v = bcol[t];
+            unsigned s = ((unsigned)v * 2654435761u) >> (32 - 9);
+            for (int probe = 0; probe < HASH_SLOTS; probe++) {
+                const int old = atomicCAS(&h[s], -1, v);
+                if (old == -1) {
+                    atomicAdd(count, 1);
+                    break;
+                }
+                if (old == v) break;
+                s = (s + 1) & (HASH_SLOTS - 1);
+            }
         }
-        tcol[b + 1] = x;
-        tperm[b + 1] = y;
+    }
+    __syncwarp();
+    const int c = *count;
+    return c > HASH_SLOTS / 2 ? -1 : c;
+}
+
+// pat_union_warp: row i of A·B by a warp and a shared hash set. fill = 0: cnt[i] =
+// the row's length (and *overflow set where the set overflowed); fill = 1: the row's
+// columns at cp[i], each at its rank among them (ascending).
+extern "C" __global__ void __launch_bounds__(THREADS) pat_union_warp(int n, const i64* __restrict__ arp, const int* __restrict__ acol,
+                                                                     const i64* __restrict__ brp, const int* __restrict__ bcol,
+                                                                     int fill, int* __restrict__ cnt, const i64* __restrict__ cp,
+                                                                     int* __restrict__ ccol, int* __restrict__ overflow)
+{
+    __shared__ int hs[WARPS][HASH_SLOTS];
+    __shared__ int list[WARPS][HASH_SLOTS / 2];
+    __shared__ int counts[WARPS];
+    const int w = threadIdx.x >> 5, lane = threadIdx.x & 31;
+    const int i = blockIdx.x * WARPS + w;
+    if (i >= n) return;
+    int* h = hs[w];
+    const int c = warp_union(i, lane, arp, acol, brp, bcol, h, &counts[w]);
+    if (!fill) {
+        if (lane == 0) {
+            cnt[i] = max(c, 0);
+            if (c < 0) atomicOr(overflow, 1);
+        }
+        return;
+    }
+    // Gather the set into a list (in any order), then place each column at its rank.
+    __syncwarp();
+    if (lane == 0) counts[w] = 0;
+    __syncwarp();
+    int* l = list[w];
+    for (int e = lane; e < HASH_SLOTS; e += 32)
+        if (h[e] >= 0) l[atomicAdd(&counts[w], 1)] = h[e];
+    __syncwarp();
+    const i64 o = cp[i];
+    for (int e = lane; e < c; e += 32) {
+        const int v = l[e];
+        int rank = 0;
+        for (int f = 0; f < c; f++) rank += l[f] < v;
+        ccol[o + rank] = v;
     }
 }
 
@@ -188,17 +272,56 @@ __device__ __forceinline__ void spg_ac_body(i64 t, int rr, int cr, const int* __
         const i64 t = (i64)blockIdx.x * THREADS + threadIdx.x;                                                                        \
         if (t < nw) spg_w_body<RT, CT>(t, rr, cr, wrow, wcol, arp, acol, aval, prp, pcol, pval, wval);                              \
     }                                                                                                                                 \
-    extern "C" __global__ void __launch_bounds__(THREADS) spg_ac_##SUF(i64 nc, int rr, int cr, const int* __restrict__ crow,         \
+    extern "C" __global__ void __launch_bounds__(THREADS) spg_ac_##SUF(i64 nc, const i64* __restrict__ sel, int rr, int cr,         \
+                                                                       const int* __restrict__ crow,                                  \
                                                                        const int* __restrict__ ccol, const i64* __restrict__ tp,      \
                                                                        const int* __restrict__ tcol, const i64* __restrict__ tperm,   \
                                                                        const double* __restrict__ pval, const i64* __restrict__ wrp,  \
                                                                        const int* __restrict__ wcol, const double* __restrict__ wval, \
                                                                        double* __restrict__ cval)                                     \
     {                                                                                                                                 \
-        const i64 t = (i64)blockIdx.x * THREADS + threadIdx.x;                                                                        \
-        if (t < nc) spg_ac_body<RT, CT>(t, rr, cr, crow, ccol, tp, tcol, tperm, pval, wrp, wcol, wval, cval);                       \
+        const i64 u = (i64)blockIdx.x * THREADS + threadIdx.x;                                                                        \
+        if (u < nc) spg_ac_body<RT, CT>(sel ? sel[u] : u, rr, cr, crow, ccol, tp, tcol, tperm, pval, wrp, wcol, wval, cval);        \
     }
 
 SPG_KERNELS(3x6, 3, 6)
 SPG_KERNELS(6x6, 6, 6)
 SPG_KERNELS(generic, 0, 0)
+
+// sym_split marks the blocks of Ac on and above the diagonal (up[t] = 1) and gives each
+// block below it the index of its mirror (I, J) ↔ (J, I) in mirror[t] (*missing set
+// when the pattern is not structurally symmetric).
+extern "C" __global__ void __launch_bounds__(THREADS) sym_split(i64 nc, const int* __restrict__ crow, const int* __restrict__ ccol,
+                                                                const i64* __restrict__ crp, int* __restrict__ up,
+                                                                i64* __restrict__ mirror, int* __restrict__ missing)
+{
+    const i64 t = (i64)blockIdx.x * THREADS + threadIdx.x;
+    if (t >= nc) return;
+    const int I = crow[t], J = ccol[t];
+    up[t] = J >= I;
+    if (J >= I) return;
+    const i64 m = find_col(ccol, crp[J], crp[J + 1], I);
+    mirror[t] = m;
+    if (m < 0) atomicOr(missing, 1);
+}
+
+// sym_select lists the blocks up marks (off: its prefix sums), in order.
+extern "C" __global__ void __launch_bounds__(THREADS) sym_select(i64 nc, const int* __restrict__ up, const i64* __restrict__ off,
+                                                                 i64* __restrict__ sel)
+{
+    const i64 t = (i64)blockIdx.x * THREADS + threadIdx.x;
+    if (t < nc && up[t]) sel[off[t]] = t;
+}
+
+// sym_mirror writes each block below the diagonal as the transpose of its mirror
+// (c×c blocks): Ac is symmetric exactly, as the CPU's half product makes it.
+extern "C" __global__ void __launch_bounds__(THREADS) sym_mirror(i64 nc, int c, const int* __restrict__ up,
+                                                                 const i64* __restrict__ mirror, double* __restrict__ val)
+{
+    const i64 t = (i64)blockIdx.x * THREADS + threadIdx.x;
+    if (t >= nc || up[t]) return;
+    const double* src = val + mirror[t] * c * c;
+    double* dst = val + t * c * c;
+    for (int a = 0; a < c; a++)
+        for (int b = 0; b < c; b++) dst[a * c + b] = src[b * c + a];
+}

@@ -32,11 +32,12 @@ type Options struct {
 	Solve krylov.Options
 	// Backend is where the solve runs: CPU (the default, also "") or CUDA. On CUDA
 	// the hierarchy is set up on the device, patterns and values (a device set-up,
-	// amg/cycle's SetupResident), unless HostSetup is set or the options ask for what
-	// the device set-up does not cover (AggNSmooths above 1, FilterTheta,
-	// SmootherFloat32, or a level whose aggregates fall under ⌈k/b⌉ nodes, which the
-	// host merges): then the patterns are computed on the host (amg.Setup) and
-	// uploaded. Either way every value of each Update is computed on the device.
+	// amg/cycle's SetupResident), unless HostSetup is set or the set-up needs what
+	// the device's does not cover (AggNSmooths above 1, FilterTheta, or a level whose
+	// aggregates fall under ⌈k/b⌉ nodes, which the host merges): then the patterns
+	// are computed on the host (amg.Setup) and uploaded (SetupFallback says why).
+	// Either way every value of each Update is computed on the device.
+	// SmootherFloat32 is refused on a device (ErrUnsupported).
 	Backend string
 	// CUDA configures the GPU NewSolver opens for Backend CUDA: device ordinal
 	// (default 0), kernel cache folder, and the device Galerkin product's variant

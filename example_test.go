@@ -150,9 +150,9 @@ func ExampleNewSolver_ex56() {
 	// Output: 3 levels, operator complexity 1.14, 10 iterations
 }
 
-// The same solve on an NVIDIA GPU: the patterns are computed once on the host, every
-// value (first set-up, each Update), the V-cycle and CG on the device. Without a GPU,
-// NewSolver returns an error wrapping ErrNoDriver or ErrNoDevice.
+// The same solve on an NVIDIA GPU: the set-up (patterns and values), each Update, the
+// V-cycle and CG run on the device, and only the coarsest operator comes to the host.
+// Without a GPU, NewSolver returns an error wrapping ErrNoDriver or ErrNoDevice.
 func ExampleNewSolver_gpu() {
 	A, b, B, err := fem.Ex56System(10, 0)
 	if err != nil {

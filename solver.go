@@ -31,8 +31,13 @@ type Options struct {
 	// (krylov.DefaultOptions). Its Workers field is set by NewSolver.
 	Solve krylov.Options
 	// Backend is where the solve runs: CPU (the default, also "") or CUDA. On CUDA
-	// the patterns are computed on the host once and every value, of the first set-up
-	// and of each Update, on the device (a device set-up).
+	// the hierarchy is set up on the device, patterns and values (a device set-up,
+	// amg/cycle's SetupResident), unless HostSetup is set or the set-up needs what
+	// the device's does not cover (AggNSmooths above 1, FilterTheta, or a level whose
+	// aggregates fall under ⌈k/b⌉ nodes, which the host merges): then the patterns
+	// are computed on the host (amg.Setup) and uploaded (SetupFallback says why).
+	// Either way every value of each Update is computed on the device.
+	// SmootherFloat32 is refused on a device (ErrUnsupported).
 	Backend string
 	// CUDA configures the GPU NewSolver opens for Backend CUDA: device ordinal
 	// (default 0), kernel cache folder, and the device Galerkin product's variant
@@ -42,14 +47,21 @@ type Options struct {
 	// Device, when not nil, is an opened backend to run on instead of one NewSolver
 	// opens, for a caller that needs it before the set-up (to check its memory, to
 	// fail at once without a GPU) or beside the solver (page-locked host memory, a
-	// device assembly into FineOperator, its transfer counters). The set-up is a
-	// device set-up on it, whatever the backend: on the CPU backend that runs the GPU's
-	// code path on the host, which is how that path is tested without a GPU. Backend
-	// must be "" or CUDA with it. NewSolver declares A's symmetry to it where it has a
-	// SetSymmetric method (as cuda.Backend does; Options.CUDA.Symmetric otherwise).
-	// The caller keeps Device: Close frees the solver's storage on it but does not
-	// close it.
+	// device assembly into FineOperator, its transfer counters). Every value of the
+	// set-up and of each Update is computed on it, whatever the backend; the
+	// patterns too where it is a backend.Coarsener (as cuda.Backend is), under
+	// Backend CUDA's conditions. On the CPU backend, which is not a Coarsener, that
+	// runs the GPU's numeric code path on the host, which is how that path is tested
+	// without a GPU. Backend must be "" or CUDA with it. NewSolver declares A's
+	// symmetry to it where it has a SetSymmetric method (as cuda.Backend does;
+	// Options.CUDA.Symmetric otherwise). The caller keeps Device: Close frees the
+	// solver's storage on it but does not close it.
 	Device backend.Resetter
+	// HostSetup sets the hierarchy up on the host (amg.Setup) and uploads its patterns
+	// and plans, as before the device set-up existed, where the device could set it up
+	// itself: for comparisons of the two, and as a way around a problem of the device
+	// set-up. Only Backend CUDA and Device read it.
+	HostSetup bool
 	// Workers bounds the goroutines of the CPU set-up and solve (0: GOMAXPROCS).
 	// Results are bitwise the same for any count.
 	Workers int
@@ -76,10 +88,16 @@ type Result = krylov.Result
 // one backend. It is not safe for concurrent use.
 type Solver struct {
 	opt Options
-	h   *amg.Hierarchy
-	be  backend.Backend
-	// resident: a device set-up (Backend CUDA or Device), whose values are computed
-	// on the backend (amg/cycle's UploadResident); rs is be as a Resetter then.
+	h   *amg.Hierarchy // nil after a device set-up, which builds none on the host
+	// pattern is A's pattern (Val nil), for Update's check and the vectors' size: a
+	// device set-up keeps no host values.
+	pattern *bsr.Matrix
+	dev     *cycle.DeviceSetup // the device set-up's report, nil after a host set-up
+	// fallback is why a device set-up was refused for the host's (nil when none was).
+	fallback error
+	be       backend.Backend
+	// resident: Backend CUDA or Device, whose values are computed on the backend
+	// (amg/cycle's SetupResident or UploadResident); rs is be as a Resetter then.
 	resident bool
 	rs       backend.Resetter
 	own      bool // NewSolver opened be, and Close closes it
@@ -90,7 +108,7 @@ type Solver struct {
 	b, x backend.Vector
 	// broken holds the error of a failed Update or Refresh until one succeeds.
 	broken error
-	upload time.Duration     // NewSolver's upload to the backend (UploadTime)
+	upload time.Duration     // NewSolver's uploads to the backend (UploadTime)
 	first  cycle.UpdateTimes // the first numeric set-up on the device
 	last   cycle.UpdateTimes // the last device re-setup
 }
@@ -98,7 +116,9 @@ type Solver struct {
 // NewSolver sets up the hierarchy of the square-blocked SPD matrix A (b×b blocks) and
 // near-null space ns (A.Rows()×k; nil means ConstantModes) on the backend opt names
 // (Backend, or Device). The Solver keeps A (it is the finest operator, not copied):
-// change its values only through Update, or on the backend and then Refresh.
+// change its values only through Update, or on the backend and then Refresh. After a
+// device set-up on a GPU (DeviceSetup not nil) the solver holds A's pattern but not
+// its values — its fine operator is the device's copy — so the caller may drop them.
 func NewSolver(A *bsr.Matrix, ns *NullSpace, opt Options) (*Solver, error) {
 	if A == nil {
 		return nil, fmt.Errorf("blockamg: %w: no matrix", ErrInput)
@@ -147,6 +167,17 @@ func NewSolver(A *bsr.Matrix, ns *NullSpace, opt Options) (*Solver, error) {
 }
 
 func (s *Solver) setup(A *bsr.Matrix, ns *NullSpace) error {
+	pat := *A
+	pat.Val = nil
+	s.pattern = &pat
+	if co, ok := s.rs.(backend.Coarsener); ok && !s.opt.HostSetup {
+		err := s.setupDevice(co, A, ns)
+		if !errors.Is(err, backend.ErrUnsupported) {
+			return err
+		}
+		// What the device set-up does not cover, the host's does.
+		s.fallback = err
+	}
 	var err error
 	if s.h, err = amg.Setup(A, ns, s.opt.AMG); err != nil {
 		return fmt.Errorf("blockamg: set-up: %w", err)
@@ -170,13 +201,64 @@ func (s *Solver) setup(A *bsr.Matrix, ns *NullSpace) error {
 	return nil
 }
 
+// setupDevice builds the hierarchy on co (cycle.SetupResident) from A and ns, checked
+// on the host first and uploaded. An error wrapping backend.ErrUnsupported means
+// that the host set-up can do what the device set-up cannot; the options alone are
+// checked before anything is uploaded.
+func (s *Solver) setupDevice(co backend.Coarsener, A *bsr.Matrix, ns *NullSpace) error {
+	if err := cycle.CheckSetupResident(co, s.opt.AMG); err != nil {
+		return fmt.Errorf("blockamg: device set-up: %w", err)
+	}
+	start := time.Now()
+	ns, err := amg.CheckInput(A, ns)
+	if err != nil {
+		return fmt.Errorf("blockamg: set-up: %w", err)
+	}
+	dA, err := co.UploadMatrix(A, false)
+	if err != nil {
+		return fmt.Errorf("blockamg: device set-up: fine operator: %w", err)
+	}
+	dB, err := co.NewVector(len(ns.Data))
+	if err != nil {
+		dA.Free()
+		return fmt.Errorf("blockamg: device set-up: near-null space: %w", err)
+	}
+	co.Upload(dB, ns.Data)
+	if err := co.Err(); err != nil {
+		dA.Free()
+		dB.Free()
+		return fmt.Errorf("blockamg: device set-up: %w", err)
+	}
+	s.upload = time.Since(start)
+	cyc, info, err := cycle.SetupResident(co, dA, dB, ns.Cols, s.opt.AMG)
+	dB.Free()
+	if err != nil {
+		dA.Free() // the cycle's when the set-up had begun: freed with it, and freeing twice is a no-op
+		if errors.Is(err, bsr.ErrInvalid) && !errors.Is(err, ErrInput) {
+			// A device names a missing or zero diagonal block (its strength graph's
+			// complaint) an invalid matrix; the host's set-up calls it bad input.
+			err = fmt.Errorf("%w: %w", ErrInput, err)
+		}
+		return fmt.Errorf("blockamg: device set-up: %w", err)
+	}
+	s.cyc, s.dev = cyc, info
+	// The first numeric set-up, as DeviceSetupTimes reports it after UploadResident.
+	s.first = cycle.UpdateTimes{Coarse: info.Coarse, Total: info.Coarse}
+	for _, l := range info.Levels[:len(info.Levels)-1] {
+		s.first.Levels = append(s.first.Levels, l.Numeric)
+		n := l.Numeric
+		s.first.Total += n.Diag + n.Eig + n.Smooth + n.Filter + n.Transpose + n.Galerkin
+	}
+	return nil
+}
+
 // Solve solves A·x = b by CG from x = 0 (x's contents are overwritten), preconditioned
 // by one V-cycle per iteration, to Options.Solve's tolerances. On ErrNotConverged and
 // ErrBreakdown x holds the last iterate and Result what was reached. On a device
 // set-up b goes up and x comes back through device vectors of the solver's,
 // allocated by the first call.
 func (s *Solver) Solve(b, x []float64) (Result, error) {
-	n := s.h.Levels[0].A.Rows()
+	n := s.pattern.Rows()
 	if len(b) != n || len(x) != n {
 		panic(fmt.Sprintf("blockamg: Solve: len(b) = %d, len(x) = %d, want %d", len(b), len(x), n))
 	}
@@ -207,7 +289,7 @@ func (s *Solver) Solve(b, x []float64) (Result, error) {
 // vector is copied; PCG's work vectors are kept between solves, as Solve's are. On
 // ErrNotConverged and ErrBreakdown x holds the last iterate.
 func (s *Solver) SolveVectors(b, x backend.Vector) (Result, error) {
-	n := s.h.Levels[0].A.Rows()
+	n := s.pattern.Rows()
 	if b.Len() != n || x.Len() != n {
 		panic(fmt.Sprintf("blockamg: SolveVectors: b.Len() = %d, x.Len() = %d, want %d", b.Len(), x.Len(), n))
 	}
@@ -283,7 +365,7 @@ func (s *Solver) update(A *bsr.Matrix) error {
 		return s.cyc.Refresh(s.h)
 	}
 	// amg.Hierarchy.Update checks the CPU's pattern; the device's is checked here.
-	if !A.SamePattern(s.h.Levels[0].A) {
+	if !A.SamePattern(s.pattern) {
 		return fmt.Errorf("new matrix does not have the set-up pattern: %w", ErrPattern)
 	}
 	if err := A.Validate(); err != nil {
@@ -329,10 +411,23 @@ func (s *Solver) refresh() error {
 // set).
 func (s *Solver) SolveOptions() krylov.Options { return s.opt.Solve }
 
-// Hierarchy returns the set-up hierarchy, for inspection (levels, sizes, complexity,
-// timings). On a device set-up its values are those of the first set-up on the host
-// and stay so: the device's are recomputed there.
+// Hierarchy returns the hierarchy set up on the host, for inspection (levels, sizes,
+// complexity, timings): with Backend CPU, or on a device after a host set-up
+// (HostSetup, or the options' fallback), when its values are those of the first
+// set-up on the host and stay so, the device's being recomputed there. It is nil
+// after a device set-up, which builds no hierarchy on the host: DeviceSetup describes
+// that one.
 func (s *Solver) Hierarchy() *amg.Hierarchy { return s.h }
+
+// DeviceSetup returns the report of a set-up made on the device (levels, sizes,
+// aggregates, each phase's time; cycle.SetupResident's), or nil after a host set-up.
+func (s *Solver) DeviceSetup() *cycle.DeviceSetup { return s.dev }
+
+// SetupFallback returns why the device could not set the hierarchy up and the host
+// did instead (an error wrapping ErrUnsupported), or nil: when the set-up was made
+// where it was asked for (on the device, or on the host with Backend CPU or
+// HostSetup).
+func (s *Solver) SetupFallback() error { return s.fallback }
 
 // Backend returns the backend the solver runs on, for callers that move their own
 // data there (a device assembly writing into the fine operator, the vectors of
@@ -350,14 +445,18 @@ func (s *Solver) Cycle() *cycle.Cycle { return s.cyc }
 
 // DeviceSetupTimes returns the phases of the first numeric set-up and of the last
 // re-setup (Update, Refresh) on the device (zero with Backend CPU, whose set-up
-// times are the hierarchy's: Hierarchy().Times()).
+// times are the hierarchy's: Hierarchy().Times()). After a device set-up, first is
+// the numeric part of it (DeviceSetup's Numeric per level and Coarse, Total their
+// sum).
 func (s *Solver) DeviceSetupTimes() (first, last cycle.UpdateTimes) { return s.first, s.last }
 
-// UploadTime returns the wall time of NewSolver's part after the hierarchy's set-up
-// on the host: on a device set-up the upload of the fine operator, the tentative
-// prolongators, every pattern and plan, and the first numeric set-up there
-// (DeviceSetupTimes' first), up to the device's completion; with Backend CPU the
-// cycle's set-up over the host matrices.
+// UploadTime returns the wall time of NewSolver's uploads: after a device set-up,
+// the host's checks of A and the near-null space and their upload, up to the
+// device's completion (the set-up itself is DeviceSetup().Total); after a host
+// set-up on a device, the part after the hierarchy's set-up: the upload of the fine
+// operator, the tentative prolongators, every pattern and plan, and the first
+// numeric set-up there (DeviceSetupTimes' first), up to the device's completion;
+// with Backend CPU the cycle's set-up over the host matrices.
 func (s *Solver) UploadTime() time.Duration { return s.upload }
 
 // Close releases the solver's storage on the backend and closes a backend NewSolver

@@ -53,20 +53,9 @@ func Setup(A *bsr.Matrix, ns *NullSpace, opt Options) (*Hierarchy, error) {
 	if err := opt.Validate(); err != nil {
 		return nil, err
 	}
-	if A == nil || A.BlockRows != A.BlockCols || A.R != A.C {
-		return nil, fmt.Errorf("%w: matrix must have square blocks and as many block rows as block columns", ErrInput)
-	}
-	if err := A.Validate(); err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrInput, err)
-	}
-	if ns == nil {
-		ns = ConstantModes(A.BlockRows, A.R)
-	}
-	if err := ns.check(); err != nil {
+	ns, err := CheckInput(A, ns)
+	if err != nil {
 		return nil, err
-	}
-	if ns.Rows != A.Rows() {
-		return nil, fmt.Errorf("%w: near-null space has %d rows, matrix %d", ErrInput, ns.Rows, A.Rows())
 	}
 	h := &Hierarchy{Opt: opt}
 	cur := &Level{A: A, B: ns.Data, K: ns.Cols}
@@ -193,6 +182,31 @@ func (h *Hierarchy) setupSmoother(l int) error {
 	}
 	sw.lap(&L.Times.EigEstimate)
 	return nil
+}
+
+// CheckInput makes Setup's checks of its matrix and near-null space — square blocks,
+// as many block rows as block columns, a valid pattern with finite values
+// (bsr.Matrix.Validate), a near-null space of A.Rows() rows with finite entries and
+// no zero vector — and returns the near-null space Setup uses (ConstantModes for a
+// nil ns). A set-up made elsewhere (on a device) calls it so that bad input gets the
+// host's errors, which wrap ErrInput.
+func CheckInput(A *bsr.Matrix, ns *NullSpace) (*NullSpace, error) {
+	if A == nil || A.BlockRows != A.BlockCols || A.R != A.C {
+		return nil, fmt.Errorf("%w: matrix must have square blocks and as many block rows as block columns", ErrInput)
+	}
+	if err := A.Validate(); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInput, err)
+	}
+	if ns == nil {
+		ns = ConstantModes(A.BlockRows, A.R)
+	}
+	if err := ns.check(); err != nil {
+		return nil, err
+	}
+	if ns.Rows != A.Rows() {
+		return nil, fmt.Errorf("%w: near-null space has %d rows, matrix %d", ErrInput, ns.Rows, A.Rows())
+	}
+	return ns, nil
 }
 
 // MaxCoarseUnknowns bounds the coarsest level, which is factored as a dense matrix

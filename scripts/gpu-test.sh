@@ -29,6 +29,7 @@ build() {
 	go test -c -o devbin/cycle.test ./amg/cycle
 	go test -c -o devbin/blockamg-bench.test ./cmd/blockamg-bench
 	go test -c -o devbin/blockamg.test .
+	go test -c -o devbin/cli.test ./cmd/blockamg
 	go build -o devbin/blockamg ./cmd/blockamg
 	go build -o devbin/blockamg-bench ./cmd/blockamg-bench
 	ls -l devbin
@@ -61,6 +62,7 @@ run() {
 	step cuda 150 devbin/cuda.test -test.v -test.run 'Conformance|MatchesCPU|Counters|KernelCache|Generators'
 	step cudafem 30 devbin/cudafem.test -test.v -test.run 'MatchesCPU'
 	step solver 60 devbin/blockamg.test -test.v -test.run 'GPU'
+	step cli 120 devbin/cli.test -test.v -test.run 'GPU|BackendEngine'
 	if [ "${PERF:-1}" != 0 ]; then
 		step perf 200 devbin/cuda.test -test.v -test.run 'PerfReport' -cuda.perf -cuda.perf-ne "${PERF_NE:-100}"
 		grep -E 'copy bandwidth|%' "$out/perf.log" | sed 's/^ *perf_test.go:[0-9]*: //' >>"$summary"

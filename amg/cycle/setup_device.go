@@ -18,6 +18,9 @@ type DeviceLevel struct {
 	Edges      int64 // strength-graph edges (each undirected one twice)
 	Rounds     int   // independent-set rounds of the aggregation
 	PBlocks    int64 // stored blocks of the prolongator
+	// stored blocks of the tentative prolongator (the one the smoothed one starts
+	// from; PBlocks' own when AggNSmooths is 0)
+	PtentBlocks int64
 	// Times of the level's set-up phases, each measured to the device's completion.
 	Coarsen, Plan time.Duration // symbolic: strength … patterns; the Galerkin plan
 	Numeric       LevelTimes    // the first numeric set-up
@@ -46,25 +49,19 @@ type DeviceSetup struct {
 // caller's.
 //
 // Options the device set-up does not cover are errors wrapping
-// backend.ErrUnsupported: AggNSmooths above 1, FilterTheta, SmootherFloat32, and
-// aggregates under ⌈k/b⌉ nodes (which amg merges on the host).
+// backend.ErrUnsupported: AggNSmooths above 1, FilterTheta, SmootherFloat32
+// (CheckSetupResident, before anything is allocated), and aggregates under ⌈k/b⌉
+// nodes (which amg merges on the host), found on the level that has them. On an
+// error A may have been freed (when the set-up had begun); freeing it again is a
+// no-op.
 func SetupResident(be backend.Coarsener, A backend.Matrix, B backend.Vector, k int, opt amg.Options) (*Cycle, *DeviceSetup, error) {
 	t0 := time.Now()
-	if err := opt.Validate(); err != nil {
+	if err := CheckSetupResident(be, opt); err != nil {
 		return nil, nil, err
-	}
-	switch {
-	case opt.AggNSmooths > 1:
-		return nil, nil, fmt.Errorf("cycle: %w: AggNSmooths %d in a device set-up (0 or 1)", backend.ErrUnsupported, opt.AggNSmooths)
-	case opt.FilterTheta > 0:
-		return nil, nil, fmt.Errorf("cycle: %w: FilterTheta in a device set-up", backend.ErrUnsupported)
 	}
 	c, err := newCycle(be, opt)
 	if err != nil {
 		return nil, nil, err
-	}
-	if c.f32 {
-		return nil, nil, fmt.Errorf("cycle: %w: SmootherFloat32 with a set-up on backend %s", backend.ErrUnsupported, be.Name())
 	}
 	c.res = &resident{be: be, opt: opt}
 	c.coarse = &amg.CoarseFactor{}
@@ -181,12 +178,36 @@ func SetupResident(be backend.Coarsener, A backend.Matrix, B backend.Vector, k i
 		info.Levels[l].Blocks = blocksOf(be, c.levels[l].A)
 		if l < last {
 			info.Levels[l].PBlocks = blocksOf(be, c.levels[l].P)
+			info.Levels[l].PtentBlocks = info.Levels[l].PBlocks
+			if pt := c.res.levels[l].ptent; pt != c.levels[l].P {
+				info.Levels[l].PtentBlocks = blocksOf(be, pt)
+			}
 		}
 	}
 	c.broken = false
 	info.Total = time.Since(t0)
 	ok = true
 	return c, info, nil
+}
+
+// CheckSetupResident returns the error SetupResident gives for options alone, without
+// allocating anything: invalid options (wrapping amg.ErrOptions), and those the device
+// set-up does not cover (wrapping backend.ErrUnsupported): AggNSmooths above 1,
+// FilterTheta, SmootherFloat32. A caller that sets up on the host instead for those
+// learns it before uploading the fine operator.
+func CheckSetupResident(be backend.Backend, opt amg.Options) error {
+	if err := opt.Validate(); err != nil {
+		return err
+	}
+	switch {
+	case opt.AggNSmooths > 1:
+		return fmt.Errorf("cycle: %w: AggNSmooths %d in a device set-up (0 or 1)", backend.ErrUnsupported, opt.AggNSmooths)
+	case opt.FilterTheta > 0:
+		return fmt.Errorf("cycle: %w: FilterTheta in a device set-up", backend.ErrUnsupported)
+	case opt.SmootherFloat32:
+		return fmt.Errorf("cycle: %w: SmootherFloat32 with a set-up on backend %s", backend.ErrUnsupported, be.Name())
+	}
+	return nil
 }
 
 // blocksOf returns the stored blocks of a backend matrix (a pattern download for a

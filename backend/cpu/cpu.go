@@ -58,6 +58,11 @@ func (m *Matrix) Dims() (int, int, int, int) { return m.m.BlockRows, m.m.BlockCo
 // Free drops the reference.
 func (m *Matrix) Free() { m.m, m.v32, m.free = nil, nil, true }
 
+// BSR returns the host matrix the operator is (not a copy), for code that runs host
+// algorithms on the CPU backend's operators: package amg's symbolic set-up behind a
+// backend.Coarsener made of this backend (internal/hostcoarsen).
+func (m *Matrix) BSR() *bsr.Matrix { return mat(m) }
+
 // BlockDiag holds b×b blocks, row-major, consecutively.
 type BlockDiag struct {
 	blocks, b int

@@ -1,7 +1,6 @@
 package cuda
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -17,8 +16,10 @@ import (
 // no operator crossing the bus.
 
 // ErrSingularBlock is wrapped by InvertBlockDiag's error for a missing or singular
-// diagonal block.
-var ErrSingularBlock = errors.New("singular diagonal block")
+// diagonal block. It wraps bsr.ErrSingular, the host's error for the same block, so
+// that a set-up that finds the block on the device is refused as one on the host is
+// (blockamg.ErrSingular).
+var ErrSingularBlock = fmt.Errorf("singular diagonal block (%w)", bsr.ErrSingular)
 
 // resetupMax is the largest block dimension of kernels/resetup.cu.
 const resetupMax = 6

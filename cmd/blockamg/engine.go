@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"time"
 
@@ -39,33 +40,58 @@ type cpuEngine struct {
 }
 
 // solverOptions maps the flags onto the front door's options: the host set-up, or
-// with device (an opened backend) the device set-up on it.
+// with device (an opened backend) a set-up on it: the device set-up where the
+// backend can make one, unless --host-setup.
 func (c *solveConfig) solverOptions(device backend.Resetter) blockamg.Options {
 	opt := blockamg.Options{AMG: c.amg, Solve: c.kry, Backend: blockamg.CPU, Workers: c.threads,
 		FullGalerkin: !c.amg.Symmetric, AssumeSymmetric: c.amg.Symmetric}
 	if device != nil {
-		opt.Backend, opt.Device = blockamg.CUDA, device
+		opt.Backend, opt.Device, opt.HostSetup = blockamg.CUDA, device, c.hostSetup
 	}
 	return opt
+}
+
+// built is what a set-up gives solveRun to report.
+type built struct {
+	h   *amg.Hierarchy     // the hierarchy set up on the host; nil after a device set-up
+	dev *cycle.DeviceSetup // the device set-up's report; nil after a host set-up
+	// eig holds the device set-up's estimates of λ(D⁻¹A), per level but the coarsest.
+	eig []krylov.EigenEstimate
+	// upload is the time of the set-up call that is not the set-up's (reported apart):
+	// after a host set-up on a device, the upload of its patterns and plans and the
+	// first numeric set-up there; after a device set-up, the upload of A and B.
+	upload time.Duration
+	// fallback is why the device did not set up and the host did (nil when no device
+	// set-up was refused).
+	fallback error
+}
+
+// builtBy returns what solveRun reports of s's set-up.
+func builtBy(s *blockamg.Solver) *built {
+	b := &built{h: s.Hierarchy(), dev: s.DeviceSetup(), upload: s.UploadTime(), fallback: s.SetupFallback()}
+	if b.dev != nil {
+		b.eig = s.Cycle().Eigen()
+	}
+	return b
 }
 
 // cpuSetup returns solveRun's set-up for the CPU: NewSolver on the problem with the
 // flags' options, the engine that solves with it kept in *eng. All of its time is the
 // set-up's.
-func cpuSetup(c *solveConfig, eng **cpuEngine) func(p *problem) (*amg.Hierarchy, time.Duration, error) {
-	return func(p *problem) (*amg.Hierarchy, time.Duration, error) {
+func cpuSetup(c *solveConfig, eng **cpuEngine) func(p *problem) (*built, error) {
+	return func(p *problem) (*built, error) {
 		s, err := blockamg.NewSolver(p.A, p.ns, c.solverOptions(nil))
 		if err != nil {
-			return nil, 0, err
+			return nil, err
 		}
 		*eng = &cpuEngine{s: s}
-		return s.Hierarchy(), 0, nil
+		return &built{h: s.Hierarchy()}, nil
 	}
 }
 
 // cpuOpen hands solveRun the engine cpuSetup made.
-func cpuOpen(eng **cpuEngine) func(*amg.Hierarchy, *problem) (engine, error) {
-	return func(*amg.Hierarchy, *problem) (engine, error) { return *eng, nil }
+func cpuOpen(eng **cpuEngine) func(*problem) (engine, error) {
+	return func(*problem) (engine, error) { return *eng, nil }
 }
 
 func (e *cpuEngine) solve(b, x []float64, opt krylov.Options) (krylov.Result, error) {
@@ -108,9 +134,11 @@ func (*cpuEngine) where() string              { return "" }
 func (e *cpuEngine) close()                   { e.s.Close() }
 
 // backendEngine is the front door with its set-up on an opened backend (a
-// blockamg.Solver with Options.Device, the device set-up): the hierarchy's patterns
-// and plans are uploaded once, the first numeric set-up and every re-setup run on
-// the device (Solver.Refresh), the V-cycle and CG too. New values reach the device by
+// blockamg.Solver with Options.Device): the device set-up where the backend is a
+// backend.Coarsener (the hierarchy built there, nothing but A and B uploaded), or
+// the host's, whose patterns and plans are uploaded once and whose first numeric
+// set-up runs on the device; every re-setup (Solver.Refresh), the V-cycle and CG run
+// on the device. New values reach the device by
 // device assembly where the engine has it (assemble), by scaling on the device for a
 // matrix from a file, and otherwise by an upload of the host's values, counted as
 // such. The right-hand side goes up and the solution comes back once per solve,
@@ -118,8 +146,9 @@ func (e *cpuEngine) close()                   { e.s.Close() }
 type backendEngine struct {
 	s      *blockamg.Solver
 	be     backend.Resetter
+	amgOpt amg.Options    // the set-up's options
 	b, x   backend.Vector // the right-hand side and the solution on the device
-	upload float64        // seconds of the first upload and device set-up
+	upload float64        // seconds of the uploads before the first solve (built.upload and b, x)
 	devMem func() int64
 	// assemble, when set, writes the fine values of ex56 step k (element moduli
 	// mod) into the device's fine operator.
@@ -143,19 +172,22 @@ type backendEngine struct {
 }
 
 // backendSetup returns solveRun's set-up for a run on the opened backend be:
-// NewSolver with its set-up on be, the engine around it kept in *eng. The time it
-// returns is the upload and first device set-up's, which the host set-up's excludes.
-func backendSetup(c *solveConfig, be backend.Resetter, eng **backendEngine) func(p *problem) (*amg.Hierarchy, time.Duration, error) {
-	return func(p *problem) (*amg.Hierarchy, time.Duration, error) {
-		// Set before NewSolver: its host set-up moves nothing, so the phase counts
-		// the upload and the first device set-up alone.
-		be.SetPhase("upload + first device set-up")
+// NewSolver with its set-up on be, the engine around it kept in *eng.
+func backendSetup(c *solveConfig, be backend.Resetter, eng **backendEngine) func(p *problem) (*built, error) {
+	return func(p *problem) (*built, error) {
+		// Set before NewSolver: a host set-up moves nothing, so the phase counts the
+		// uploads and the set-up's traffic on the device alone.
+		if c.deviceSetup {
+			be.SetPhase("upload + device set-up")
+		} else {
+			be.SetPhase("upload + first device set-up")
+		}
 		s, err := blockamg.NewSolver(p.A, p.ns, c.solverOptions(be))
 		if err != nil {
-			return nil, 0, err
+			return nil, err
 		}
-		*eng = &backendEngine{s: s, be: be, upload: s.UploadTime().Seconds()}
-		return s.Hierarchy(), s.UploadTime(), nil
+		*eng = &backendEngine{s: s, be: be, amgOpt: c.amg, upload: s.UploadTime().Seconds()}
+		return builtBy(s), nil
 	}
 }
 
@@ -163,8 +195,8 @@ func backendSetup(c *solveConfig, be backend.Resetter, eng **backendEngine) func
 // more, when not nil, adds what the backend offers beyond backend.Resetter (device
 // assembly, page-locked memory, device memory, the floor model). On an error the
 // engine is closed.
-func backendOpen(eng **backendEngine, more func(e *backendEngine, p *problem) error) func(*amg.Hierarchy, *problem) (engine, error) {
-	return func(_ *amg.Hierarchy, p *problem) (engine, error) {
+func backendOpen(eng **backendEngine, more func(e *backendEngine, p *problem) error) func(*problem) (engine, error) {
+	return func(p *problem) (engine, error) {
 		e := *eng
 		err := e.vectors()
 		if err == nil && more != nil {
@@ -181,7 +213,7 @@ func backendOpen(eng **backendEngine, more func(e *backendEngine, p *problem) er
 // vectors allocates b and x on the device, timed with the upload.
 func (e *backendEngine) vectors() error {
 	start := nowSeconds()
-	n := e.s.Hierarchy().Levels[0].A.Rows()
+	n := e.rows()
 	var err error
 	if e.b, err = e.be.NewVector(n); err != nil {
 		return err
@@ -194,6 +226,21 @@ func (e *backendEngine) vectors() error {
 	}
 	e.upload += nowSeconds() - start
 	return nil
+}
+
+// rows returns the fine operator's rows.
+func (e *backendEngine) rows() int {
+	nb, _, r, _ := e.s.FineOperator().Dims()
+	return nb * r
+}
+
+// floorModel returns the floor model of the solver's hierarchy, set up on the device
+// or on the host (elements and bw as newFloorModel's).
+func (e *backendEngine) floorModel(elements int, bw float64) *floorModel {
+	if ds := e.s.DeviceSetup(); ds != nil {
+		return newDeviceFloorModel(ds, e.amgOpt, elements, bw)
+	}
+	return newFloorModel(e.s.Hierarchy(), elements, bw)
 }
 
 func (e *backendEngine) solve(b, x []float64, opt krylov.Options) (krylov.Result, error) {
@@ -250,6 +297,9 @@ func (e *backendEngine) step(k int, p *problem, rhs []float64, threads int, sr *
 	default:
 		// No device assembly on this backend: assemble on the host and upload the
 		// values (operator-sized traffic, reported under its own phase).
+		if p.A == nil {
+			return errors.New("internal error: the host matrix was released, and this backend has no device assembly")
+		}
 		if err := newValues(p, k, threads); err != nil {
 			return err
 		}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"github.com/blockamg/blockamg/amg"
+	"github.com/blockamg/blockamg/amg/cycle"
 	"github.com/blockamg/blockamg/bsr"
 )
 
@@ -29,42 +30,108 @@ type floorModel struct {
 	assembly, resetup, iteration int64
 }
 
+// shape is what the floor model reads of a stored matrix: its block rows, stored
+// blocks and block shape.
+type shape struct {
+	rows, blocks, r, c int64
+}
+
+func shapeOf(m *bsr.Matrix) shape {
+	return shape{int64(m.BlockRows), m.NNZBlocks(), int64(m.R), int64(m.C)}
+}
+
+// vals returns the bytes of the values.
+func (s shape) vals() int64 { return s.blocks * s.r * s.c * 8 }
+
+// bytes returns the bytes as stored (bsr.Matrix.Bytes: int64 row pointers, int32
+// columns, values).
+func (s shape) bytes() int64 { return (s.rows+1)*8 + s.blocks*4 + s.vals() }
+
+// floorLevel is one level as the floor model reads it: the operator and, but on the
+// coarsest, the prolongators.
+type floorLevel struct {
+	A, Ptent, P shape
+	steps       []shape // each smoothing step's result, the last the smoothed P
+	Psmooth     shape   // the smoothed P (P itself unless filtered)
+	filtered    bool
+}
+
 // newFloorModel computes the byte counts for h (ex56 says whether the fine values
 // come from element moduli) with the copy bandwidth bw in bytes/s.
 func newFloorModel(h *amg.Hierarchy, elements int, bw float64) *floorModel {
-	f := &floorModel{bandwidth: bw}
-	L0 := h.Levels[0].A
-	vals := func(m *bsr.Matrix) int64 { return m.NNZBlocks() * int64(m.R*m.C) * 8 }
-	if elements > 0 {
-		f.assembly = vals(L0) + int64(elements)*8
-	} else {
-		f.assembly = 2 * vals(L0)
-	}
-	d := int64(h.Opt.SmootherIts)
-	last := len(h.Levels) - 1
-	for l, L := range h.Levels[:last] {
-		A := L.A
-		n, b := int64(A.Rows()), int64(A.R)
-		s := int64(min(h.Opt.EstEigKSPMaxIt, A.Rows()))
-		f.resetup += 2 * n * b * 8
-		f.resetup += s * (A.Bytes() + 8*n*8)
-		f.resetup += A.Bytes() + L.Ptent.Bytes() + n*b*8
+	levels := make([]floorLevel, len(h.Levels))
+	for l, L := range h.Levels {
+		fl := &levels[l]
+		fl.A = shapeOf(L.A)
+		if l == len(h.Levels)-1 {
+			break
+		}
+		fl.Ptent, fl.P, fl.Psmooth = shapeOf(L.Ptent), shapeOf(L.P), shapeOf(L.Psmooth)
 		for _, Y := range L.SmoothSteps() {
-			f.resetup += vals(Y)
+			fl.steps = append(fl.steps, shapeOf(Y))
 		}
-		f.resetup += 2 * vals(L.P)
-		if L.P != L.Psmooth {
-			f.resetup += vals(L.Psmooth) + vals(L.P)
+		fl.filtered = L.P != L.Psmooth
+	}
+	return floorOf(levels, h.Opt, elements, bw)
+}
+
+// newDeviceFloorModel is newFloorModel for a hierarchy set up on the device (ds, with
+// options opt): the same counts from the sizes the device set-up reports, which has
+// no filtering and at most one smoothing step.
+func newDeviceFloorModel(ds *cycle.DeviceSetup, opt amg.Options, elements int, bw float64) *floorModel {
+	levels := make([]floorLevel, len(ds.Levels))
+	for l, d := range ds.Levels {
+		fl := &levels[l]
+		b := int64(d.Block)
+		fl.A = shape{int64(d.BlockRows), d.Blocks, b, b}
+		if l == len(ds.Levels)-1 {
+			break
 		}
-		f.resetup += A.Bytes() + L.P.Bytes() + vals(h.Levels[l+1].A)
+		k := int64(ds.Levels[l+1].Block)
+		fl.Ptent = shape{int64(d.BlockRows), d.PtentBlocks, b, k}
+		fl.P = shape{int64(d.BlockRows), d.PBlocks, b, k}
+		fl.Psmooth = fl.P
+		if opt.AggNSmooths > 0 {
+			fl.steps = []shape{fl.P}
+		}
+	}
+	return floorOf(levels, opt, elements, bw)
+}
+
+// floorOf computes the byte counts of the hierarchy levels (set up with opt).
+func floorOf(levels []floorLevel, opt amg.Options, elements int, bw float64) *floorModel {
+	f := &floorModel{bandwidth: bw}
+	L0 := levels[0].A
+	if elements > 0 {
+		f.assembly = L0.vals() + int64(elements)*8
+	} else {
+		f.assembly = 2 * L0.vals()
+	}
+	d := int64(opt.SmootherIts)
+	last := len(levels) - 1
+	for l, L := range levels[:last] {
+		A := L.A
+		n, b := A.rows*A.r, A.r
+		s := min(int64(opt.EstEigKSPMaxIt), n)
+		f.resetup += 2 * n * b * 8
+		f.resetup += s * (A.bytes() + 8*n*8)
+		f.resetup += A.bytes() + L.Ptent.bytes() + n*b*8
+		for _, Y := range L.steps {
+			f.resetup += Y.vals()
+		}
+		f.resetup += 2 * L.P.vals()
+		if L.filtered {
+			f.resetup += L.Psmooth.vals() + L.P.vals()
+		}
+		f.resetup += A.bytes() + L.P.bytes() + levels[l+1].A.vals()
 		spmv := 2 * d
 		if l == 0 {
 			spmv++
 		}
-		f.iteration += spmv*A.Bytes() + 2*L.P.Bytes() + 14*n*8
+		f.iteration += spmv*A.bytes() + 2*L.P.bytes() + 14*n*8
 	}
-	f.resetup += vals(h.Levels[last].A)
-	f.iteration += 10 * int64(L0.Rows()) * 8
+	f.resetup += levels[last].A.vals()
+	f.iteration += 10 * L0.rows * L0.r * 8
 	return f
 }
 

@@ -54,10 +54,14 @@ type solveConfig struct {
 	mms       bool
 	gpu       bool
 	gpuGal    string // --gpu-galerkin
-	quiet     bool
-	wStats    bool
-	half      bool   // --galerkin-half
-	solution  string // --solution: write the last solve's x here
+	hostSetup bool   // --host-setup
+	// deviceSetup: the hierarchy is to be set up on the device (--gpu without
+	// --host-setup, options it covers), set when the device is opened.
+	deviceSetup bool
+	quiet       bool
+	wStats      bool
+	half        bool   // --galerkin-half
+	solution    string // --solution: write the last solve's x here
 }
 
 // problem is what solve works on: the matrix, its right-hand side and near-null space,
@@ -108,6 +112,7 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&cfg.plot, "plot", "", "write a semilog convergence plot to this PNG file")
 	fs.BoolVar(&cfg.mms, "manufactured", false, "use b = A·x* for a random x* and report the error of x")
 	fs.BoolVar(&cfg.gpu, "gpu", false, "run on an NVIDIA GPU (an error when none is usable; never falls back)")
+	fs.BoolVar(&cfg.hostSetup, "host-setup", false, "with --gpu: set the hierarchy up on the host and upload its patterns and plans (the device's first numeric set-up, re-setups and solves as without it), instead of the whole set-up on the device; for comparisons")
 	fs.StringVar(&cfg.gpuGal, "gpu-galerkin", "model", "with --gpu: the device PᵀAP variant per level: model (the GPU traffic model's pick), tune (the fastest, timed on the first set-up) or a variant name (levels that do not offer it use the model's pick)")
 	fs.BoolVar(&cfg.quiet, "q", false, "no progress on stderr")
 	fs.StringVar(&cfg.solution, "solution", "", "write the solution x of the last solve to this file (Matrix Market array, 17 digits)")
@@ -149,6 +154,12 @@ func (c *solveConfig) finish(fs *flag.FlagSet) error {
 	}
 	if c.coords != "" && c.nullspace != "" {
 		return errors.New("--coords and --nullspace exclude each other")
+	}
+	if c.hostSetup && !c.gpu {
+		return errors.New("--host-setup needs --gpu (without it the set-up is on the host)")
+	}
+	if c.wStats && c.gpu && !c.hostSetup {
+		return errors.New("--w-stats counts W = A·P on the host hierarchy, which --gpu does not build: add --host-setup")
 	}
 	if c.ne < 1 || c.ne > fem.MaxNe {
 		return fmt.Errorf("--ne %d: want 1 … %d", c.ne, fem.MaxNe)
@@ -390,14 +401,17 @@ type levelSetup struct {
 // solveReport is the --json output. Its schema is documented in README.md; fields are
 // only ever added.
 type solveReport struct {
-	Problem            string  `json:"problem"`
-	Unknowns           int     `json:"unknowns"`
-	BlockSize          int     `json:"block_size"`
-	NullSpace          int     `json:"nullspace_vectors"`
-	Threads            int     `json:"threads"`
-	Iterations         int     `json:"iterations"`
-	RelativeResidual   number  `json:"relative_residual"`
-	AssemblySeconds    float64 `json:"assembly_seconds"`
+	Problem          string  `json:"problem"`
+	Unknowns         int     `json:"unknowns"`
+	BlockSize        int     `json:"block_size"`
+	NullSpace        int     `json:"nullspace_vectors"`
+	Threads          int     `json:"threads"`
+	Iterations       int     `json:"iterations"`
+	RelativeResidual number  `json:"relative_residual"`
+	AssemblySeconds  float64 `json:"assembly_seconds"`
+	// SetupSeconds is the AMG set-up: on the host (amg.Setup), or after a set-up on
+	// the device its total (device_setup's total_seconds), uploads of A and B
+	// excluded.
 	SetupSeconds       float64 `json:"setup_seconds"`
 	SolveSeconds       float64 `json:"solve_seconds"`
 	ResetupSeconds     float64 `json:"resetup_seconds,omitempty"`
@@ -405,23 +419,38 @@ type solveReport struct {
 	OperatorComplexity float64 `json:"operator_complexity"`
 	// SymmetricGalerkin: the Galerkin products computed the symmetric half of each Ac
 	// (a symmetric A, --galerkin-half).
-	SymmetricGalerkin bool            `json:"symmetric_galerkin"`
-	PeakRSSBytes      int64           `json:"peak_rss_bytes"`
-	SolutionError     float64         `json:"solution_error,omitempty"`
-	Levels            []amg.LevelInfo `json:"levels"`
-	Phases            amg.PhaseTimes  `json:"phases"`
-	Steps             []stepResult    `json:"steps,omitempty"`
-	History           numbers         `json:"history"`
+	SymmetricGalerkin bool    `json:"symmetric_galerkin"`
+	PeakRSSBytes      int64   `json:"peak_rss_bytes"`
+	SolutionError     float64 `json:"solution_error,omitempty"`
+	// Levels: after a set-up on the device, what it reports (sizes, aggregates,
+	// graph edges, the λ estimates with ω and the Chebyshev interval); times zero.
+	Levels []amg.LevelInfo `json:"levels"`
+	// Phases: the host set-up's (zero after a set-up on the device, whose phases are
+	// DeviceSetup's).
+	Phases  amg.PhaseTimes `json:"phases"`
+	Steps   []stepResult   `json:"steps,omitempty"`
+	History numbers        `json:"history"`
 	// With --w-stats: stored blocks of W = A·P per level (all but the coarsest).
 	WBlocks []int64 `json:"w_blocks,omitempty"`
-	// GPU runs only: the device, the time to upload the hierarchy and the host↔device
-	// bytes per phase.
+	// GPU runs only: the device, the uploads before the first solve and the
+	// host↔device bytes per phase. UploadSeconds: after a host set-up, the upload of
+	// the hierarchy's patterns and plans with the first numeric set-up on the device;
+	// after a set-up on the device, the upload of A and B (with their checks on the
+	// host); both with the allocation of b and x.
 	Device        string  `json:"device,omitempty"`
 	UploadSeconds float64 `json:"upload_seconds,omitempty"`
 	// Device runs: the first solve's PCG alone (no b upload or x download).
 	PCGSeconds float64 `json:"pcg_seconds,omitempty"`
-	// The first numeric set-up on the device (part of UploadSeconds).
+	// The first numeric set-up on the device: part of UploadSeconds after a host
+	// set-up, of SetupSeconds after a set-up on the device (its numeric phases and
+	// the coarse factor).
 	FirstDeviceSetupSeconds float64 `json:"first_device_setup_seconds,omitempty"`
+	// DeviceSetup: the set-up on the device by level and phase (absent after a host
+	// set-up).
+	DeviceSetup *deviceSetupReport `json:"device_setup,omitempty"`
+	// HostSetupReason: with --gpu, why the device did not set the hierarchy up and
+	// the host did (absent when it did, and with --host-setup).
+	HostSetupReason string `json:"host_setup_reason,omitempty"`
 	// Device runs: the recurring step next to the bytes it must move at least.
 	Floor *floorReport `json:"floor,omitempty"`
 	// Device memory held by the run (hierarchy, vectors), from cuMemGetInfo.
@@ -444,10 +473,10 @@ type solveReport struct {
 // the residual history so far; the error is returned all the same (exit status 2).
 //
 // build makes the engine's Solver (the library's front door), which sets the hierarchy
-// up, and returns the hierarchy and the part of its time that is not the host set-up
-// (a device set-up's upload and first numeric set-up, reported apart); open then
-// returns the engine.
-func solveRun(c *solveConfig, build func(p *problem) (*amg.Hierarchy, time.Duration, error), open func(h *amg.Hierarchy, p *problem) (engine, error),
+// up, and returns what there is to report of the set-up: the host hierarchy or the
+// device set-up's report, and the part of its time that is not the set-up (uploads,
+// reported apart); open then returns the engine.
+func solveRun(c *solveConfig, build func(p *problem) (*built, error), open func(p *problem) (engine, error),
 	stdout, stderr io.Writer) error {
 	pr := progress{w: stderr, on: !c.quiet && !c.jsonOut}
 	p, err := loadProblem(c, pr)
@@ -514,21 +543,43 @@ func solveRun(c *solveConfig, build func(p *problem) (*amg.Hierarchy, time.Durat
 		}
 	}
 	rep.SymmetricGalerkin = c.amg.Symmetric
-	end := pr.begin("AMG set-up")
+	label := "AMG set-up"
+	if c.deviceSetup {
+		label += " (device)"
+	}
+	end := pr.begin(label)
 	t := time.Now()
-	h, upload, err := build(p)
+	bu, err := build(p)
 	if err != nil {
 		return fail(err, "", nil)
 	}
-	setup := time.Since(t) - upload
-	end(setup)
-	rep.SetupSeconds = setup.Seconds()
-	rep.GridComplexity, rep.OperatorComplexity = h.GridComplexity(), h.OperatorComplexity()
-	rep.Levels, rep.Phases = h.Info(), h.Times()
-	if c.wStats {
-		rep.WBlocks = wBlocks(h)
+	setup := time.Since(t) - bu.upload
+	if bu.dev != nil {
+		// Its own measure, to the device's completion; the host's checks of A and B
+		// and their upload are the upload's.
+		setup = bu.dev.Total
 	}
-	if eng, err = open(h, p); err != nil {
+	end(setup)
+	if bu.fallback != nil {
+		rep.HostSetupReason = bu.fallback.Error()
+		if !c.quiet {
+			fmt.Fprintf(stderr, "blockamg solve: the hierarchy was set up on the host: %v\n", bu.fallback)
+		}
+	}
+	rep.SetupSeconds = setup.Seconds()
+	if bu.dev != nil {
+		rep.Levels = deviceLevels(bu.dev, bu.eig, c.amg)
+		rep.GridComplexity, rep.OperatorComplexity = complexities(rep.Levels)
+		rep.DeviceSetup = newDeviceSetupReport(bu.dev)
+	} else {
+		h := bu.h
+		rep.GridComplexity, rep.OperatorComplexity = h.GridComplexity(), h.OperatorComplexity()
+		rep.Levels, rep.Phases = h.Info(), h.Times()
+		if c.wStats {
+			rep.WBlocks = wBlocks(h)
+		}
+	}
+	if eng, err = open(p); err != nil {
 		eng = nil
 		return fail(err, "", nil)
 	}
@@ -598,7 +649,10 @@ func solveRun(c *solveConfig, build func(p *problem) (*amg.Hierarchy, time.Durat
 		enc.SetIndent("", "  ")
 		return enc.Encode(rep)
 	}
-	if rep.Device != "" {
+	switch {
+	case rep.Device != "" && rep.DeviceSetup != nil:
+		fmt.Fprintf(stdout, "device: %s (set-up, re-setup, assembly of new values, V-cycle and CG on the device)\n", rep.Device)
+	case rep.Device != "":
 		fmt.Fprintf(stdout, "device: %s (symbolic set-up on the host; numeric set-up, re-setup, assembly of new values, V-cycle and CG on the device)\n", rep.Device)
 	}
 	printSolve(stdout, rep, p)
@@ -675,6 +729,26 @@ func newValues(p *problem, step, workers int) error {
 func printSolve(w io.Writer, r *solveReport, p *problem) {
 	fmt.Fprintf(w, "%s: %d unknowns, %d×%d blocks, %d near-null vectors, %d threads\n\n",
 		r.Problem, r.Unknowns, r.BlockSize, r.BlockSize, r.NullSpace, r.Threads)
+	if r.DeviceSetup != nil {
+		printDeviceLevels(w, r)
+	} else {
+		printHostLevels(w, r)
+	}
+	half := "all of each Ac"
+	if r.SymmetricGalerkin {
+		half = "the symmetric half of each Ac (A is symmetric)"
+	}
+	fmt.Fprintf(w, "grid complexity %.3f, operator complexity %.3f; Galerkin products compute %s\n\n", r.GridComplexity, r.OperatorComplexity, half)
+	if r.DeviceSetup != nil {
+		printDevicePhases(w, r, p)
+	} else {
+		printHostPhases(w, r, p)
+	}
+	printSteps(w, r)
+}
+
+// printHostLevels prints the levels table of a host set-up.
+func printHostLevels(w io.Writer, r *solveReport) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "level\trows\tblock\tnnz blocks\tMB\tP blocks\tP shape\tP dropped\tW blocks\tλmax(D⁻¹A)\t")
 	for i, l := range r.Levels {
@@ -692,13 +766,11 @@ func printSolve(w io.Writer, r *solveReport, p *problem) {
 			l.NNZBlocks, float64(l.Bytes)/1e6, l.PNNZBlocks, pshape, dropped, w, l.EigMax)
 	}
 	tw.Flush()
-	half := "all of each Ac"
-	if r.SymmetricGalerkin {
-		half = "the symmetric half of each Ac (A is symmetric)"
-	}
-	fmt.Fprintf(w, "grid complexity %.3f, operator complexity %.3f; Galerkin products compute %s\n\n", r.GridComplexity, r.OperatorComplexity, half)
+}
 
-	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+// printHostPhases prints the host set-up's phase table.
+func printHostPhases(w io.Writer, r *solveReport, p *problem) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "phase\tseconds\t")
 	row := func(name string, s float64) { fmt.Fprintf(tw, "%s\t%.4f\t\n", name, s) }
 	if p.asm != nil {
@@ -724,13 +796,18 @@ func printSolve(w io.Writer, r *solveReport, p *problem) {
 	row("set-up total", r.SetupSeconds)
 	row("solve", r.SolveSeconds)
 	tw.Flush()
+}
+
+// printSteps prints what follows the set-up: the first solve, the recurring steps,
+// their floor, and the device's figures.
+func printSteps(w io.Writer, r *solveReport) {
 	fmt.Fprintf(w, "\nCG: %d iterations, relative true residual %.3e\n", r.Iterations, r.RelativeResidual)
 	if r.SolutionError != 0 {
 		fmt.Fprintf(w, "manufactured solution: relative error ‖x−x*‖/‖x*‖ = %.3e\n", r.SolutionError)
 	}
 	if len(r.Steps) > 0 {
 		fmt.Fprintln(w)
-		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 		fmt.Fprintln(tw, "step\tassembly s\tre-setup s\tPᵀAP s\tPᵀAP per level s\tsolve s\titerations\trel. residual\t")
 		for _, s := range r.Steps {
 			var per []string
@@ -780,9 +857,15 @@ func printSolve(w io.Writer, r *solveReport, p *problem) {
 	if r.Device == "" {
 		return
 	}
-	fmt.Fprintf(w, "upload of patterns and plans + first device set-up %.4f s (device numeric set-up %.4f s); device memory %.2f GB; %.3f ms per CG iteration (PCG alone)\n\n",
-		r.UploadSeconds, r.FirstDeviceSetupSeconds, float64(r.DeviceMemoryBytes)/1e9, 1e3*r.PCGSeconds/float64(max(r.Iterations, 1)))
-	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	perIt := 1e3 * r.PCGSeconds / float64(max(r.Iterations, 1))
+	if r.DeviceSetup != nil {
+		fmt.Fprintf(w, "upload of A and B %.4f s; set-up on the device %.4f s (numeric part %.4f s); device memory %.2f GB; %.3f ms per CG iteration (PCG alone)\n\n",
+			r.UploadSeconds, r.SetupSeconds, r.FirstDeviceSetupSeconds, float64(r.DeviceMemoryBytes)/1e9, perIt)
+	} else {
+		fmt.Fprintf(w, "upload of patterns and plans + first device set-up %.4f s (device numeric set-up %.4f s); device memory %.2f GB; %.3f ms per CG iteration (PCG alone)\n\n",
+			r.UploadSeconds, r.FirstDeviceSetupSeconds, float64(r.DeviceMemoryBytes)/1e9, perIt)
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "phase\tH2D bytes\tD2H bytes\tcopies\t")
 	for _, ph := range r.trafficOrder {
 		tr := r.Traffic[ph]

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/blockamg/blockamg/amg/cycle"
 	"github.com/blockamg/blockamg/backend/cuda"
 	"github.com/blockamg/blockamg/fem/cudafem"
 	"github.com/blockamg/blockamg/internal/cudadrv"
@@ -32,11 +33,12 @@ func openGPU(opt cuda.Options) (*cuda.Backend, error) {
 	return be, nil
 }
 
-// solveGPU sets the hierarchy up on the host once (patterns, aggregates, plans), then
-// runs every numeric set-up, the recurring steps (device assembly into the device BSR
-// for ex56, device re-setup) and the solves on the GPU: the front door with its set-up
-// on the device (see backendEngine). The device is opened before any work, so that a
-// machine without one fails at once.
+// solveGPU runs the set-up, the recurring steps (device assembly into the device BSR
+// for ex56, device re-setup) and the solves on the GPU: the front door on the device
+// (see backendEngine), whose set-up is the device's — only A and B are uploaded —
+// unless --host-setup or options it does not cover put it on the host (patterns,
+// aggregates and plans computed there once and uploaded). The device is opened
+// before any work, so that a machine without one fails at once.
 func solveGPU(c *solveConfig, stdout, stderr io.Writer) error {
 	opt := cuda.Options{}
 	switch c.gpuGal {
@@ -60,6 +62,7 @@ func solveGPU(c *solveConfig, stdout, stderr io.Writer) error {
 	if err := c.checkDeviceMemory(be.Name(), startFree, be.Info().TotalMem); err != nil {
 		return err
 	}
+	c.deviceSetup = !c.hostSetup && cycle.CheckSetupResident(be, c.amg) == nil
 	var asm *cudafem.Assembly
 	defer func() {
 		if asm != nil {
@@ -85,10 +88,12 @@ func solveGPU(c *solveConfig, stdout, stderr io.Writer) error {
 			}
 			e.assemble = func(mod []float64) error { return asm.NumericHost(fine, mod) }
 		}
+		if e.s.DeviceSetup() != nil {
+			releaseHost(p)
+		}
 		// Device memory held: the hierarchy, plans, b and x, plus PCG's four work
 		// vectors.
-		h := e.s.Hierarchy()
-		n := int64(h.Levels[0].A.Rows())
+		n := int64(e.rows())
 		if free, _, err := be.MemInfo(); err == nil {
 			held := int64(startFree) - int64(free) + 4*n*8
 			e.devMem = func() int64 { return held }
@@ -98,10 +103,22 @@ func solveGPU(c *solveConfig, stdout, stderr io.Writer) error {
 			if err != nil {
 				return err
 			}
-			e.floor = newFloorModel(h, elements, max(bw.MemcpyGBs, bw.KernelGBs)*1e9)
+			e.floor = e.floorModel(elements, max(bw.MemcpyGBs, bw.KernelGBs)*1e9)
 		}
 		return nil
 	}
 	var eng *backendEngine
 	return solveRun(c, backendSetup(c, be, &eng), backendOpen(&eng, more), stdout, stderr)
+}
+
+// releaseHost drops the problem's host matrix and near-null space after a set-up on
+// the device, which keeps neither (the solver holds A's pattern alone), so that the
+// collector can take them back: every later step writes the device's values — ex56
+// by device assembly, which needs the mesh and the gather tables, not the matrix
+// (cudafem.New read its sizes); a matrix from a file by scaling on the device.
+func releaseHost(p *problem) {
+	p.A, p.ns = nil, nil
+	if p.asm != nil {
+		p.asm.Matrix = nil
+	}
 }

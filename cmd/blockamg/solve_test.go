@@ -3,10 +3,13 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/blockamg/blockamg/backend/cuda"
 )
 
 func runSolveJSON(t *testing.T, args ...string) solveReport {
@@ -189,5 +192,72 @@ func TestSolveFloat32Smoother(t *testing.T) {
 	}
 	if r32.Levels[0].Bytes32 == 0 {
 		t.Errorf("--smoother-f32 kept no float32 copy of the fine operator")
+	}
+}
+
+// TestSolveHostSetupFlags: --host-setup needs --gpu, and --w-stats (W counted on the
+// host hierarchy) needs --host-setup with --gpu; both refused before any work.
+func TestSolveHostSetupFlags(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--host-setup"}, "--host-setup needs --gpu"},
+		{[]string{"--gpu", "--w-stats"}, "add --host-setup"},
+	} {
+		var out, errb bytes.Buffer
+		if code := run(append([]string{"solve", "--ne", "4"}, tc.args...), &out, &errb); code == 0 || !strings.Contains(errb.String(), tc.want) {
+			t.Errorf("solve %v: exit %d, stderr %q; want an error saying %q", tc.args, code, errb.String(), tc.want)
+		}
+	}
+}
+
+// TestSolveGPUDeviceSetup: on a GPU (skipped without one) solve --gpu sets the
+// hierarchy up on the device — device_setup in the JSON, setup_seconds its total, the
+// levels and iterations of --host-setup — and falls back to the host set-up, saying
+// why, for --agg-nsmooths 2; the text report prints the device set-up's tables.
+func TestSolveGPUDeviceSetup(t *testing.T) {
+	be, err := cuda.New(cuda.Options{})
+	if errors.Is(err, cuda.ErrNoDriver) || errors.Is(err, cuda.ErrNoDevice) {
+		t.Skip(err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	be.Close()
+	dev := runSolveJSON(t, "--gpu", "--ne", "8", "--steps", "1", "-q")
+	host := runSolveJSON(t, "--gpu", "--ne", "8", "--steps", "1", "-q", "--host-setup")
+	ds := dev.DeviceSetup
+	if ds == nil || host.DeviceSetup != nil || dev.HostSetupReason != "" {
+		t.Fatalf("device_setup: %v by default, %v with --host-setup (host set-up reason %q)", ds != nil, host.DeviceSetup != nil, dev.HostSetupReason)
+	}
+	if len(ds.Levels) != len(host.Levels) || len(dev.Levels) != len(host.Levels) || dev.SetupSeconds != ds.TotalSeconds {
+		t.Fatalf("device set-up: %d levels (%d reported), setup_seconds %g, total %g; host set-up %d levels",
+			len(ds.Levels), len(dev.Levels), dev.SetupSeconds, ds.TotalSeconds, len(host.Levels))
+	}
+	for l, h := range host.Levels {
+		if d := dev.Levels[l]; d.Rows != h.Rows || d.NNZBlocks != h.NNZBlocks || d.Aggregates != h.Aggregates || d.PNNZBlocks != h.PNNZBlocks {
+			t.Errorf("level %d: device set-up %+v, host %+v", l, d, h)
+		}
+	}
+	if dev.Iterations != host.Iterations || dev.Steps[0].Iterations != host.Steps[0].Iterations || dev.RelativeResidual > 1e-8 {
+		t.Errorf("device set-up %d, %d iterations (residual %g); host set-up %d, %d", dev.Iterations, dev.Steps[0].Iterations,
+			dev.RelativeResidual, host.Iterations, host.Steps[0].Iterations)
+	}
+	if _, ok := dev.Traffic["upload + device set-up"]; !ok || dev.Floor == nil || dev.PeakRSSBytes <= 0 {
+		t.Errorf("device set-up: traffic phases %v, floor %v, peak RSS %d", dev.Traffic, dev.Floor, dev.PeakRSSBytes)
+	}
+	fb := runSolveJSON(t, "--gpu", "--ne", "6", "--agg-nsmooths", "2", "-q")
+	if fb.DeviceSetup != nil || !strings.Contains(fb.HostSetupReason, "AggNSmooths") || fb.RelativeResidual > 1e-8 {
+		t.Errorf("--agg-nsmooths 2: device_setup %v, host set-up reason %q, residual %g", fb.DeviceSetup != nil, fb.HostSetupReason, fb.RelativeResidual)
+	}
+	var out, errb bytes.Buffer
+	if code := run([]string{"solve", "--gpu", "--ne", "6", "--steps", "1"}, &out, &errb); code != 0 {
+		t.Fatalf("solve --gpu: exit %d: %s", code, errb.String())
+	}
+	for _, s := range []string{"first set-up on the device by level (ms):", "coarsen (strength, aggregation, P_tent, patterns)", "upload of A and B"} {
+		if !strings.Contains(out.String(), s) {
+			t.Errorf("solve --gpu text lacks %q:\n%s", s, out.String())
+		}
 	}
 }

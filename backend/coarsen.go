@@ -56,3 +56,10 @@ func (c *Coarsening) Free() {
 		c.Bc.Free()
 	}
 }
+
+// StartVectorFiller is a Backend that writes krylov.StartVector's values (offset 0)
+// into a vector in its own memory, bit for bit, so that a set-up on it need not
+// upload the eigenvalue estimate's start vectors.
+type StartVectorFiller interface {
+	FillStartVector(v Vector)
+}

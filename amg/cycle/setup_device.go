@@ -141,9 +141,13 @@ func SetupResident(be backend.Coarsener, A backend.Matrix, B backend.Vector, k i
 		if rl.start, err = be.NewVector(n); err != nil {
 			return nil, nil, err
 		}
-		v := make([]float64, n)
-		krylov.StartVector(v, 0)
-		be.Upload(rl.start, v)
+		if f, ok := be.(backend.StartVectorFiller); ok {
+			f.FillStartVector(rl.start)
+		} else {
+			v := make([]float64, n)
+			krylov.StartVector(v, 0)
+			be.Upload(rl.start, v)
+		}
 		if err := sync(&dl.Plan); err != nil {
 			return nil, nil, fmt.Errorf("cycle: level %d: %w", l, err)
 		}

@@ -558,3 +558,14 @@ func (b *Backend) Coarsen(a backend.Matrix, B backend.Vector, k int, opt backend
 	}
 	return c, b.Err()
 }
+
+var _ backend.StartVectorFiller = (*Backend)(nil)
+
+// FillStartVector implements backend.StartVectorFiller (start_vector in
+// kernels/coarsen.cu: krylov's noise, integer hashing and one exact conversion).
+func (b *Backend) FillStartVector(v backend.Vector) {
+	x := b.vec(v)
+	n := int64(x.Len())
+	p := x.buf.Ptr()
+	b.run("start_vector", blocksFor(n), func() { b.args.I64(n).Ptr(p) })
+}

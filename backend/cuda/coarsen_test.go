@@ -13,6 +13,7 @@ import (
 	"github.com/blockamg/blockamg/amg"
 	"github.com/blockamg/blockamg/bsr"
 	"github.com/blockamg/blockamg/fem"
+	"github.com/blockamg/blockamg/krylov"
 )
 
 // coarsenCase is a level to coarsen on both sides: its operator, near-null space
@@ -336,3 +337,21 @@ func TestPerfCoarsen(t *testing.T) {
 }
 
 func ms(d time.Duration) float64 { return d.Seconds() * 1e3 }
+
+// TestFillStartVector: the device's start vector is krylov.StartVector's, bit for bit.
+func TestFillStartVector(t *testing.T) {
+	be := device(t)
+	const n = 100003
+	v, err := be.NewVector(n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Free()
+	be.FillStartVector(v)
+	got, want := make([]float64, n), make([]float64, n)
+	be.Download(got, v)
+	krylov.StartVector(want, 0)
+	if i := firstBitDiff(got, want); i >= 0 {
+		t.Fatalf("entry %d: device %v, krylov %v", i, got[i], want[i])
+	}
+}

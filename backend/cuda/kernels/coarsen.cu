@@ -590,3 +590,16 @@ extern "C" __global__ void __launch_bounds__(THREADS) smooth_pattern(int n, cons
     const int len = (int)(yp[i + 1] - yp[i]);
     for (int p = 0; p < len; p++) ycol[yp[i] + p] = s[p];
 }
+
+// start_vector: krylov.StartVector with offset 0, v[i] = noise(i) (splitmix64 of
+// i + 1, its top 53 bits scaled into [−1, 1)).
+extern "C" __global__ void __launch_bounds__(THREADS) start_vector(i64 n, double* __restrict__ v)
+{
+    const i64 i = (i64)blockIdx.x * THREADS + threadIdx.x;
+    if (i >= n) return;
+    unsigned long long z = ((unsigned long long)i + 1ULL) * 0x9e3779b97f4a7c15ULL;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    z ^= z >> 31;
+    v[i] = __dsub_rn(__ddiv_rn((double)(z >> 11), 4503599627370496.0), 1.0);
+}

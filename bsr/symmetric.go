@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sync"
 	"sync/atomic"
 
 	"github.com/blockamg/blockamg/internal/par"
@@ -20,10 +21,18 @@ func (m *Matrix) CheckSymmetric() error {
 	}
 	r := m.R
 	bs := int64(r * r)
+	// The largest |entry|, by chunks in parallel (a maximum: the same in any order).
+	var mu sync.Mutex
 	scale := 0.0
-	for _, v := range m.Val {
-		scale = max(scale, math.Abs(v))
-	}
+	par.For(len(m.Val), 0, 1<<20, func(lo, hi int) {
+		s := 0.0
+		for _, v := range m.Val[lo:hi] {
+			s = max(s, math.Abs(v))
+		}
+		mu.Lock()
+		scale = max(scale, s)
+		mu.Unlock()
+	})
 	tol := 1e-12 * scale
 	var first atomic.Pointer[error]
 	par.For(m.BlockRows, 0, 1024, func(lo, hi int) {

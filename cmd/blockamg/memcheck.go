@@ -30,11 +30,16 @@ const (
 	memPerUnknown = 1460     // bytes per unknown, ex56 on the CPU, default options
 	// solve --gpu with the hierarchy built on the host (--host-setup) keeps it there
 	// too, with page-locked copies: ne = 160 (12.4M unknowns) took 33.9 GB of host RSS
-	// and 35.1 GB on the device (an H200), 2734 and 2830 bytes per unknown. The set-up
-	// on the device builds nothing on the host; its host peak has not been measured,
-	// so the host set-up's figures stand for it (an upper bound on the host).
+	// and 35.1 GB on the device (an H200), 2734 and 2830 bytes per unknown.
 	memPerUnknownGPUHost   = 2750
 	memPerUnknownGPUDevice = 2850
+	// The set-up on the device (the default) builds nothing on the host: ne = 100
+	// (3.09M unknowns, --steps 3) peaked at 2.54 GB of host RSS — the assembled
+	// matrix, the near-null space and the vectors, 823 bytes per unknown — and held
+	// 7.38 GB on the device, 2388 per unknown, with the set-up's scratch (pattern
+	// products' rooms, graphs) on top for a moment: 10% more.
+	memPerUnknownDevSetupHost   = 800
+	memPerUnknownDevSetupDevice = 2500
 	// A matrix file: the reader's triplets and CSR come before the BSR matrix. The
 	// ex56 matrix written by gen for ne = 24 and 48 (3.50M and 27.4M non-zeros, 78 per
 	// row) peaked at 111 and 747 MB read as PETSc binary, 144 and 1024 MB as Matrix
@@ -105,11 +110,11 @@ func (c *solveConfig) hostMemoryNeed() (need int64, what string, ok bool) {
 	if c.matrix == "" {
 		n := 3 * int64(c.ne+1) * int64(c.ne+1) * int64(c.ne+1)
 		per, where := float64(memPerUnknown), "set-up and solve"
-		if c.gpu {
+		switch {
+		case c.setsUpOnDevice():
+			per, where = memPerUnknownDevSetupHost, "the host side of a --gpu run (set-up on the device)"
+		case c.gpu:
 			per, where = memPerUnknownGPUHost, "the host side of a --gpu run (hierarchy built on the host)"
-			if !c.hostSetup {
-				where = "the host side of a --gpu run (as measured with the hierarchy built on the host)"
-			}
 		}
 		need = c.capDense(memBase+int64(f*per*float64(n)), n)
 		return need, fmt.Sprintf("ex56 ne = %d (%d unknowns), %s,", c.ne, n, where), true
@@ -150,7 +155,17 @@ func (c *solveConfig) deviceMemoryNeed() int64 {
 		return 0
 	}
 	n := 3 * int64(c.ne+1) * int64(c.ne+1) * int64(c.ne+1)
-	return c.capDense(int64(c.memOptionFactor()*memPerUnknownGPUDevice*float64(n)), n)
+	per := float64(memPerUnknownGPUDevice)
+	if c.setsUpOnDevice() {
+		per = memPerUnknownDevSetupDevice
+	}
+	return c.capDense(int64(c.memOptionFactor()*per*float64(n)), n)
+}
+
+// setsUpOnDevice reports whether a --gpu run sets up on the device: unless --host-setup,
+// for the options the device set-up covers (cycle.CheckSetupResident's).
+func (c *solveConfig) setsUpOnDevice() bool {
+	return c.gpu && !c.hostSetup && c.amg.AggNSmooths <= 1 && c.amg.FilterTheta == 0 && !c.amg.SmootherFloat32
 }
 
 // checkDeviceMemory refuses a --gpu run whose device memory estimate exceeds the

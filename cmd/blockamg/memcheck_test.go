@@ -71,14 +71,28 @@ func TestSolveMemoryModel(t *testing.T) {
 	refused(t, []string{"--ne", "40", "--agg-nsmooths", "3"}, "ex56 ne = 40")
 
 	withLimits(t, fem.MemoryLimit{Name: "MemAvailable (/proc/meminfo)", Limit: 128e9, Available: 125e9})
-	refused(t, []string{"--gpu", "--ne", "250"}, "ex56 ne = 250 (47439753 unknowns)", "--gpu", "needs about 130 GB", "MemAvailable")
-	// ne = 160 took 33.9 GB: the host check passes (and the run then fails without a GPU).
-	if _, _, stderr := runTimed(t, 10*time.Second, "solve", "--gpu", "--ne", "160"); strings.Contains(stderr, "too large") {
-		t.Errorf("--gpu --ne 160 on 125 GB: %s", stderr)
+	refused(t, []string{"--gpu", "--host-setup", "--ne", "250"}, "ex56 ne = 250 (47439753 unknowns)", "--gpu", "needs about 130 GB", "MemAvailable")
+	// ne = 160 took 33.9 GB with the host set-up, and ne = 250 needs about 38 GB with
+	// the set-up on the device: the host check passes (and the run then fails without
+	// a GPU).
+	for _, args := range [][]string{{"--gpu", "--host-setup", "--ne", "160"}, {"--gpu", "--ne", "250"}} {
+		if _, _, stderr := runTimed(t, 10*time.Second, append([]string{"solve"}, args...)...); strings.Contains(stderr, "too large") {
+			t.Errorf("%v on 125 GB: %s", args, stderr)
+		}
 	}
+	withLimits(t, fem.MemoryLimit{Name: "MemAvailable (/proc/meminfo)", Limit: 32e9, Available: 30e9})
+	refused(t, []string{"--gpu", "--ne", "250"}, "ex56 ne = 250 (47439753 unknowns)", "set-up on the device", "needs about 38 GB", "leaves 30 GB")
 
-	// The device check: ne = 160 needed 35.1 GB on the device.
-	c := solveConfig{ne: 160, gpu: true, amg: amg.DefaultOptions()}
+	// The device check, set-up on the device: ne = 250 fits an H200's 139 GB, not 100.
+	d := solveConfig{ne: 250, gpu: true, amg: amg.DefaultOptions()}
+	if err := d.checkDeviceMemory("cuda:0 NVIDIA H200", 139e9, 143e9); err != nil {
+		t.Errorf("ne = 250 on 139 GB free: %v", err)
+	}
+	if err := d.checkDeviceMemory("cuda:0 NVIDIA H200", 100e9, 143e9); !errors.Is(err, fem.ErrTooLarge) || !strings.Contains(err.Error(), "needs about 119 GB") {
+		t.Errorf("ne = 250 on 100 GB free: %v", err)
+	}
+	// With the host set-up: ne = 160 needed 35.1 GB on the device.
+	c := solveConfig{ne: 160, gpu: true, hostSetup: true, amg: amg.DefaultOptions()}
 	if err := c.checkDeviceMemory("cuda:0 NVIDIA H200", 140e9, 150e9); err != nil {
 		t.Errorf("ne = 160 on 140 GB free: %v", err)
 	}

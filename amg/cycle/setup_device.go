@@ -21,9 +21,26 @@ type DeviceLevel struct {
 	// stored blocks of the tentative prolongator (the one the smoothed one starts
 	// from; PBlocks' own when AggNSmooths is 0)
 	PtentBlocks int64
+	// Memory is the device memory the level holds, by kind.
+	Memory DeviceMemory
 	// Times of the level's set-up phases, each measured to the device's completion.
 	Coarsen, Plan time.Duration // symbolic: strength … patterns; the Galerkin plan
 	Numeric       LevelTimes    // the first numeric set-up
+}
+
+// DeviceMemory is one level's device memory by kind, in bytes, where the backend
+// reports it (a backend whose matrices do not count as zero).
+type DeviceMemory struct {
+	Operator     int64 // the level's operator (pattern and values)
+	Prolongators int64 // P_tent, P, their transposes and the smoothing plan
+	Plan         int64 // the Galerkin plan (W and its lists; Ac is the next operator)
+	Smoother     int64 // the block-diagonal inverse
+	Vectors      int64 // the cycle's work vectors and the eigenvalue estimate's start
+}
+
+// Total returns the sum of the kinds.
+func (m DeviceMemory) Total() int64 {
+	return m.Operator + m.Prolongators + m.Plan + m.Smoother + m.Vectors
 }
 
 // DeviceSetup describes a set-up made by SetupResident.
@@ -179,6 +196,7 @@ func SetupResident(be backend.Coarsener, A backend.Matrix, B backend.Vector, k i
 		return nil, nil, err
 	}
 	for l := range info.Levels {
+		info.Levels[l].Memory = c.levelMemory(l)
 		info.Levels[l].Blocks = blocksOf(be, c.levels[l].A)
 		if l < last {
 			info.Levels[l].PBlocks = blocksOf(be, c.levels[l].P)
@@ -224,4 +242,39 @@ func blocksOf(be backend.Coarsener, m backend.Matrix) int64 {
 		return p.NNZBlocks()
 	}
 	return 0
+}
+
+// deviceBytes returns what x reports of its device memory (0 when it does not).
+func deviceBytes(x any) int64 {
+	if d, ok := x.(interface{ DeviceBytes() int64 }); ok && d != nil {
+		return d.DeviceBytes()
+	}
+	return 0
+}
+
+// levelMemory returns level l's device memory by kind.
+func (c *Cycle) levelMemory(l int) DeviceMemory {
+	lv := c.levels[l]
+	var m DeviceMemory
+	m.Operator = deviceBytes(lv.A)
+	for _, v := range []backend.Vector{lv.b, lv.x, lv.r, lv.d, lv.t} {
+		if v != nil {
+			m.Vectors += 8 * int64(v.Len())
+		}
+	}
+	if l < len(c.res.levels) {
+		rl := c.res.levels[l]
+		m.Prolongators = deviceBytes(rl.ptent)
+		for _, s := range rl.steps {
+			m.Prolongators += deviceBytes(s)
+		}
+		m.Plan = deviceBytes(rl.gal)
+		if lv.Dinv != nil {
+			m.Smoother = deviceBytes(lv.Dinv)
+		}
+		if rl.start != nil {
+			m.Vectors += 8 * int64(rl.start.Len())
+		}
+	}
+	return m
 }

@@ -69,6 +69,10 @@ func TestSetupResidentMatchesHost(t *testing.T) {
 			if d.BlockRows != L.A.BlockRows || d.Blocks != L.A.NNZBlocks() {
 				t.Fatalf("level %d: device %d rows %d blocks, host %d, %d", l, d.BlockRows, d.Blocks, L.A.BlockRows, L.A.NNZBlocks())
 			}
+			if m := d.Memory; m.Operator < L.A.Bytes() || m.Vectors < 5*8*int64(L.A.Rows()) ||
+				(l < len(h.Levels)-1 && (m.Prolongators < L.P.Bytes() || m.Plan <= 0 || m.Smoother <= 0)) {
+				t.Fatalf("level %d: device memory %+v, less than the host's operator %d or prolongator %d bytes", l, m, L.A.Bytes(), L.P.Bytes())
+			}
 			if l < len(h.Levels)-1 && (d.Aggregates != L.Agg.Count || d.PBlocks != L.P.NNZBlocks()) {
 				t.Fatalf("level %d: device %d aggregates, P %d blocks; host %d, %d", l, d.Aggregates, d.PBlocks, L.Agg.Count, L.P.NNZBlocks())
 			}

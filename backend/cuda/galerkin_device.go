@@ -369,10 +369,15 @@ func (g *deviceGalerkin) Free() {
 	}
 }
 
-// Bytes returns the plan's device memory: W (pattern and values), Ac's pattern and
-// the row indices (Ac's values are the next level's operator).
-func (g *deviceGalerkin) Bytes() int64 {
-	return g.w.Bytes() + g.wrow.Bytes() + g.crow.Bytes() + g.ac.rowPtr.Bytes() + g.ac.col.Bytes()
+// DeviceBytes returns the plan's device memory: W (pattern and values), the row
+// indices and the symmetric half's lists (Ac, the next level's operator, is not
+// counted).
+func (g *deviceGalerkin) DeviceBytes() int64 {
+	n := g.w.Bytes() + g.wrow.Bytes() + g.crow.Bytes()
+	if g.sel != nil {
+		n += g.sel.Bytes() + g.up.Bytes() + g.mirror.Bytes()
+	}
+	return n
 }
 
 // DownloadPattern implements backend.Coarsener: a's pattern on the host (Val nil).

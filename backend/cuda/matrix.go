@@ -329,3 +329,35 @@ func (b *Backend) BlockDiagApply(d backend.BlockDiag, x, y backend.Vector) {
 
 // NNZBlocks returns the number of stored blocks.
 func (m *Matrix) NNZBlocks() int64 { return int64(m.col.Len()) }
+
+// DeviceBytes returns all the device memory the matrix holds: pattern and values
+// (unless they belong to a Galerkin plan), the transpose and its permutation, and the
+// smoothing plan of a matrix that is a smoothing step's result.
+func (m *Matrix) DeviceBytes() int64 {
+	n := m.rowPtr.Bytes() + m.col.Bytes()
+	if !m.shared {
+		n += m.val.Bytes()
+	}
+	if m.t != nil {
+		n += m.t.DeviceBytes()
+	}
+	if m.tperm != nil {
+		n += m.tperm.Bytes()
+	}
+	if p := m.smooth; p != nil {
+		for _, u := range []*Buffer[int64]{p.ptr, p.xpos} {
+			if u != nil {
+				n += u.Bytes()
+			}
+		}
+		for _, u := range []*Buffer[int32]{p.pairs, p.row} {
+			if u != nil {
+				n += u.Bytes()
+			}
+		}
+	}
+	return n
+}
+
+// DeviceBytes returns the device memory of the inverted blocks.
+func (d *BlockDiag) DeviceBytes() int64 { return d.val.Bytes() }

@@ -39,8 +39,19 @@ type deviceLevelReport struct {
 	PtentNNZBlocks int64   `json:"ptent_nnz_blocks"`
 	CoarsenSeconds float64 `json:"coarsen_seconds"`
 	PlanSeconds    float64 `json:"galerkin_plan_seconds"`
+	// device memory the level holds by kind, bytes (cycle.DeviceMemory)
+	Memory deviceMemoryReport `json:"device_memory"`
 	levelSetup
 	Variant string `json:"galerkin_variant,omitempty"`
+}
+
+// deviceMemoryReport is cycle.DeviceMemory in JSON.
+type deviceMemoryReport struct {
+	Operator     int64 `json:"operator_bytes"`
+	Prolongators int64 `json:"prolongator_bytes"`
+	Plan         int64 `json:"galerkin_plan_bytes"`
+	Smoother     int64 `json:"smoother_bytes"`
+	Vectors      int64 `json:"vector_bytes"`
 }
 
 func newDeviceSetupReport(ds *cycle.DeviceSetup) *deviceSetupReport {
@@ -50,7 +61,9 @@ func newDeviceSetupReport(ds *cycle.DeviceSetup) *deviceSetupReport {
 		r.Levels = append(r.Levels, deviceLevelReport{Level: l, BlockRows: d.BlockRows, BlockSize: d.Block,
 			NNZBlocks: d.Blocks, Aggregates: d.Aggregates, GraphEdges: d.Edges, MISRounds: d.Rounds,
 			PNNZBlocks: d.PBlocks, PtentNNZBlocks: d.PtentBlocks, CoarsenSeconds: d.Coarsen.Seconds(),
-			PlanSeconds: d.Plan.Seconds(), levelSetup: levelSetupOf(n), Variant: n.Variant})
+			PlanSeconds: d.Plan.Seconds(), levelSetup: levelSetupOf(n), Variant: n.Variant,
+			Memory: deviceMemoryReport{Operator: d.Memory.Operator, Prolongators: d.Memory.Prolongators,
+				Plan: d.Memory.Plan, Smoother: d.Memory.Smoother, Vectors: d.Memory.Vectors}})
 	}
 	return r
 }
@@ -128,6 +141,24 @@ func printDeviceLevels(w io.Writer, r *solveReport) {
 	if ds.Stall != "" {
 		fmt.Fprintf(w, "coarsening stopped: %s\n", ds.Stall)
 	}
+	fmt.Fprintln(w, "\ndevice memory by level and kind (MB):")
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "level	operator	prolongators	Galerkin plan	smoother	vectors	total	")
+	var sum deviceMemoryReport
+	mb := func(b int64) float64 { return float64(b) / 1e6 }
+	for _, l := range ds.Levels {
+		m := l.Memory
+		sum.Operator += m.Operator
+		sum.Prolongators += m.Prolongators
+		sum.Plan += m.Plan
+		sum.Smoother += m.Smoother
+		sum.Vectors += m.Vectors
+		fmt.Fprintf(tw, "%d\t%.1f\t%.1f\t%.1f\t%.1f\t%.1f\t%.1f\t\n", l.Level, mb(m.Operator), mb(m.Prolongators), mb(m.Plan),
+			mb(m.Smoother), mb(m.Vectors), mb(m.Operator+m.Prolongators+m.Plan+m.Smoother+m.Vectors))
+	}
+	fmt.Fprintf(tw, "all\t%.1f\t%.1f\t%.1f\t%.1f\t%.1f\t%.1f\t\n", mb(sum.Operator), mb(sum.Prolongators), mb(sum.Plan),
+		mb(sum.Smoother), mb(sum.Vectors), mb(sum.Operator+sum.Prolongators+sum.Plan+sum.Smoother+sum.Vectors))
+	tw.Flush()
 }
 
 // printDevicePhases prints the set-up on the device by phase, summed over the levels

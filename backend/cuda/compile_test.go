@@ -16,6 +16,7 @@ import (
 	"sync"
 	"testing"
 	"testing/fstest"
+	"time"
 
 	"github.com/blockamg/blockamg/internal/cudadrv"
 )
@@ -53,7 +54,9 @@ func compileUnitsSM90(t *testing.T, keep func(*kernelUnit) bool, extra ...string
 		go func() {
 			defer wg.Done()
 			compileSlots <- struct{}{}
+			t0 := time.Now()
 			img, log, err := cudadrv.CompileCUBIN(u.src, u.file, opts)
+			d := time.Since(t0)
 			<-compileSlots
 			mu.Lock()
 			defer mu.Unlock()
@@ -62,6 +65,7 @@ func compileUnitsSM90(t *testing.T, keep func(*kernelUnit) bool, extra ...string
 				return
 			}
 			imgs[u.file], logs[u.file] = img, log
+			t.Logf("kernels/%s: compiled in %.2f s", u.file, d.Seconds())
 		}()
 	}
 	wg.Wait()
@@ -102,7 +106,8 @@ func cubinEntries(img []byte) ([]string, error) {
 
 // TestKernelsCompile compiles every unit for sm_90 with NVRTC, when a library is
 // found (no GPU needed: set BLOCKAMG_NVRTC on a machine without a toolkit), and
-// checks that each unit's CUBIN defines exactly the kernels the index gives it.
+// checks that each unit's CUBIN defines exactly the kernels the index gives it. It
+// logs each unit's compile time (the units compile in parallel, as New's do).
 func TestKernelsCompile(t *testing.T) {
 	tab := units(t)
 	imgs, logs := compileUnitsSM90(t, nil)

@@ -56,10 +56,15 @@ run() {
 		nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --format=csv
 		ldconfig -p | grep -E 'libcuda\.so|libnvrtc'
 	} 2>&1 | tee -a "$all"
-	# Ordered by importance.
+	# Ordered by importance. gpu-info-cold starts on an empty kernel cache: its
+	# "kernels:" line is the cold start's compile time.
+	local cold
+	cold=$(mktemp -d)
+	step gpu-info-cold 60 env XDG_CACHE_HOME="$cold" devbin/blockamg gpu-info
+	rm -rf "$cold"
 	step gpu-info 60 devbin/blockamg gpu-info
 	step cudadrv 60 devbin/cudadrv.test -test.v
-	step cuda 150 devbin/cuda.test -test.v -test.run 'Conformance|MatchesCPU|Counters|KernelCache|Generators'
+	step cuda 150 devbin/cuda.test -test.v -test.run 'Conformance|MatchesCPU|Counters|KernelCache|KernelLookup|KernelsCompile|Generators'
 	step cudafem 30 devbin/cudafem.test -test.v -test.run 'MatchesCPU'
 	step solver 60 devbin/blockamg.test -test.v -test.run 'GPU'
 	step cli 120 devbin/cli.test -test.v -test.run 'GPU|BackendEngine'
@@ -75,7 +80,7 @@ run() {
 	step cpu 30 devbin/cpu.test
 	if [ "${PROFILE:-0}" = 1 ]; then
 		local cubin
-		cubin=$(ls -t "${HOME:-/root}"/.cache/blockamg/kernels-*.cubin | head -1)
+		cubin=$(ls -t "${HOME:-/root}"/.cache/blockamg/kernels-bsr-*.cubin | head -1)
 		{
 			cuobjdump -res-usage "$cubin" | grep -A1 -E 'spmv_3x3'
 			cuobjdump -sass "$cubin" | awk '/Function : bsr_spmv_3x3_r16_u2$/,/EXIT/'

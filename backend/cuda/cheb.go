@@ -9,7 +9,7 @@ import (
 
 var _ backend.ChebStepper = (*Backend)(nil)
 
-// ChebStep implements backend.ChebStepper: kernels/bsr.cu's cheb_step kernels, the
+// ChebStep implements backend.ChebStepper: kernels/cheb.cu's cheb_step kernels, the
 // matrix's own rowlane SpMV with the residual, D⁻¹ and the updates of d and of the
 // iterate in its epilogue, one kernel instead of six. Shapes or variants without a
 // fused kernel (non-square blocks other than 3×3 and 6×6, the group and generic SpMVs)
@@ -66,7 +66,7 @@ func (b *Backend) ChebStep(a backend.Matrix, dinv backend.BlockDiag, bv, xv back
 	b.Axpby(1, dv, 1, xov)
 }
 
-// hasChebKernels reports whether kernels/bsr.cu has the fused cheb_step and res_step
+// hasChebKernels reports whether kernels/cheb.cu has the fused cheb_step and res_step
 // kernels for m's shape and SpMV variant (square 3×3 or 6×6 blocks, a rowlane or cta
 // variant).
 func hasChebKernels(m *Matrix) bool {
@@ -89,7 +89,7 @@ func (b *Backend) scratch(n, k int) (backend.Vector, error) {
 	return v, nil
 }
 
-// Residual implements backend.ChebStepper: kernels/bsr.cu's res_step kernels (the
+// Residual implements backend.ChebStepper: kernels/cheb.cu's res_step kernels (the
 // matrix's rowlane SpMV writing b − A·x), or Copy and SpMV for other shapes.
 func (b *Backend) Residual(a backend.Matrix, bv, xv, rv backend.Vector) {
 	m := b.mat(a)
@@ -118,7 +118,7 @@ func (b *Backend) Residual(a backend.Matrix, bv, xv, rv backend.Vector) {
 	b.SpMV(-1, a, xv, 1, rv)
 }
 
-// DiagApply2 implements backend.ChebStepper with kernels/bsr.cu's blockdiag_apply2.
+// DiagApply2 implements backend.ChebStepper with kernels/cheb.cu's blockdiag_apply2.
 func (b *Backend) DiagApply2(d backend.BlockDiag, s float64, xv, yv, zv backend.Vector) {
 	bd, ok := d.(*BlockDiag)
 	if !ok || bd.b != b || bd.freed {

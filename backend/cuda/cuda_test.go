@@ -3,8 +3,12 @@ package cuda
 import (
 	"errors"
 	"flag"
+	"maps"
 	"math"
 	"os"
+	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -249,22 +253,73 @@ func TestCounters(t *testing.T) {
 	d.Free()
 }
 
-// TestKernelCache starts a second backend with a fresh cache directory twice: the
-// first compiles and writes the CUBIN, the second loads it from disk.
+// TestKernelCache starts a backend with a fresh cache directory twice: the first
+// compiles the start set's units and writes one CUBIN each, the second loads them
+// from disk. On each, a kernel of a later unit (galerkin.cu) loads its unit on first
+// use; the first start's background preparation writes its CUBIN.
 func TestKernelCache(t *testing.T) {
 	device(t)
 	dir := t.TempDir()
+	var start []string
+	for _, u := range units(t).units {
+		if u.start {
+			start = append(start, u.file)
+		}
+	}
 	for i, fromDisk := range []bool{false, true} {
 		b, err := New(Options{CacheDir: dir})
 		if err != nil {
 			t.Fatal(err)
 		}
 		in := b.Info()
-		if in.KernelsFromDisk != fromDisk || in.KernelCache == "" {
-			t.Errorf("start %d: kernels from disk %v (want %v), cache file %q", i, in.KernelsFromDisk, fromDisk, in.KernelCache)
+		t.Logf("start %d: the start set's %d units in %v, compiled %v", i, len(start), in.KernelTime, in.KernelsCompiled)
+		if in.KernelsFromDisk != fromDisk || in.KernelCache != dir {
+			t.Errorf("start %d: kernels from disk %v (want %v), cache %q (want %q)", i, in.KernelsFromDisk, fromDisk, in.KernelCache, dir)
+		}
+		if want := map[bool][]string{false: start, true: nil}[fromDisk]; !slices.Equal(in.KernelsCompiled, want) {
+			t.Errorf("start %d: compiled %v, want %v", i, in.KernelsCompiled, want)
+		}
+		if _, err := b.fnGlobal("gal_zero"); err != nil {
+			t.Errorf("start %d: %v", i, err)
 		}
 		if err := b.Close(); err != nil {
 			t.Fatal(err)
+		}
+		for _, f := range append(start, "galerkin.cu") {
+			if m, _ := filepath.Glob(filepath.Join(dir, "kernels-"+strings.TrimSuffix(f, ".cu")+"-*.cubin")); len(m) != 1 {
+				t.Errorf("start %d: cache files of kernels/%s: %v, want one", i, f, m)
+			}
+		}
+	}
+}
+
+// TestKernelLookup checks the kernel lookup beyond the index: a name that no unit
+// defines is an error that says so, and a kernel the index does not know (here:
+// removed from a copy of it) is found by asking every unit, a loaded one (scan.cu)
+// and one loaded for it (filter.cu).
+func TestKernelLookup(t *testing.T) {
+	device(t)
+	b, err := New(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	if _, err := b.fnGlobal("no_such_kernel"); err == nil || !strings.Contains(err.Error(), "no kernels/*.cu defines it") {
+		t.Errorf("an unknown kernel: error %v", err)
+	}
+	names := []string{"scan_add", "filter_numeric_k6"}
+	b.call(func() error {
+		tab := *b.kern.tab
+		tab.index = maps.Clone(tab.index)
+		for _, n := range names {
+			delete(tab.index, n)
+		}
+		b.kern.tab = &tab
+		return nil
+	})
+	for _, n := range names {
+		if _, err := b.fnGlobal(n); err != nil {
+			t.Errorf("kernel %s, not in the index: %v", n, err)
 		}
 	}
 }

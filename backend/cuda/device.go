@@ -42,24 +42,29 @@ func (b *Backend) SetSymmetric(sym bool) { b.opt.Symmetric = sym }
 
 // Info describes the device and the toolchain a Backend runs with.
 type Info struct {
-	Ordinal         int    // CUDA device ordinal
-	Name            string // e.g. "NVIDIA H200"
-	CCMajor         int    // compute capability, major
-	CCMinor         int    // compute capability, minor
-	SMs             int    // multiprocessors
-	L2Bytes         int    // L2 cache size
-	TotalMem        uint64 // device memory in bytes
-	FreeMem         uint64 // free at start-up
-	MemClockKHz     int    // memory clock
-	BusWidthBits    int    // memory bus width
-	DriverVersion   int    // CUDA version of the driver, major*1000 + minor*10
-	NVRTCMajor      int    // NVRTC version, major
-	NVRTCMinor      int    // NVRTC version, minor
-	NVRTCPath       string // the libnvrtc loaded
-	Arch            string // the NVRTC target, e.g. "sm_90"
-	KernelCache     string // the CUBIN file used, or "" when not cached
-	KernelsFromDisk bool   // whether the CUBIN came from the cache
-	Debug           bool   // BLOCKAMG_CUDA_DEBUG=1: synchronise and check after every launch
+	Ordinal       int    // CUDA device ordinal
+	Name          string // e.g. "NVIDIA H200"
+	CCMajor       int    // compute capability, major
+	CCMinor       int    // compute capability, minor
+	SMs           int    // multiprocessors
+	L2Bytes       int    // L2 cache size
+	TotalMem      uint64 // device memory in bytes
+	FreeMem       uint64 // free at start-up
+	MemClockKHz   int    // memory clock
+	BusWidthBits  int    // memory bus width
+	DriverVersion int    // CUDA version of the driver, major*1000 + minor*10
+	NVRTCMajor    int    // NVRTC version, major
+	NVRTCMinor    int    // NVRTC version, minor
+	NVRTCPath     string // the libnvrtc loaded
+	Arch          string // the NVRTC target, e.g. "sm_90"
+	// The kernels are compiled per kernels/*.cu file, each its own CUBIN and cache
+	// file; New loads the files every run uses (the start set) and the others load
+	// on first use. These fields describe the start set.
+	KernelCache     string        // the cache directory holding its CUBINs, or "" when not cached
+	KernelsFromDisk bool          // whether all of its CUBINs came from the cache
+	KernelsCompiled []string      // its files that NVRTC compiled (not found in the cache)
+	KernelTime      time.Duration // New's time on it: reading or compiling, and loading
+	Debug           bool          // BLOCKAMG_CUDA_DEBUG=1: synchronise and check after every launch
 }
 
 // Backend is the CUDA backend. It is not safe for concurrent use; see the package
@@ -89,7 +94,7 @@ type Backend struct {
 	dev        cudadrv.Device
 	ctx        cudadrv.Context
 	stream     cudadrv.Stream
-	mod        cudadrv.Module
+	kern       kernelSet // the kernels' units and modules (compile.go)
 	k          kernels
 	args       *cudadrv.Args
 	partial    cudadrv.DevPtr  // dotBlocks partial sums
@@ -259,10 +264,7 @@ func (b *Backend) teardown() {
 		cudadrv.MemFree(b.partial)
 		b.partial = 0
 	}
-	if b.mod != 0 {
-		cudadrv.ModuleUnload(b.mod)
-		b.mod = 0
-	}
+	b.unloadKernels()
 	for _, e := range b.marks {
 		cudadrv.EventDestroy(e)
 	}

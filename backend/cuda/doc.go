@@ -14,10 +14,28 @@
 //
 // # Kernels
 //
-// The kernels are CUDA C files embedded from kernels/, compiled once per process by
-// NVRTC to a CUBIN for the device's own compute capability (sm_XY), and cached on disk
-// in os.UserCacheDir()/blockamg keyed by a hash of the source, the options, the NVRTC
-// version and the architecture. Each kernel has one typed Go launcher (launch.go).
+// The kernels are CUDA C files embedded from kernels/, compiled by NVRTC to CUBIN for
+// the device's own compute capability (sm_XY). Each kernels/*.cu file is a
+// translation unit of its own (units.go): it includes common.cuh and the other
+// headers it needs (search.cuh, bsr.cuh, resetup.cuh: the device helpers several
+// files share), which the Go side inlines, and it becomes its own CUBIN, cache file
+// and module. The cache is os.UserCacheDir()/blockamg (Options.CacheDir), one file a
+// unit, keyed by a hash of the unit's source with its headers, the options, the
+// NVRTC version and the architecture, written atomically.
+//
+// New waits only for the units every run uses, and those compile in parallel (one
+// NVRTC program is single-threaded, and NVRTC is thread-safe): a goroutine per unit
+// of the start set (the vectors, SpMV, the smoother's fused kernels, CG, Lanczos,
+// scans, the re-setup and smoothing, the device set-up's coarsening and products,
+// the assembly), the modules then loaded on the device thread. The units that only
+// some runs use (laterUnits: galerkin.cu's host-planned PᵀAP variants, filter.cu,
+// smoothsearch.cu) are prepared in the background after that, a compilation on a
+// spare core where the cache lacks them, and are loaded by the first launch of one of
+// their kernels, which waits for them if need be. Which unit defines a kernel comes
+// from an index made from the embedded sources, macro-generated names included
+// (kernelNames); a name it lacks is looked up in every unit. Info reports the start
+// set's cache directory, whether it all came from disk, the files compiled and the
+// time taken. Each kernel has one typed Go launcher (launch.go).
 //
 // # Data
 //
@@ -38,8 +56,9 @@
 //
 // # Files
 //
-// The device core: device.go (the thread, context, Options, Info), compile.go (NVRTC,
-// the kernel cache), buffer.go, pinned.go, flag.go, launch.go (launch shapes, the
+// The device core: device.go (the thread, context, Options, Info), units.go (the
+// translation units and the kernel index), compile.go (NVRTC, the kernel cache, the
+// modules), buffer.go, pinned.go, flag.go, launch.go (launch shapes, the
 // kernel cache by name), matrix.go and ops.go (BSR SpMV, vectors), timing.go,
 // marker.go, and extend.go, the API of the packages beside it (fem/cudafem's device
 // assembly, cusparsebench's cuSPARSE baseline). The cycle's fused kernels: cheb.go,

@@ -6,23 +6,25 @@ import (
 )
 
 // The device core's API for the packages beside it that add device work of their own
-// on a Backend: fem/cudafem launches this module's assembly kernels
+// on a Backend: fem/cudafem launches the backend's assembly kernels
 // (kernels/assembly.cu) into device matrices; backend/cuda/cusparsebench drives
 // cuSPARSE on the backend's context and stream. They go through the same device
 // thread, stream, kernel cache, sticky error and transfer counters as the core's own
 // operations, so their work is ordered with it and counted alike.
 
-// Launch queues the module's kernel name over blocks thread blocks (of the block size
-// every kernel is built for: BlocksFor, StridedBlocks); args pushes its arguments, on
-// the device thread, just before the launch. The kernel is resolved there (once,
-// then cached; LookupKernel resolves it beforehand). Like every queued operation it
-// is skipped after a failure, and a failure becomes the backend's sticky error.
+// Launch queues the kernel name (of kernels/*.cu) over blocks thread blocks (of the
+// block size every kernel is built for: BlocksFor, StridedBlocks); args pushes its
+// arguments, on the device thread, just before the launch. The kernel is resolved
+// there (once, then cached; LookupKernel resolves it beforehand). Like every queued
+// operation it is skipped after a failure, and a failure becomes the backend's sticky
+// error.
 func (b *Backend) Launch(name string, blocks uint32, args func(*cudadrv.Args)) {
 	b.run(name, blocks, func() { args(b.args) })
 }
 
-// LookupKernel resolves the module's kernel name now, so that a package can fail at
-// its set-up rather than at its first Launch.
+// LookupKernel resolves the kernel name now (loading its translation unit if it is
+// not loaded), so that a package can fail at its set-up rather than at its first
+// Launch.
 func (b *Backend) LookupKernel(name string) error {
 	_, err := b.fnGlobal(name)
 	return err

@@ -69,7 +69,7 @@ func spmvKernelName(s spmvShape, v spmvVariant) string {
 	return fmt.Sprintf("bsr_spmv_%dx%d_%s", s.r, s.c, v.tag)
 }
 
-// kernels holds the resolved functions of the module.
+// kernels holds the functions the launchers keep resolved.
 type kernels struct {
 	spmv        map[spmvShape]map[spmvVariant]cudadrv.Function
 	spmvGeneric cudadrv.Function
@@ -82,9 +82,11 @@ type kernels struct {
 	copy        cudadrv.Function
 }
 
-func (k *kernels) resolve(m cudadrv.Module) error {
+// resolve looks up the kernels the launchers keep (function: their units are in
+// the start set, loaded by New).
+func (k *kernels) resolve(function func(string) (cudadrv.Function, error)) error {
 	get := func(dst *cudadrv.Function, name string) error {
-		f, err := cudadrv.ModuleGetFunction(m, name)
+		f, err := function(name)
 		*dst = f
 		return err
 	}
@@ -220,14 +222,15 @@ func (b *Backend) fnGlobal(name string) (cudadrv.Function, error) {
 	return f, err
 }
 
-// function resolves a kernel of the module once and keeps it (a lookup is a driver
-// call; the cycle's and the Galerkin plans' launchers ask on every launch). It runs on
-// the device thread, which alone touches the cache.
+// function resolves a kernel once and keeps it (a lookup is a driver call; the
+// cycle's and the Galerkin plans' launchers ask on every launch), loading its unit
+// on first use (findKernel). It runs on the device thread, which alone touches the
+// cache.
 func (b *Backend) function(name string) (cudadrv.Function, error) {
 	if f, ok := b.fns[name]; ok {
 		return f, nil
 	}
-	f, err := cudadrv.ModuleGetFunction(b.mod, name)
+	f, err := b.findKernel(name)
 	if err != nil {
 		return 0, fmt.Errorf("cuda: kernel %s: %w", name, err)
 	}

@@ -2,10 +2,9 @@ package cuda
 
 import (
 	"flag"
+	"slices"
 	"strings"
 	"testing"
-
-	"github.com/blockamg/blockamg/internal/cudadrv"
 )
 
 var flagPtxas = flag.String("cuda.ptxas", "", "print ptxas's resource report for the kernels whose names contain this")
@@ -13,24 +12,29 @@ var flagPtxas = flag.String("cuda.ptxas", "", "print ptxas's resource report for
 // TestPtxasReport prints ptxas's resource report (registers, stack frame, spills) for
 // the kernels whose names contain -cuda.ptxas, compiled for sm_90 by the NVRTC this
 // machine has (BLOCKAMG_NVRTC names one): occupancy questions answered without a GPU.
-// A report, not a check; it skips without the flag or without NVRTC.
+// Only the units that define such a kernel are compiled. A report, not a check; it
+// skips without the flag or without NVRTC.
 func TestPtxasReport(t *testing.T) {
 	filter := *flagPtxas
 	if filter == "" {
 		t.Skip("-cuda.ptxas=<kernel name part> prints ptxas's resource report")
 	}
-	if _, err := cudadrv.LoadNVRTC(); err != nil {
-		t.Skip(err)
+	match := func(u *kernelUnit) bool {
+		return slices.ContainsFunc(u.kernels, func(k string) bool { return strings.Contains(k, filter) })
 	}
-	_, log, err := cudadrv.CompileCUBIN(Source(), "blockamg.cu", append(compileOptions("sm_90", false), "--ptxas-options=-v"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	lines := strings.Split(log, "\n")
-	for i, l := range lines {
-		if strings.Contains(l, "Compiling entry function") && strings.Contains(l, filter) {
-			for j := i; j < min(i+4, len(lines)); j++ {
-				t.Log(strings.TrimSpace(lines[j]))
+	_, logs := compileUnitsSM90(t, match, "--ptxas-options=-v")
+	for _, u := range units(t).units {
+		log, ok := logs[u.file]
+		if !ok {
+			continue
+		}
+		lines := strings.Split(log, "\n")
+		for i, l := range lines {
+			if strings.Contains(l, "Compiling entry function") && strings.Contains(l, filter) {
+				t.Logf("kernels/%s:", u.file)
+				for j := i; j < min(i+4, len(lines)); j++ {
+					t.Log(strings.TrimSpace(lines[j]))
+				}
 			}
 		}
 	}

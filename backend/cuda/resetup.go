@@ -21,7 +21,8 @@ import (
 // (blockamg.ErrSingular).
 var ErrSingularBlock = fmt.Errorf("singular diagonal block (%w)", bsr.ErrSingular)
 
-// resetupMax is the largest block dimension of kernels/resetup.cu.
+// resetupMax is the largest block dimension of the re-setup kernels (RS_MAX in
+// kernels/resetup.cuh).
 const resetupMax = 6
 
 // NewBlockDiag allocates a zero block-diagonal operator of blocks n×n blocks, for
@@ -117,8 +118,8 @@ func (b *Backend) SmoothProlongator(a backend.Matrix, d backend.BlockDiag, omega
 	b.smoothPlanned(pl, am, bd, omega, xm, ym)
 }
 
-// smoothSearch is SmoothProlongator without a plan: rs_smooth, each thread searching
-// row i of a.
+// smoothSearch is SmoothProlongator without a plan: kernels/smoothsearch.cu's
+// rs_smooth, each thread searching row i of a.
 func (b *Backend) smoothSearch(am *Matrix, bd *BlockDiag, omega float64, xm, ym *Matrix) {
 	nY := int64(ym.col.Len())
 	nn, bs, k := int32(am.blockRows), int32(am.r), int32(xm.c)

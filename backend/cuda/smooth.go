@@ -6,7 +6,7 @@ import "fmt"
 // of Y, the (A block, X block) pairs of A·X that land in it, in A's storage order
 // (pairs[ptr[s]:ptr[s+1]], int32 indices), its block row and the position of its
 // column in X's row (−1 when X has none). Built on the device from the patterns
-// (kernels/resetup.cu's rs_plan_count and rs_plan_fill, kernels/scan.cu), kept by Y
+// (kernels/smooth.cu's rs_plan_count and rs_plan_fill, kernels/scan.cu), kept by Y
 // and freed with it.
 type smoothPlan struct {
 	a, x  *Matrix
@@ -92,7 +92,7 @@ func (b *Backend) smoothPlanFor(am, xm, ym *Matrix) (*smoothPlan, error) {
 	return p, nil
 }
 
-// smoothPlanned launches resetup_smooth_plan for y from its plan (kernels/resetup.cu:
+// smoothPlanned launches resetup_smooth_plan for y from its plan (kernels/smooth.cu:
 // a lane per row of a Y block for 3×6 and 6×6, a thread per Y block otherwise).
 func (b *Backend) smoothPlanned(p *smoothPlan, am *Matrix, bd *BlockDiag, omega float64, xm, ym *Matrix) {
 	nY := int64(ym.col.Len())

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/blockamg/blockamg/backend/cuda"
 	"github.com/blockamg/blockamg/internal/cudadrv"
@@ -59,9 +60,10 @@ func runGPUInfo(args []string, stdout, stderr io.Writer) error {
 	case in.KernelsFromDisk:
 		cache += " (loaded)"
 	default:
-		cache += " (compiled and written)"
+		cache += " (compiled and written: " + strings.Join(in.KernelsCompiled, " ") + ")"
 	}
 	fmt.Fprintf(stdout, "kernel cache:       %s\n", cache)
+	fmt.Fprintf(stdout, "kernels:            the start set ready in %.2f s (the other files load on first use)\n", in.KernelTime.Seconds())
 	if in.Debug {
 		fmt.Fprintf(stdout, "debug:              BLOCKAMG_CUDA_DEBUG=1, every launch is synchronised and checked\n")
 	}

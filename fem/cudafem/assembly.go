@@ -3,10 +3,10 @@
 // per-element moduli in device memory, so that a recurring step that changes the
 // material moves one float64 per element across the bus, not the matrix.
 //
-// Its kernels are kernels/assembly.cu of backend/cuda, compiled with the rest of the
-// backend's module (one NVRTC translation unit, one kernel cache entry), and launched
-// on the backend's device thread and stream (cuda.Backend.Launch), so they are
-// ordered with the solver's own work. fem does not depend on this package or on the
+// Its kernels are kernels/assembly.cu of backend/cuda, one of the backend's
+// translation units (compiled with the others that every run uses when the backend
+// starts, one kernel cache entry), and launched on the backend's device thread and
+// stream (cuda.Backend.Launch), so they are ordered with the solver's own work. fem does not depend on this package or on the
 // backend.
 package cudafem
 

@@ -29,6 +29,7 @@ const (
 	ErrorNotInitialized Result = 3
 	ErrorNoDevice       Result = 100
 	ErrorInvalidDevice  Result = 101
+	ErrorNotFound       Result = 500 // e.g. no function of that name in the module
 )
 
 // Error is a failed driver API or NVRTC call.

@@ -18,6 +18,8 @@
 // then Diag (8·3); tabI = Local (8) then inv (8·27), inv[p][s] the local node of the
 // element at position p that sits at stencil position s, or −1.
 
+#include "common.cuh"
+
 #define ASM_ROWS 9
 #define ASM_GROUPS 4
 #define ASM_NREF (8 * 8 * 9)

@@ -9,6 +9,8 @@
 // updates are vec_axpby's expression a·x + b·y with b = one, a run-time 1.0, so that
 // the compiler contracts them as it does vec_axpby's.
 
+#include "common.cuh"
+
 __device__ __forceinline__ bool cg_bad(double v) { return !(v > 0) || isinf(v); }
 
 __device__ __forceinline__ void cg_break(double* S, int it, int quantity, double v)

@@ -11,6 +11,9 @@
 // threads append to a shared list (members, transposes) the list is sorted after,
 // so the result does not depend on scheduling.
 
+#include "common.cuh"
+#include "search.cuh"
+
 #define UNSCALED (-32768)
 #define SUMSQ_TINY 0x1p-900
 #define ROW_SPREAD_LOG2 24
@@ -94,19 +97,6 @@ __device__ __forceinline__ int diag_exp(double a)
     int e;
     go_frexp(a, &e);
     return e >> 1;
-}
-
-// find_col returns the position of column j in col[lo, hi) (sorted), or −1.
-__device__ __forceinline__ i64 find_col(const int* __restrict__ col, i64 lo, i64 hi, int j)
-{
-    while (lo < hi) {
-        const i64 mid = lo + (hi - lo) / 2;
-        const int c = col[mid];
-        if (c == j) return mid;
-        if (c < j) lo = mid + 1;
-        else hi = mid;
-    }
-    return -1;
 }
 
 // strength_diag: per block row i, ‖A_ii‖ as diag[i]·2^dexp[i], the scale exponent of

@@ -1,5 +1,9 @@
-// Shared definitions for blockamg's CUDA kernels. The Go side concatenates this file
-// and every kernels/*.cu into one translation unit for NVRTC; there are no headers.
+// Shared definitions for blockamg's CUDA kernels. Every kernels/*.cu is its own
+// translation unit and includes this header and the others it needs (the Go side
+// inlines them: backend/cuda/units.go).
+#ifndef BLOCKAMG_COMMON_CUH
+#define BLOCKAMG_COMMON_CUH
+
 typedef long long i64;
 
 // THREADS is the block size every launcher uses; kernels with shared arrays size them
@@ -28,3 +32,5 @@ __device__ __forceinline__ double final_sum(int m, const double* __restrict__ pa
     block_sum(s);
     return s[0];
 }
+
+#endif

@@ -5,6 +5,9 @@
 // lies in (spg_*). Every output is summed by one thread in a fixed order (A's row
 // order; Pᵀ's rows sorted by fine row), so the products are deterministic.
 
+#include "common.cuh"
+#include "search.cuh"
+
 // pat_cand_count: cnt[i] = the candidates of row i of A·B, Σ over A's row of B's row
 // lengths (an upper bound of the row's length, the room its union gets).
 extern "C" __global__ void __launch_bounds__(THREADS) pat_cand_count(int n, const i64* __restrict__ arp, const int* __restrict__ acol,

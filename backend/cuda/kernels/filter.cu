@@ -16,6 +16,8 @@
 // ordered subset of P's); rows with rowfac < 0 (nothing dropped, or left unfiltered)
 // have P's blocks exactly and are copied.
 
+#include "common.cuh"
+
 // FILTER_KMAX bounds k for the generic kernel (its arrays are unrolled into
 // registers); mirrored by filterKMax in filter.go.
 #define FILTER_KMAX 8

@@ -21,6 +21,8 @@
 //   Ac list, per Ac block (I,J): (e << 16 | kw): entry ptrp[I]+e of Pᵀ row I, which is
 //     P block ptidx[..] of fine row ptrow[..] = i, times W block wrp[i]+kw (column J).
 
+#include "common.cuh"
+
 #define GAL_MAX 6
 
 // acc (R×C) += a (R×R) · b (R×C).

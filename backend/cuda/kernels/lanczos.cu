@@ -8,6 +8,8 @@
 //   S[LZ_A + it] alpha_it, S[LZ_B(steps) + it] beta_it, S[LZ_PQ(steps)+it] pᵀAp, S[LZ_RZ(steps)+it] rᵀz
 // A step that finds the state not running leaves every vector and scalar unchanged.
 
+#include "common.cuh"
+
 __device__ __forceinline__ bool lz_finite(double v) { return isfinite(v); }
 
 // lz_init: rz0 = rz = S[6] (the dot rᵀz just computed); breakdown when not positive.

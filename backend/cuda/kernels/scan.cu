@@ -4,6 +4,8 @@
 // writes their prefix sums within the block and the block's total to sums[b];
 // scan_sums turns the totals into exclusive offsets (one block); scan_add adds them.
 
+#include "common.cuh"
+
 #define SCAN_ITEMS 4
 
 template <typename T>

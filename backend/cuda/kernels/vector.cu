@@ -1,6 +1,8 @@
 // Vector kernels. Element-wise kernels use grid-stride loops; each element is written
 // by one thread, so results do not depend on the grid.
 
+#include "common.cuh"
+
 // y = a*x + b*y; b == 0 does not read y.
 extern "C" __global__ void __launch_bounds__(THREADS) vec_axpby(i64 n, double a, const double* __restrict__ x,
                                                                 double b, double* __restrict__ y)

@@ -168,9 +168,14 @@ def ours_row(r):
         print('ours: %s' % r['error'])
     fd = r.get('first_device_setup_seconds', 0.0)
     st = r.get('steps') or []
+    up, su = r.get('upload_seconds', 0.0) - fd, r['setup_seconds'] + fd
+    if r.get('device_setup'):
+        # Set up on the device: setup_seconds is the whole set-up there (its numeric
+        # part included), upload_seconds the upload of A and B.
+        up, su = r.get('upload_seconds', 0.0), r['setup_seconds']
     return {
-        'upload': r.get('upload_seconds', 0.0) - fd,
-        'setup': r['setup_seconds'] + fd,
+        'upload': up,
+        'setup': su,
         'solve': r['solve_seconds'],
         'pcg': r.get('pcg_seconds', float('nan')),
         'its': r['iterations'],
@@ -231,8 +236,8 @@ for label, k in rows:
     print('%-22s %s %s %s %s %s' % (label, cell(a, k), cell(f, k), cell(b, k), ratio(a, f, k), ratio(a, b, k)))
 print('AMGX: upload = AMGX_matrix_upload_all; set-up = AMGX_solver_setup; solve = b upload + solve + x download;')
 print('      new values = AMGX_matrix_replace_coefficients (host values x (1+k/10), uploaded); re-setup = AMGX_solver_resetup.')
-print('ours: upload = upload_seconds - first_device_setup_seconds (hierarchy patterns and plans);')
-print('      set-up = host set-up (setup_seconds) + first device numeric set-up; new values = device scaling (file)')
+print('ours: upload = A and B (set-up on the device) or, with --host-setup, the hierarchy patterns and plans;')
+print('      set-up = the set-up on the device, or host set-up + first device numeric set-up; new values = device scaling (file)')
 print('      or device assembly (ne, a changed soft-sphere modulus); re-setup = device re-setup.')
 if not best or f is None or b is None:
     sys.exit(1)

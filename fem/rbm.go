@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/blockamg/blockamg/bsr"
+	"github.com/blockamg/blockamg/internal/par"
 )
 
 // RigidBodyModes returns the rigid-body modes of a body whose nodes sit at coords
@@ -100,34 +101,63 @@ const dependentTol = 1e-10
 // orthonormalizeColumns makes the k columns of the n×k row-major array b orthonormal by
 // modified Gram–Schmidt, two passes.
 func orthonormalizeColumns(b []float64, n, k int) error {
-	for c := 0; c < k; c++ {
-		orig := colNorm(b, n, k, c)
-		for pass := 0; pass < 2; pass++ {
-			for q := 0; q < c; q++ {
-				dot := 0.0
-				for i := 0; i < n; i++ {
-					dot += b[i*k+q] * b[i*k+c]
-				}
-				for i := 0; i < n; i++ {
-					b[i*k+c] -= dot * b[i*k+q]
-				}
+	// The columns are copied out contiguous (the node-blocked B strides them by k):
+	// the same sums in the same order, so the same bits, but each pass reads only the
+	// two columns it uses. The dot products and norms stay serial — their order is
+	// the result — and the updates, element by element, run in parallel.
+	cols := make([][]float64, k)
+	for c := range cols {
+		cols[c] = make([]float64, n)
+	}
+	par.For(n, 0, 1<<16, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			for c := 0; c < k; c++ {
+				cols[c][i] = b[i*k+c]
 			}
 		}
-		nrm := colNorm(b, n, k, c)
+	})
+	for c := 0; c < k; c++ {
+		x := cols[c]
+		orig := norm2(x)
+		for pass := 0; pass < 2; pass++ {
+			for q := 0; q < c; q++ {
+				y := cols[q]
+				dot := 0.0
+				for i, v := range y {
+					dot += v * x[i]
+				}
+				par.For(n, 0, 1<<16, func(lo, hi int) {
+					for i := lo; i < hi; i++ {
+						x[i] -= dot * y[i]
+					}
+				})
+			}
+		}
+		nrm := norm2(x)
 		if !(nrm > dependentTol*orig) {
 			return fmt.Errorf("fem: rigid-body mode %d is linearly dependent on the previous ones (norm %.3g of %.3g left): degenerate coordinates", c, nrm, orig)
 		}
-		for i := 0; i < n; i++ {
-			b[i*k+c] /= nrm
-		}
+		par.For(n, 0, 1<<16, func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				x[i] /= nrm
+			}
+		})
 	}
+	par.For(n, 0, 1<<16, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			for c := 0; c < k; c++ {
+				b[i*k+c] = cols[c][i]
+			}
+		}
+	})
 	return nil
 }
 
-func colNorm(b []float64, n, k, c int) float64 {
+// norm2 is the Euclidean norm of x, its squares summed in order.
+func norm2(x []float64) float64 {
 	s := 0.0
-	for i := 0; i < n; i++ {
-		s += b[i*k+c] * b[i*k+c]
+	for _, v := range x {
+		s += v * v
 	}
 	return math.Sqrt(s)
 }

@@ -266,6 +266,13 @@ func (p progress) begin(format string, a ...any) func(d time.Duration) {
 	return func(d time.Duration) { fmt.Fprintf(p.w, " %.2f s\n", d.Seconds()) }
 }
 
+// took prints a phase that has ended, with its time d.
+func (p progress) took(what string, d time.Duration) {
+	if p.on {
+		fmt.Fprintf(p.w, "solve: %s ... %.2f s\n", what, d.Seconds())
+	}
+}
+
 // loadProblem builds or reads the system to solve.
 func loadProblem(c *solveConfig, pr progress) (*problem, error) {
 	if c.matrix == "" {
@@ -534,7 +541,10 @@ func solveRun(c *solveConfig, build func(p *problem) (*built, error), open func(
 	// symmetric keeps the full products, and is said so.
 	c.amg.Symmetric = false
 	if c.half {
-		if err := p.A.CheckSymmetric(); err != nil {
+		done := pr.start("checking that A is symmetric")
+		err := p.A.CheckSymmetric()
+		done()
+		if err != nil {
 			if !c.quiet {
 				fmt.Fprintf(stderr, "blockamg solve: A is %v; CG expects a symmetric operator; the Galerkin products compute all of Ac\n", err)
 			}
@@ -543,14 +553,16 @@ func solveRun(c *solveConfig, build func(p *problem) (*built, error), open func(
 		}
 	}
 	rep.SymmetricGalerkin = c.amg.Symmetric
-	label := "AMG set-up"
-	if c.deviceSetup {
-		label += " (device)"
+	var end func(time.Duration)
+	if !c.deviceSetup {
+		end = pr.begin("AMG set-up")
 	}
-	end := pr.begin(label)
 	t := time.Now()
 	bu, err := build(p)
 	if err != nil {
+		if end != nil {
+			end(time.Since(t))
+		}
 		return fail(err, "", nil)
 	}
 	setup := time.Since(t) - bu.upload
@@ -558,8 +570,13 @@ func solveRun(c *solveConfig, build func(p *problem) (*built, error), open func(
 		// Its own measure, to the device's completion; the host's checks of A and B
 		// and their upload are the upload's.
 		setup = bu.dev.Total
+		pr.took("checking and uploading A and B", bu.upload)
+		pr.took("AMG set-up (device)", setup)
+	} else if end != nil {
+		end(setup)
+	} else {
+		pr.took("AMG set-up (host)", setup)
 	}
-	end(setup)
 	if bu.fallback != nil {
 		rep.HostSetupReason = bu.fallback.Error()
 		if !c.quiet {

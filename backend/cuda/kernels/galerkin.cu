@@ -916,7 +916,7 @@ __device__ __forceinline__ void gal_tcb_round(const int2* __restrict__ pe, const
 // not unrolled further (#pragma unroll 1), as in tc-pairs' A·P, whose SASS showed
 // the device's compiler (CUDA 13) keeping few loads in flight otherwise (this walk's
 // SASS was not read). H200, ex56 ne = 64 fine level, the half's Pᵀ·W: 0.356 → 0.322
-// ms; four to a round not unrolled: 0.39 (BENCHMARKS.md, thirteenth pass). Two k
+// ms; four to a round not unrolled: 0.39 (bench/HISTORY.md). Two k
 // chunks (6×6) keep rounds of four, which would need twice the operand registers.
 template <int KC>
 __device__ __forceinline__ void gal_tcb_walk(const int2* __restrict__ pe, int np, const double* __restrict__ xs,
@@ -1006,8 +1006,8 @@ __device__ __forceinline__ void gal_w_tcb(int rr, int cc, i64 n, const int* __re
 // issued each product's loads only one product ahead. Four to a round keep 32
 // registers and no spills and put four products' loads in flight (H200, ex56 fine
 // level A·P: ne = 64 0.905 → 0.837 ms, ne = 100 3.98 → 3.53; six or eight to a round
-// ran 1–2% slower at ne = 64; BENCHMARKS.md, thirteenth pass). 40 registers kept
-// fewer warps and ran slower (eighth pass).
+// ran 1–2% slower at ne = 64; bench/HISTORY.md). 40 registers kept
+// fewer warps and ran slower.
 //
 // Each block first asks L2 (gal_prefetch_share) for the linear shares of A's values and
 // of the product lists of the block `ahead` blocks on, and of P's values `plead`
@@ -1016,8 +1016,7 @@ __device__ __forceinline__ void gal_w_tcb(int rr, int cc, i64 n, const int* __re
 // miss on first touch; asked for at once, in order, they cost less than the warps'
 // scattered misses. H200, ex56 fine level, A·P: ne = 64 1.20 → 1.06–1.09 ms; ne = 100
 // 4.70–4.81 → 4.62–4.71, within the spread between leases. `ahead` 8 or 32 the same,
-// 2048 no gain; the same for W and the lists of Pᵀ·W gained nothing (BENCHMARKS.md,
-// eleventh pass).
+// 2048 no gain; the same for W and the lists of Pᵀ·W gained nothing (bench/HISTORY.md).
 //
 // Each warp computes GAL_PAIR_ENTRIES entries in turn, the block's warps on
 // consecutive entries each round (block x, round k, warp w: entry (x·K + k)·8 + w). A

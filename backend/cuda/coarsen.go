@@ -139,21 +139,12 @@ func (b *Backend) Strength(a *Matrix, threshold float64) (*Graph, error) {
 		})
 	}
 	edges(0, 0, 0)
-	sp, sums, err := b.scanCounts(cnt)
-	if err != nil {
-		g.Free()
-		return nil, err
-	}
-	sums.Free()
-	g.rowPtr = sp
-	m, err := lastOffset(sp)
-	if err == nil {
-		g.adj, err = Alloc[int32](b, int(m))
-	}
+	sp, adj, err := b.pattern(cnt)
 	if err != nil {
 		g.Free()
 		return nil, fmt.Errorf("cuda: Strength: %w", err)
 	}
+	g.rowPtr, g.adj = sp, adj
 	edges(1, sp.Ptr(), g.adj.Ptr())
 	gp, ap := g.rowPtr.Ptr(), g.adj.Ptr()
 	b.run("graph_asym", blocks, func() { b.args.I32(ni).Ptr(gp).Ptr(ap).Ptr(fp + 4) })
@@ -193,11 +184,10 @@ func (b *Backend) symmetrize(g *Graph) error {
 	defer next.Free()
 	gp, ap, tc := g.rowPtr.Ptr(), g.adj.Ptr(), tcnt.Ptr()
 	b.run("graph_tcount", blocks, func() { b.args.I32(ni).Ptr(gp).Ptr(ap).Ptr(tc) })
-	tp, sums, err := b.scanCounts(tcnt)
+	tp, err := b.scanCounts(tcnt)
 	if err != nil {
 		return err
 	}
-	sums.Free()
 	defer tp.Free()
 	tadj, err := Alloc[int32](b, g.adj.Len())
 	if err != nil {
@@ -211,18 +201,8 @@ func (b *Backend) symmetrize(g *Graph) error {
 	b.run("graph_union", blocks, func() {
 		b.args.I32(ni).Ptr(gp).Ptr(ap).Ptr(tpp).Ptr(tap).I32(0).Ptr(uc).Ptr(0).Ptr(0)
 	})
-	up, sums, err := b.scanCounts(tcnt)
+	up, uadj, err := b.pattern(tcnt)
 	if err != nil {
-		return err
-	}
-	sums.Free()
-	m, err := lastOffset(up)
-	var uadj *Buffer[int32]
-	if err == nil {
-		uadj, err = Alloc[int32](b, int(m))
-	}
-	if err != nil {
-		up.Free()
 		return err
 	}
 	upp, uap := up.Ptr(), uadj.Ptr()
@@ -355,16 +335,11 @@ func (b *Backend) Aggregate(g *Graph, distance2 bool, minNodes int) (*Aggregates
 	// Roots, numbered in node order.
 	fl := flag.Ptr()
 	b.run("agg_isroot", blocks, func() { b.args.I32(ni).Ptr(sp).Ptr(fl) })
-	off, sums, err := b.scanCounts(flag)
+	off, m, err := b.offsets(flag)
 	if err != nil {
 		return fail(err)
 	}
-	sums.Free()
 	defer off.Free()
-	m, err := lastOffset(off)
-	if err != nil {
-		return fail(err)
-	}
 	agg.count = int(m)
 	if agg.roots, err = Alloc[int32](b, agg.count); err != nil {
 		return fail(err)
@@ -395,17 +370,8 @@ func (b *Backend) Aggregate(g *Graph, distance2 bool, minNodes int) (*Aggregates
 		return fail(err)
 	}
 	agg.small = small != 0
-	ptr, sums, err := b.scanCounts(size)
-	if err != nil {
-		return fail(err)
-	}
-	sums.Free()
-	agg.ptr = ptr
-	mm, err := lastOffset(agg.ptr)
-	if err == nil {
-		agg.members, err = Alloc[int32](b, int(mm))
-	}
-	if err != nil {
+	if agg.ptr, agg.members, err = b.pattern(size); err != nil {
+		agg.ptr, agg.members = &Buffer[int64]{b: b}, &Buffer[int32]{b: b}
 		return fail(err)
 	}
 	b.enqueue(func() error { return cudadrv.MemsetD8(szp, 0, uint64(4*agg.count)) })
@@ -433,11 +399,10 @@ func (b *Backend) Tentative(agg *Aggregates, B *Buffer[float64], bs, k int) (*Ma
 		return nil, nil, fmt.Errorf("cuda: Tentative: %d near-null vectors: at most %d on the device", k, tentKMax)
 	}
 	P := &Matrix{b: b, blockRows: n, blockCols: m, r: bs, c: k}
-	prp, sums, err := b.scanCounts(agg.aggd)
+	prp, err := b.scanCounts(agg.aggd)
 	if err != nil {
 		return nil, nil, fmt.Errorf("cuda: Tentative: %w", err)
 	}
-	sums.Free()
 	P.rowPtr = prp
 	nnz := agg.members.Len()
 	P.variant = chooseVariant(bs, k, int64(nnz), n)
@@ -491,14 +456,12 @@ func (b *Backend) SmoothPattern(a *Matrix, agg *Aggregates, k int) (*Matrix, err
 	ni, blocks := int32(n), blocksFor(int64(n))
 	rp, cp, ofp, scp, np := a.rowPtr.Ptr(), a.col.Ptr(), agg.of.Ptr(), scratch.Ptr(), cnt.Ptr()
 	b.run("smooth_pattern", blocks, func() { b.args.I32(ni).Ptr(rp).Ptr(cp).Ptr(ofp).I32(0).Ptr(scp).Ptr(np).Ptr(0).Ptr(0) })
-	yp, sums, err := b.scanCounts(cnt)
+	yp, ycol, err := b.pattern(cnt)
 	if err != nil {
 		return nil, fmt.Errorf("cuda: SmoothPattern: %w", err)
 	}
-	sums.Free()
-	Y := &Matrix{b: b, blockRows: n, blockCols: agg.count, r: a.r, c: k, rowPtr: yp}
-	nnz, err := lastOffset(yp)
-	Y.col = alloc[int32](b, int(nnz), &err)
+	nnz := int64(ycol.Len())
+	Y := &Matrix{b: b, blockRows: n, blockCols: agg.count, r: a.r, c: k, rowPtr: yp, col: ycol}
 	Y.val = alloc[float64](b, int(nnz)*a.r*k, &err)
 	if err != nil {
 		Y.Free()

@@ -35,18 +35,8 @@ func (b *Backend) patternProduct(n int, arp *Buffer[int64], acol *Buffer[int32],
 	if over != 0 {
 		return b.patternProductRooms(n, arp, acol, brp, bcol)
 	}
-	crp, sums, err := b.scanCounts(cnt)
+	crp, ccol, err := b.pattern(cnt)
 	if err != nil {
-		return nil, nil, err
-	}
-	sums.Free()
-	nnz, err := lastOffset(crp)
-	var ccol *Buffer[int32]
-	if err == nil {
-		ccol, err = Alloc[int32](b, int(nnz))
-	}
-	if err != nil {
-		crp.Free()
 		return nil, nil, err
 	}
 	rp, cc := crp.Ptr(), ccol.Ptr()
@@ -91,45 +81,13 @@ func (b *Backend) patternProductRooms(n int, arp *Buffer[int64], acol *Buffer[in
 	}
 	op, sp, np := off.Ptr(), scratch.Ptr(), cnt.Ptr()
 	b.run("pat_union", blocks, func() { b.args.I32(ni).Ptr(ap).Ptr(ac).Ptr(bp).Ptr(bc).Ptr(op).Ptr(sp).Ptr(np) })
-	crp, sums, err := b.scanCounts(cnt)
+	crp, ccol, err := b.pattern(cnt)
 	if err != nil {
-		return nil, nil, err
-	}
-	sums.Free()
-	nnz, err := lastOffset(crp)
-	var ccol *Buffer[int32]
-	if err == nil {
-		ccol, err = Alloc[int32](b, int(nnz))
-	}
-	if err != nil {
-		crp.Free()
 		return nil, nil, err
 	}
 	rp, cc := crp.Ptr(), ccol.Ptr()
 	b.run("pat_copy", blocks, func() { b.args.I32(ni).Ptr(op).Ptr(sp).Ptr(rp).Ptr(cc) })
 	return crp, ccol, b.Err()
-}
-
-// scanInt64 is scanCounts for int64 counts (scan_blocks64), which may pass 2³¹ in
-// total: the candidates of a product's rows.
-func (b *Backend) scanInt64(cnt *Buffer[int64]) (*Buffer[int64], error) {
-	n := int64(cnt.Len())
-	out, err := Alloc[int64](b, int(n+1))
-	if err != nil {
-		return nil, err
-	}
-	nb := max((n+scanItems-1)/scanItems, 1)
-	sums, err := Alloc[int64](b, int(nb))
-	if err != nil {
-		out.Free()
-		return nil, err
-	}
-	defer sums.Free()
-	cp, op, sp, m := cnt.Ptr(), out.Ptr(), sums.Ptr(), int32(nb)
-	b.run("scan_blocks64", uint32(nb), func() { b.args.I64(n).Ptr(cp).Ptr(op).Ptr(sp) })
-	b.run("scan_sums", 1, func() { b.args.I32(m).Ptr(sp) })
-	b.run("scan_add", stridedBlocks(n), func() { b.args.I64(n).Ptr(sp).Ptr(op) })
-	return out, nil
 }
 
 // transposeOnDevice gives m its transpose's pattern (zero values) and the block
@@ -146,11 +104,10 @@ func (b *Backend) transposeOnDevice(m *Matrix) error {
 	ni := int32(n)
 	rp, cp, np := m.rowPtr.Ptr(), m.col.Ptr(), cnt.Ptr()
 	b.run("tr_count", blocksFor(int64(n)), func() { b.args.I32(ni).Ptr(rp).Ptr(cp).Ptr(np) })
-	tp, sums, err := b.scanCounts(cnt)
+	tp, err := b.scanCounts(cnt)
 	if err != nil {
 		return err
 	}
-	sums.Free()
 	nnz := m.col.Len()
 	t := &Matrix{b: b, blockRows: nc, blockCols: n, r: m.c, c: m.r, rowPtr: tp}
 	t.col = alloc[int32](b, nnz, &err)
@@ -287,17 +244,10 @@ func (g *deviceGalerkin) splitSymmetric() error {
 		mirror.Free()
 		return err
 	}
-	off, sums, err := b.scanCounts(up)
-	if err != nil {
-		up.Free()
-		mirror.Free()
-		return err
-	}
-	sums.Free()
-	defer off.Free()
-	ns, err := lastOffset(off)
+	off, ns, err := b.offsets(up)
 	var sel *Buffer[int64]
 	if err == nil {
+		defer off.Free()
 		sel, err = Alloc[int64](b, int(ns))
 	}
 	if err != nil {

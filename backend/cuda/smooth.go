@@ -1,6 +1,10 @@
 package cuda
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/blockamg/blockamg/internal/cudadrv"
+)
 
 // smoothPlan is the product list of Y = X − ω·D⁻¹·A·X for one (A, X, Y): per block s
 // of Y, the (A block, X block) pairs of A·X that land in it, in A's storage order
@@ -42,13 +46,10 @@ func (b *Backend) smoothPlanFor(am, xm, ym *Matrix) (*smoothPlan, error) {
 	nY := int64(ym.col.Len())
 	p := &smoothPlan{a: am, x: xm}
 	var cnt *Buffer[int32]
-	var sums *Buffer[int64]
 	fail := func(err error) (*smoothPlan, error) {
 		p.free()
-		for _, u := range []interface{ Free() }{cnt, sums} {
-			if u != nil {
-				u.Free()
-			}
+		if cnt != nil {
+			cnt.Free()
 		}
 		return nil, fmt.Errorf("cuda: smoothing plan: %w", err)
 	}
@@ -68,20 +69,16 @@ func (b *Backend) smoothPlanFor(am, xm, ym *Matrix) (*smoothPlan, error) {
 	b.run("rs_plan_count", blocksFor(nY), func() {
 		b.args.I32(nn).I64(nY).Ptr(arp).Ptr(acol).Ptr(xrp).Ptr(xcol).Ptr(yrp).Ptr(ycol).Ptr(rowp).Ptr(xposp).Ptr(cntp)
 	})
-	if p.ptr, sums, err = b.scanCounts(cnt); err != nil {
-		return fail(err)
-	}
-	total := []int64{0}
-	if err := p.ptr.downloadAt(int(nY), total); err != nil {
+	var total int64
+	if p.ptr, total, err = b.offsets(cnt); err != nil {
 		return fail(err)
 	}
 	cnt.Free()
-	sums.Free()
-	cnt, sums = nil, nil
+	cnt = nil
 	if err := b.sticky(); err != nil {
 		return fail(err)
 	}
-	if p.pairs, err = Alloc[int32](b, int(2*max(total[0], 1))); err != nil {
+	if p.pairs, err = Alloc[int32](b, int(2*max(total, 1))); err != nil {
 		return fail(err)
 	}
 	ptrp, pairsp := p.ptr.Ptr(), p.pairs.Ptr()
@@ -116,23 +113,63 @@ func (b *Backend) smoothPlanned(p *smoothPlan, am *Matrix, bd *BlockDiag, omega 
 const scanItems = 4 * threads
 
 // scanCounts queues the exclusive prefix sums of cnt into a new buffer of Len()+1
-// offsets; it also returns the block-sums scratch buffer, which the caller frees once
-// the sums are used.
-func (b *Backend) scanCounts(cnt *Buffer[int32]) (*Buffer[int64], *Buffer[int64], error) {
-	n := int64(cnt.Len())
+// offsets (kernels/scan.cu; its scratch is freed after the launches).
+func (b *Backend) scanCounts(cnt *Buffer[int32]) (*Buffer[int64], error) {
+	return b.scan("scan_blocks", int64(cnt.Len()), cnt.Ptr())
+}
+
+// scanInt64 is scanCounts for int64 counts (scan_blocks64), whose total may pass 2³¹:
+// the candidates of a product's rows.
+func (b *Backend) scanInt64(cnt *Buffer[int64]) (*Buffer[int64], error) {
+	return b.scan("scan_blocks64", int64(cnt.Len()), cnt.Ptr())
+}
+
+// scan queues the three launches of a prefix sum of the n counts at in, the first
+// being the kernel named first.
+func (b *Backend) scan(first string, n int64, in cudadrv.DevPtr) (*Buffer[int64], error) {
 	out, err := Alloc[int64](b, int(n+1))
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	nb := max((n+scanItems-1)/scanItems, 1)
 	sums, err := Alloc[int64](b, int(nb))
 	if err != nil {
 		out.Free()
-		return nil, nil, err
+		return nil, err
 	}
-	cp, op, sp, m := cnt.Ptr(), out.Ptr(), sums.Ptr(), int32(nb)
-	b.run("scan_blocks", uint32(nb), func() { b.args.I64(n).Ptr(cp).Ptr(op).Ptr(sp) })
+	defer sums.Free()
+	op, sp, m := out.Ptr(), sums.Ptr(), int32(nb)
+	b.run(first, uint32(nb), func() { b.args.I64(n).Ptr(in).Ptr(op).Ptr(sp) })
 	b.run("scan_sums", 1, func() { b.args.I32(m).Ptr(sp) })
 	b.run("scan_add", stridedBlocks(n), func() { b.args.I64(n).Ptr(sp).Ptr(op) })
-	return out, sums, nil
+	return out, nil
+}
+
+// offsets is scanCounts with the total, for which it waits.
+func (b *Backend) offsets(cnt *Buffer[int32]) (*Buffer[int64], int64, error) {
+	off, err := b.scanCounts(cnt)
+	if err != nil {
+		return nil, 0, err
+	}
+	total, err := lastOffset(off)
+	if err != nil {
+		off.Free()
+		return nil, 0, err
+	}
+	return off, total, nil
+}
+
+// pattern turns block counts per row into row pointers and an allocated column array
+// of their total, for a fill kernel to write.
+func (b *Backend) pattern(cnt *Buffer[int32]) (*Buffer[int64], *Buffer[int32], error) {
+	rp, nnz, err := b.offsets(cnt)
+	if err != nil {
+		return nil, nil, err
+	}
+	col, err := Alloc[int32](b, int(nnz))
+	if err != nil {
+		rp.Free()
+		return nil, nil, err
+	}
+	return rp, col, nil
 }

@@ -27,7 +27,7 @@ func TestScanCounts(t *testing.T) {
 		if err := cb.Upload(cnt); err != nil {
 			t.Fatal(err)
 		}
-		out, sums, err := be.scanCounts(cb)
+		out, err := be.scanCounts(cb)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -46,7 +46,6 @@ func TestScanCounts(t *testing.T) {
 		}
 		cb.Free()
 		out.Free()
-		sums.Free()
 	}
 	if err := be.Err(); err != nil {
 		t.Fatal(err)

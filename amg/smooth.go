@@ -69,6 +69,11 @@ func newSmoothPlan(A, X *bsr.Matrix, workers int) *smoothPlan {
 	return &smoothPlan{Y: Y}
 }
 
+// SmoothPattern returns a matrix with the pattern of one Jacobi smoothing step of X,
+// A·X ∪ X (rows sorted), and zero values: the pattern Setup gives the smoothed
+// prolongator, for a set-up made elsewhere to be checked or mirrored against.
+func SmoothPattern(A, X *bsr.Matrix, workers int) *bsr.Matrix { return newSmoothPlan(A, X, workers).Y }
+
 // numeric fills Y for the current values of A and X, the block inverses dinv of A's
 // diagonal (n consecutive b×b blocks) and the weight omega. Every row of Y is summed by
 // one goroutine in the order of A's and X's storage, so the bits do not depend on

@@ -73,39 +73,9 @@ func Coarsen(a backend.Matrix, B backend.Vector, k int, opt backend.CoarsenOptio
 	P, Bc := amg.Tentative(agg, bv.Data(), A.R, k, workers)
 	co.Ptent, co.Bc = cpu.WrapMatrix(P), cpu.WrapVector(Bc)
 	if opt.Smooth {
-		co.P = cpu.WrapMatrix(smoothPattern(A, P))
+		co.P = cpu.WrapMatrix(amg.SmoothPattern(A, P, workers))
 	}
 	return co, nil
-}
-
-// smoothPattern returns Y with the pattern of A·X ∪ X (rows sorted) and zero values,
-// the pattern amg gives one smoothing step.
-func smoothPattern(A, X *bsr.Matrix) *bsr.Matrix {
-	n, m := A.BlockRows, X.BlockCols
-	Y := &bsr.Matrix{BlockRows: n, BlockCols: m, R: X.R, C: X.C, RowPtr: make([]int64, n+1)}
-	mark := make([]int, m)
-	for c := range mark {
-		mark[c] = -1
-	}
-	for i := 0; i < n; i++ {
-		start := len(Y.ColIdx)
-		see := func(j int) {
-			for t := X.RowPtr[j]; t < X.RowPtr[j+1]; t++ {
-				if c := X.ColIdx[t]; mark[c] != i {
-					mark[c] = i
-					Y.ColIdx = append(Y.ColIdx, c)
-				}
-			}
-		}
-		see(i)
-		for q := A.RowPtr[i]; q < A.RowPtr[i+1]; q++ {
-			see(int(A.ColIdx[q]))
-		}
-		slices.Sort(Y.ColIdx[start:])
-		Y.RowPtr[i+1] = int64(len(Y.ColIdx))
-	}
-	Y.Val = make([]float64, int64(len(Y.ColIdx))*int64(Y.R*Y.C))
-	return Y
 }
 
 // NewGalerkinOn plans Ac = PᵀAP on the CPU backend r for the CPU operators a and p.

@@ -396,14 +396,18 @@ func loadProblem(c *solveConfig, pr progress) (*problem, error) {
 
 // stepResult is one solve: the first one, or one recurring step.
 type stepResult struct {
-	Step             int     `json:"step"`
-	AssemblySeconds  float64 `json:"assembly_seconds"`
-	SetupSeconds     float64 `json:"setup_seconds"`
-	SolveSeconds     float64 `json:"solve_seconds"`
-	Iterations       int     `json:"iterations"`
-	RelativeResidual number  `json:"relative_residual"`
-	GalerkinSeconds  float64 `json:"galerkin_seconds"`      // PᵀAP numeric, all levels
-	FineGalerkin     float64 `json:"fine_galerkin_seconds"` // PᵀAP numeric, finest level
+	Step            int     `json:"step"`
+	AssemblySeconds float64 `json:"assembly_seconds"`
+	// AssembledOnDevice: ex56 was assembled on the device, pattern and values
+	// (--gpu with the set-up there): the host never held A, and UploadSeconds
+	// covers B alone.
+	AssembledOnDevice bool    `json:"assembled_on_device,omitempty"`
+	SetupSeconds      float64 `json:"setup_seconds"`
+	SolveSeconds      float64 `json:"solve_seconds"`
+	Iterations        int     `json:"iterations"`
+	RelativeResidual  number  `json:"relative_residual"`
+	GalerkinSeconds   float64 `json:"galerkin_seconds"`      // PᵀAP numeric, all levels
+	FineGalerkin      float64 `json:"fine_galerkin_seconds"` // PᵀAP numeric, finest level
 	// PᵀAP numeric per level (all but the coarsest), and on a device the variant run.
 	GalerkinLevels   []float64 `json:"galerkin_level_seconds,omitempty"`
 	GalerkinVariants []string  `json:"galerkin_variants,omitempty"`
@@ -440,6 +444,10 @@ type solveReport struct {
 	Iterations       int     `json:"iterations"`
 	RelativeResidual number  `json:"relative_residual"`
 	AssemblySeconds  float64 `json:"assembly_seconds"`
+	// AssembledOnDevice: ex56 was assembled on the device, pattern and values
+	// (--gpu with the set-up there): the host never held A, and UploadSeconds
+	// covers B alone.
+	AssembledOnDevice bool `json:"assembled_on_device,omitempty"`
 	// SetupSeconds is the AMG set-up: on the host (amg.Setup), or after a set-up on
 	// the device its total (device_setup's total_seconds), uploads of A and B
 	// excluded.
@@ -597,11 +605,17 @@ func solveRun(c *solveConfig, build func(p *problem) (*built, error), open func(
 	}
 	setup := time.Since(t) - bu.upload
 	rep.AssemblySeconds = (p.symbolic + p.numeric).Seconds() // a device assembly ran inside build
+	rep.AssembledOnDevice = p.onDevice
 	if bu.dev != nil {
 		// Its own measure, to the device's completion; the host's checks of A and B
 		// and their upload are the upload's.
 		setup = bu.dev.Total
-		pr.took("checking and uploading A and B", bu.upload)
+		if p.onDevice {
+			pr.took("assembly on the device", p.symbolic+p.numeric)
+			pr.took("checking and uploading B", bu.upload)
+		} else {
+			pr.took("checking and uploading A and B", bu.upload)
+		}
 		pr.took("AMG set-up (device)", setup)
 	} else if end != nil {
 		end(setup)
@@ -907,8 +921,12 @@ func printSteps(w io.Writer, r *solveReport) {
 	}
 	perIt := 1e3 * r.PCGSeconds / float64(max(r.Iterations, 1))
 	if r.DeviceSetup != nil {
-		fmt.Fprintf(w, "upload of A and B %.4f s; set-up on the device %.4f s (numeric part %.4f s); device memory %.2f GB; %.3f ms per CG iteration (PCG alone)\n\n",
-			r.UploadSeconds, r.SetupSeconds, r.FirstDeviceSetupSeconds, float64(r.DeviceMemoryBytes)/1e9, perIt)
+		up := "upload of A and B"
+		if r.AssembledOnDevice {
+			up = "A assembled on the device; upload of B"
+		}
+		fmt.Fprintf(w, "%s %.4f s; set-up on the device %.4f s (numeric part %.4f s); device memory %.2f GB; %.3f ms per CG iteration (PCG alone)\n\n",
+			up, r.UploadSeconds, r.SetupSeconds, r.FirstDeviceSetupSeconds, float64(r.DeviceMemoryBytes)/1e9, perIt)
 	} else {
 		fmt.Fprintf(w, "upload of patterns and plans + first device set-up %.4f s (device numeric set-up %.4f s); device memory %.2f GB; %.3f ms per CG iteration (PCG alone)\n\n",
 			r.UploadSeconds, r.FirstDeviceSetupSeconds, float64(r.DeviceMemoryBytes)/1e9, perIt)

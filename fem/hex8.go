@@ -11,7 +11,9 @@ var hex8Corner = [8][3]float64{
 
 // hex8 is the trilinear hexahedron, N_a = (1+ξ_aξ)(1+η_aη)(1+ζ_aζ)/8. Its stiffness
 // uses 2×2×2 Gauss points, exact on a parallelepiped and the standard full
-// integration otherwise; the load uses the same points.
+// integration otherwise. The load uses 3×3×3 points: on a distorted element detJ has
+// degree 2 in each variable, so N_a·f·detJ with f linear has degree 4, beyond what
+// 2×2×2 points integrate.
 var hex8 = RefElement{
 	Type: mesh.Hex8,
 	Shape: func(x [3]float64, n []float64, dn [][3]float64) {
@@ -22,5 +24,5 @@ var hex8 = RefElement{
 		}
 	},
 	Stiffness: gaussCube(2),
-	Load:      gaussCube(2),
+	Load:      gaussCube(3),
 }

@@ -12,20 +12,29 @@ type Rule struct {
 // Len is the number of points.
 func (r Rule) Len() int { return len(r.Weights) }
 
-// gaussLegendre returns the n-point Gauss–Legendre rule on [0, 1] (n = 1, 2 or 3),
-// exact for polynomials of degree 2n−1.
+// gaussLegendre returns the n-point Gauss–Legendre rule on [−1, 1] (n = 1, 2 or 3),
+// exact for polynomials of degree 2n−1; its points are exact negatives of each other.
 func gaussLegendre(n int) (x, w []float64) {
 	switch n {
 	case 1:
-		return []float64{0.5}, []float64{1}
+		return []float64{0}, []float64{2}
 	case 2:
-		g := 0.5 / math.Sqrt(3)
-		return []float64{0.5 - g, 0.5 + g}, []float64{0.5, 0.5}
+		g := 1 / math.Sqrt(3)
+		return []float64{-g, g}, []float64{1, 1}
 	case 3:
-		g := 0.5 * math.Sqrt(0.6)
-		return []float64{0.5 - g, 0.5, 0.5 + g}, []float64{5.0 / 18, 8.0 / 18, 5.0 / 18}
+		g := math.Sqrt(0.6)
+		return []float64{-g, 0, g}, []float64{5.0 / 9, 8.0 / 9, 5.0 / 9}
 	}
 	panic("fem: gaussLegendre: n outside 1…3")
+}
+
+// gaussUnit is gaussLegendre mapped onto [0, 1].
+func gaussUnit(n int) (x, w []float64) {
+	x, w = gaussLegendre(n)
+	for i := range x {
+		x[i], w[i] = (1+x[i])/2, w[i]/2
+	}
+	return x, w
 }
 
 // gaussCube is the n×n×n tensor Gauss rule on [−1, 1]³ (x fastest), exact for
@@ -36,8 +45,8 @@ func gaussCube(n int) Rule {
 	for k := range x {
 		for j := range x {
 			for i := range x {
-				r.Points = append(r.Points, [3]float64{2*x[i] - 1, 2*x[j] - 1, 2*x[k] - 1})
-				r.Weights = append(r.Weights, 8*w[i]*w[j]*w[k])
+				r.Points = append(r.Points, [3]float64{x[i], x[j], x[k]})
+				r.Weights = append(r.Weights, w[i]*w[j]*w[k])
 			}
 		}
 	}
@@ -50,8 +59,8 @@ func gaussSquare(n int) Rule {
 	var r Rule
 	for j := range x {
 		for i := range x {
-			r.Points = append(r.Points, [3]float64{2*x[i] - 1, 2*x[j] - 1, 0})
-			r.Weights = append(r.Weights, 4*w[i]*w[j])
+			r.Points = append(r.Points, [3]float64{x[i], x[j], 0})
+			r.Weights = append(r.Weights, w[i]*w[j])
 		}
 	}
 	return r
@@ -84,7 +93,7 @@ func tetDegree2() Rule {
 // becomes a polynomial of degree p+2 in u, p+1 in v and p in w, so n points per
 // direction integrate degree 2n−3 exactly (n = 3: degree 3, 27 points).
 func tetCollapsed(n int) Rule {
-	x, w := gaussLegendre(n)
+	x, w := gaussUnit(n)
 	var r Rule
 	for i := range x {
 		for j := range x {
@@ -112,7 +121,7 @@ func triDegree2() Rule {
 // points of the unit square mapped by ξ = u, η = (1−u)v with Jacobian (1−u); degree
 // 2n−2 is integrated exactly (n = 3: degree 4, 9 points).
 func triCollapsed(n int) Rule {
-	x, w := gaussLegendre(n)
+	x, w := gaussUnit(n)
 	var r Rule
 	for i := range x {
 		for j := range x {

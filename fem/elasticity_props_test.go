@@ -3,6 +3,7 @@ package fem_test
 import (
 	"errors"
 	"math"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/blockamg/blockamg/bsr"
@@ -169,3 +170,65 @@ func TestNumericRejectsAndAllocates(t *testing.T) {
 }
 
 func errorsIs(err, target error) bool { return errors.Is(err, target) }
+
+// TestRenumberedOperator assembles on a shuffled mesh and on its RCM renumbering: the
+// operators are equal up to the permutation, bit for bit (each block sums the same
+// elements in the same order), the right-hand sides to round-off (the elimination's
+// sums follow the column order, which the renumbering changes), and the band shrinks.
+func TestRenumberedOperator(t *testing.T) {
+	base := boxMesh(t, mesh.Tet10, 3, 3, 2, 0.2, 6)
+	shuffle := make([]int32, base.Nodes())
+	for i := range shuffle {
+		shuffle[i] = int32(i)
+	}
+	rng := rand.New(rand.NewPCG(6, 7))
+	rng.Shuffle(len(shuffle), func(i, j int) { shuffle[i], shuffle[j] = shuffle[j], shuffle[i] })
+	m1 := base.Renumber(shuffle)
+	perm := mesh.RCM(m1)
+	m2 := m1.Renumber(perm)
+	if m2.Bandwidth() >= m1.Bandwidth()/2 {
+		t.Errorf("bandwidth %d after RCM, %d before", m2.Bandwidth(), m1.Bandwidth())
+	}
+	assemble := func(m *mesh.Mesh) (*bsr.Matrix, []float64) {
+		fixed := mixedMask(t, m)
+		el := mustElasticity(t, m, fem.ElasticityOptions{Fixed: fixed})
+		E, nu := materials(t, el)
+		A := el.NewMatrix()
+		if err := el.Numeric(A, E, nu, 2); err != nil {
+			t.Fatal(err)
+		}
+		b := make([]float64, A.Rows())
+		if err := el.RHS(b, A, fem.Loads{Body: []fem.BodyForce{{Force: smoothField}},
+			Traction: []fem.Traction{{Group: "ymax", Force: linearForce}}, Prescribed: fem.Prescribe(m, fixed, smoothField)}); err != nil {
+			t.Fatal(err)
+		}
+		return A, b
+	}
+	A1, b1 := assemble(m1)
+	A2, b2 := assemble(m2)
+	if A1.NNZBlocks() != A2.NNZBlocks() {
+		t.Fatalf("%d blocks before, %d after", A1.NNZBlocks(), A2.NNZBlocks())
+	}
+	for i := 0; i < A2.BlockRows; i++ {
+		for k := A2.RowPtr[i]; k < A2.RowPtr[i+1]; k++ {
+			j := int(A2.ColIdx[k])
+			k1, ok := A1.Find(int(perm[i]), int(perm[j]))
+			if !ok {
+				t.Fatalf("block (%d,%d) has no counterpart", i, j)
+			}
+			for r, v := range A2.Block(k) {
+				if math.Float64bits(v) != math.Float64bits(A1.Block(k1)[r]) {
+					t.Fatalf("block (%d,%d)[%d] = %v, before renumbering %v", i, j, r, v, A1.Block(k1)[r])
+				}
+			}
+		}
+	}
+	scale := maxAbs(b1)
+	for i := 0; i < A2.BlockRows; i++ {
+		for c := 0; c < 3; c++ {
+			if d := math.Abs(b2[3*i+c] - b1[3*int(perm[i])+c]); d > 1e-14*scale {
+				t.Fatalf("b[%d] = %v, before renumbering %v", 3*i+c, b2[3*i+c], b1[3*int(perm[i])+c])
+			}
+		}
+	}
+}

@@ -260,10 +260,15 @@ func mixedMask(t testing.TB, m *mesh.Mesh) []uint8 {
 // linear body force and a mixed Dirichlet mask with prescribed values.
 func TestAssemblyMatchesDense(t *testing.T) {
 	for _, c := range []struct {
-		typ        mesh.Type
-		nx, ny, nz int
-	}{{mesh.Tet4, 3, 2, 2}, {mesh.Tet10, 2, 2, 1}, {mesh.Hex8, 3, 3, 2}} {
-		m := boxMesh(t, c.typ, c.nx, c.ny, c.nz, 0.25, 7)
+		name string
+		m    *mesh.Mesh
+	}{
+		{"tet4", boxMesh(t, mesh.Tet4, 3, 2, 2, 0.25, 7)},
+		{"tet10", boxMesh(t, mesh.Tet10, 2, 2, 1, 0.25, 7)},
+		{"hex8", boxMesh(t, mesh.Hex8, 3, 3, 2, 0.25, 7)},
+		{"tet10+hex8", mixedMesh(t)},
+	} {
+		m := c.m
 		fixed := mixedMask(t, m)
 		g := fem.Prescribe(m, fixed, smoothField)
 		for _, withBC := range []bool{false, true} {
@@ -293,13 +298,13 @@ func TestAssemblyMatchesDense(t *testing.T) {
 			for i := range K {
 				if d := math.Abs(got[i] - K[i]); d > 1e-13*scale {
 					nn := len(F)
-					t.Fatalf("%v (Dirichlet %v): entry (%d,%d) = %.17g, dense %.17g", c.typ, withBC, i/nn, i%nn, got[i], K[i])
+					t.Fatalf("%v (Dirichlet %v): entry (%d,%d) = %.17g, dense %.17g", c.name, withBC, i/nn, i%nn, got[i], K[i])
 				}
 			}
 			fs := maxAbs(F)
 			for i := range F {
 				if d := math.Abs(b[i] - F[i]); d > 1e-13*fs {
-					t.Fatalf("%v (Dirichlet %v): b[%d] = %.17g, dense %.17g", c.typ, withBC, i, b[i], F[i])
+					t.Fatalf("%v (Dirichlet %v): b[%d] = %.17g, dense %.17g", c.name, withBC, i, b[i], F[i])
 				}
 			}
 			// Every pattern block couples nodes of one element: the pattern is the
@@ -311,7 +316,7 @@ func TestAssemblyMatchesDense(t *testing.T) {
 			// Clamped on a side: the eliminated matrix is SPD (gonum's Cholesky).
 			var ch mat.Cholesky
 			if !ch.Factorize(mat.NewSymDense(len(F), got)) {
-				t.Errorf("%v: eliminated matrix not positive definite", c.typ)
+				t.Errorf("%v: eliminated matrix not positive definite", c.name)
 			}
 		}
 	}

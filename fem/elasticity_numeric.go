@@ -100,31 +100,38 @@ func (el *Elasticity) numericRows(lo, hi int, val, E, nu []float64) {
 			for q := 0; q < s.nq; q++ {
 				p := (el.qptr[e] + int64(q)) * qRecord
 				rec := (*[qRecord]float64)(el.qdata[p : p+qRecord])
+				r0, r1, r2, r3, r4, r5, r6, r7, r8 := rec[0], rec[1], rec[2], rec[3], rec[4], rec[5], rec[6], rec[7], rec[8]
 				grad := s.grad[q*n*3 : (q+1)*n*3]
 				for b := 0; b < n; b++ {
-					d0, d1, d2 := grad[3*b], grad[3*b+1], grad[3*b+2]
-					for d := 0; d < 3; d++ {
-						g[b][d] = float64(float64(d0*rec[d])+float64(d1*rec[3+d])) + float64(d2*rec[6+d])
+					d := (*[3]float64)(grad[3*b:])
+					d0, d1, d2 := d[0], d[1], d[2]
+					g[b] = [3]float64{
+						float64(float64(d0*r0)+float64(d1*r3)) + float64(d2*r6),
+						float64(float64(d0*r1)+float64(d1*r4)) + float64(d2*r7),
+						float64(float64(d0*r2)+float64(d1*r5)) + float64(d2*r8),
 					}
 				}
 				cm := float64(rec[9] * mu)
 				cl := float64(rec[9] * lambda)
-				ga := g[la]
+				ga0, ga1, ga2 := g[la][0], g[la][1], g[la][2]
 				for b := 0; b < n; b++ {
-					gb := g[b]
-					ds := float64(cm * (float64(float64(ga[0]*gb[0])+float64(ga[1]*gb[1])) + float64(ga[2]*gb[2])))
+					// p_ij = ga_i·gb_j; entry (i, j) adds m = cm·p_ji and l = cl·p_ij
+					// (the documented m = cm·(ga_j·gb_i) is the same product).
+					gb0, gb1, gb2 := g[b][0], g[b][1], g[b][2]
+					p00, p01, p02 := float64(ga0*gb0), float64(ga0*gb1), float64(ga0*gb2)
+					p10, p11, p12 := float64(ga1*gb0), float64(ga1*gb1), float64(ga1*gb2)
+					p20, p21, p22 := float64(ga2*gb0), float64(ga2*gb1), float64(ga2*gb2)
+					ds := float64(cm * ((p00 + p11) + p22))
 					kb := &kr[b]
-					for i := 0; i < 3; i++ {
-						for j := 0; j < 3; j++ {
-							m := float64(cm * float64(ga[j]*gb[i]))
-							l := float64(cl * float64(ga[i]*gb[j]))
-							if i == j {
-								kb[4*i] += (ds + m) + l
-							} else {
-								kb[3*i+j] += m + l
-							}
-						}
-					}
+					kb[0] += (ds + float64(cm*p00)) + float64(cl*p00)
+					kb[1] += float64(cm*p10) + float64(cl*p01)
+					kb[2] += float64(cm*p20) + float64(cl*p02)
+					kb[3] += float64(cm*p01) + float64(cl*p10)
+					kb[4] += (ds + float64(cm*p11)) + float64(cl*p11)
+					kb[5] += float64(cm*p21) + float64(cl*p12)
+					kb[6] += float64(cm*p02) + float64(cl*p20)
+					kb[7] += float64(cm*p12) + float64(cl*p21)
+					kb[8] += (ds + float64(cm*p22)) + float64(cl*p22)
 				}
 			}
 			sl := el.slot[el.slotPtr[k]:el.slotPtr[k+1]]

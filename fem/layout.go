@@ -53,9 +53,9 @@ type ElasticityLayout struct {
 // stiffness quadrature points: Grad[(q·Nodes + b)·3 + k] = ∂N̂_b/∂ξ_k at point q.
 type ElementKind struct {
 	Type   mesh.Type
-	Nodes  int
-	Points int
-	Grad   []float64
+	Nodes  int       // nodes per element, Type.Nodes()
+	Points int       // stiffness quadrature points per element
+	Grad   []float64 // Points×Nodes×3 reference gradients
 }
 
 // Layout returns the arrays of the symbolic phase (shared, read-only).

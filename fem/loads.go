@@ -19,14 +19,14 @@ func Uniform(v [3]float64) VectorField { return func([3]float64) [3]float64 { re
 
 // BodyForce is a force per unit volume acting on a volume group.
 type BodyForce struct {
-	Group string // the volume group's name, or its tag in decimal; "" for every volume element
-	Force VectorField
+	Group string      // the volume group's name, or its tag in decimal; "" for every volume element
+	Force VectorField // force per unit volume at a point
 }
 
 // Traction is a force per unit area acting on the faces of a surface group.
 type Traction struct {
-	Group string // the surface group's name, or its tag in decimal
-	Force VectorField
+	Group string      // the surface group's name, or its tag in decimal
+	Force VectorField // force per unit area at a point of a face
 }
 
 // Loads is what RHS turns into a right-hand side.

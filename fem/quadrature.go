@@ -5,8 +5,8 @@ import "math"
 // Rule is a quadrature rule on a reference cell: ∫ f ≈ Σ_q Weights[q]·f(Points[q]).
 // Surface rules leave the third coordinate of their points zero.
 type Rule struct {
-	Points  [][3]float64
-	Weights []float64
+	Points  [][3]float64 // reference coordinates of the points
+	Weights []float64    // one per point
 }
 
 // Len is the number of points.

@@ -10,7 +10,7 @@ import "github.com/blockamg/blockamg/mesh"
 // Elements are registered by mesh.Type in one table (refElements): a new type is one
 // file defining its RefElement and one line there.
 type RefElement struct {
-	Type mesh.Type
+	Type mesh.Type // the mesh's element type it serves
 	// Shape writes the shape functions N_a(ξ) into n[a] and their reference gradients
 	// ∂N_a/∂ξ_k into dn[a][k], for a < Type.Nodes() (k < 2 on a surface, dn[a][2]
 	// then 0). It is safe for concurrent use.

@@ -34,7 +34,7 @@ type ElasticityOptions struct {
 	// DetTol rejects an element whose Jacobian determinant at one of its stiffness
 	// quadrature points is ≤ DetTol·L³, L the diagonal of the box around its nodes
 	// (a relative measure, so that the test does not depend on the mesh's units).
-	// 0 means DefaultDetTol.
+	// ≤ 0 means DefaultDetTol.
 	DetTol float64
 	// Workers bounds the goroutines of NewElasticity, RHS and VonMises (≤ 0:
 	// par.Workers()). No result depends on it.
@@ -76,7 +76,6 @@ type Elasticity struct {
 	saved    []float64
 	last     *bsr.Matrix // the matrix of the latest Numeric, whose couplings saved holds
 
-	rhsMu   sync.Mutex
 	elemVec []float64 // RHS's element load vectors, 3 per incidence, allocated on first use
 }
 

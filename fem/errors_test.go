@@ -95,6 +95,9 @@ func TestInputErrors(t *testing.T) {
 	if err := fem.FixGroup(m, fixed, "nowhere", 7); !errors.Is(err, fem.ErrLoad) {
 		t.Errorf("FixGroup of an unknown group: %v", err)
 	}
+	if err := fem.FixGroup(m, fixed, "", 7); !errors.Is(err, fem.ErrLoad) {
+		t.Errorf("FixGroup without a group: %v", err)
+	}
 	if err := fem.FixGroup(m, fixed, "xmin", 9); !errors.Is(err, fem.ErrLoad) {
 		t.Errorf("FixGroup with mask 9: %v", err)
 	}
@@ -104,6 +107,7 @@ func TestInputErrors(t *testing.T) {
 		{Body: []fem.BodyForce{{Group: "nowhere", Force: linearForce}}},
 		{Body: []fem.BodyForce{{Force: nan}}},
 		{Traction: []fem.Traction{{Group: "left", Force: linearForce}}}, // a volume group
+		{Traction: []fem.Traction{{Force: linearForce}}},                // no group
 	} {
 		if err := el.RHS(b, nil, l); !errors.Is(err, fem.ErrLoad) {
 			t.Errorf("loads %+v: error %v", l, err)

@@ -43,7 +43,8 @@ type Loads struct {
 
 // FixGroup sets the bits comps (1: x, 2: y, 4: z) in fixed, one mask per node, for
 // every node of the faces of surface group group (a name or a decimal tag). A group
-// the mesh does not have, or comps above 7, is an error wrapping ErrLoad.
+// the mesh does not have (or ""), or comps above 7, is an error wrapping ErrLoad; a
+// face node outside the mesh one wrapping mesh.ErrMesh.
 func FixGroup(m *mesh.Mesh, fixed []uint8, group string, comps uint8) error {
 	if len(fixed) != m.Nodes() {
 		panic(fmt.Sprintf("fem: FixGroup: mask of %d nodes for a mesh of %d", len(fixed), m.Nodes()))
@@ -52,7 +53,7 @@ func FixGroup(m *mesh.Mesh, fixed []uint8, group string, comps uint8) error {
 		return fmt.Errorf("%w: component mask %d above 7", ErrLoad, comps)
 	}
 	g, ok := m.GroupByName(2, group)
-	if !ok {
+	if !ok || group == "" {
 		return fmt.Errorf("%w: no surface group %q", ErrLoad, group)
 	}
 	for i := range m.Surfaces {
@@ -94,10 +95,13 @@ func Prescribe(m *mesh.Mesh, fixed []uint8, g VectorField) []float64 {
 	return v
 }
 
-// groupTag resolves a load's group: ok false with all true for "" (every element).
+// groupTag resolves a load's group; all is true for a body force's "" (every element).
 func groupTag(m *mesh.Mesh, dim int, name string) (tag int32, all bool, err error) {
 	if name == "" && dim == 3 {
 		return 0, true, nil
+	}
+	if name == "" {
+		return 0, false, fmt.Errorf("%w: a traction without a surface group", ErrLoad)
 	}
 	g, ok := m.GroupByName(dim, name)
 	if !ok {
@@ -148,8 +152,6 @@ func (el *Elasticity) RHS(b []float64, A *bsr.Matrix, loads Loads) error {
 		}
 		trac[i] = tag
 	}
-	el.rhsMu.Lock()
-	defer el.rhsMu.Unlock()
 	clear(b)
 	if len(body) > 0 {
 		el.bodyLoads(b, body)

@@ -166,6 +166,69 @@ func NewSolver(A *bsr.Matrix, ns *NullSpace, opt Options) (*Solver, error) {
 	return s, nil
 }
 
+// NewSolverOn is NewSolver for a fine matrix that is on the device already — made
+// there by a device assembly (fem/cudafem's Symbolic and Numeric), so that no
+// matrix-sized array is ever on the host: the whole set-up runs on opt.Device, which
+// must be a backend.Coarsener (cuda.Backend is), from A and ns (ns uploaded; nil
+// means ConstantModes). A's values are not checked on the host (there are none):
+// the set-up's own checks (a missing or zero diagonal block, a non-positive
+// spectrum) apply. Its symmetry cannot be checked either, so opt.AssumeSymmetric or
+// opt.FullGalerkin must say which Galerkin product to use. Options the device set-up
+// does not cover (ErrUnsupported: see Backend) are refused, since no host set-up can
+// stand in for it; so is HostSetup. The solver takes A over: Close frees it, and
+// a failed NewSolverOn does too. New values come as for any device set-up: written
+// into FineOperator (A itself) on the device, then Refresh; Update, which takes a
+// host matrix, refuses (ErrUnsupported). Backend and CUDA are not read: the device
+// is Device, the one A is on.
+func NewSolverOn(A backend.Matrix, ns *NullSpace, opt Options) (*Solver, error) {
+	if A == nil {
+		return nil, fmt.Errorf("blockamg: %w: no matrix", ErrInput)
+	}
+	fail := func(err error) (*Solver, error) {
+		A.Free()
+		return nil, err
+	}
+	co, ok := opt.Device.(backend.Coarsener)
+	switch {
+	case !ok:
+		return fail(fmt.Errorf("blockamg: %w: NewSolverOn needs an Options.Device that sets up on the device (a backend.Coarsener, such as cuda.Backend)", ErrOptions))
+	case opt.HostSetup:
+		return fail(fmt.Errorf("blockamg: %w: HostSetup with a matrix on the device: a host set-up needs the host matrix (NewSolver)", ErrOptions))
+	case !opt.AssumeSymmetric && !opt.FullGalerkin:
+		return fail(fmt.Errorf("blockamg: %w: a matrix on the device is not checked for symmetry: set AssumeSymmetric (it is symmetric) or FullGalerkin", ErrOptions))
+	}
+	if !cycle.KnownSmoother(opt.AMG.Smoother) {
+		return fail(fmt.Errorf("blockamg: %w: smoother %q, want one of %s", ErrOptions, opt.AMG.Smoother, cycle.SmootherNames()))
+	}
+	if err := opt.Solve.Validate(); err != nil {
+		return fail(fmt.Errorf("blockamg: %w: %w", ErrOptions, err))
+	}
+	br, bc, r, c := A.Dims()
+	if br != bc || r != c {
+		return fail(fmt.Errorf("blockamg: %w: matrix of %d×%d blocks of %d×%d, want square blocks and as many block rows as columns", ErrInput, br, bc, r, c))
+	}
+	opt.AMG.Workers, opt.Solve.Workers = opt.Workers, opt.Workers
+	opt.AMG.Symmetric = !opt.FullGalerkin
+	if d, ok := opt.Device.(interface{ SetSymmetric(bool) }); ok {
+		d.SetSymmetric(opt.AMG.Symmetric)
+	}
+	s := &Solver{opt: opt, resident: true, be: opt.Device, rs: opt.Device,
+		pattern: &bsr.Matrix{BlockRows: br, BlockCols: bc, R: r, C: c}}
+	if err := cycle.CheckSetupResident(co, opt.AMG); err != nil {
+		return fail(fmt.Errorf("blockamg: device set-up: %w", err))
+	}
+	start := time.Now()
+	ns, err := amg.CheckNullSpace(br, r, ns)
+	if err != nil {
+		return fail(fmt.Errorf("blockamg: set-up: %w", err))
+	}
+	if err := s.setupOn(co, A, ns, start); err != nil {
+		s.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
 func (s *Solver) setup(A *bsr.Matrix, ns *NullSpace) error {
 	pat := *A
 	pat.Val = nil
@@ -218,6 +281,12 @@ func (s *Solver) setupDevice(co backend.Coarsener, A *bsr.Matrix, ns *NullSpace)
 	if err != nil {
 		return fmt.Errorf("blockamg: device set-up: fine operator: %w", err)
 	}
+	return s.setupOn(co, dA, ns, start)
+}
+
+// setupOn uploads ns and builds the hierarchy of dA on co (cycle.SetupResident),
+// which takes dA over (freed on a failure too); start is when the upload began.
+func (s *Solver) setupOn(co backend.Coarsener, dA backend.Matrix, ns *NullSpace, start time.Time) error {
 	dB, err := co.NewVector(len(ns.Data))
 	if err != nil {
 		dA.Free()
@@ -345,6 +414,9 @@ func wrapSolve(err error) error {
 func (s *Solver) Update(A *bsr.Matrix) error {
 	if A == nil {
 		return fmt.Errorf("blockamg: update: %w", ErrPattern)
+	}
+	if s.pattern.RowPtr == nil {
+		return fmt.Errorf("blockamg: update: %w: the solver's matrix was given on the device (NewSolverOn): write new values into FineOperator there, then Refresh", ErrUnsupported)
 	}
 	err := s.update(A)
 	if err != nil {

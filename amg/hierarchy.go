@@ -197,14 +197,21 @@ func CheckInput(A *bsr.Matrix, ns *NullSpace) (*NullSpace, error) {
 	if err := A.Validate(); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInput, err)
 	}
+	return CheckNullSpace(A.BlockRows, A.R, ns)
+}
+
+// CheckNullSpace is CheckInput's check of the near-null space alone, for a matrix of
+// blockRows block rows of b×b blocks that is not on the host (a device's): ns nil
+// means ConstantModes.
+func CheckNullSpace(blockRows, b int, ns *NullSpace) (*NullSpace, error) {
 	if ns == nil {
-		ns = ConstantModes(A.BlockRows, A.R)
+		ns = ConstantModes(blockRows, b)
 	}
 	if err := ns.check(); err != nil {
 		return nil, err
 	}
-	if ns.Rows != A.Rows() {
-		return nil, fmt.Errorf("%w: near-null space has %d rows, matrix %d", ErrInput, ns.Rows, A.Rows())
+	if ns.Rows != blockRows*b {
+		return nil, fmt.Errorf("%w: near-null space has %d rows, matrix %d", ErrInput, ns.Rows, blockRows*b)
 	}
 	return ns, nil
 }

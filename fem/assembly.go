@@ -33,12 +33,9 @@ type Assembly struct {
 
 	defaultModulus []float64 // ElementModulus(), for Numeric with nil modulus
 
-	// Row-gather tables. Block row n gathers from the (up to) eight elements around it;
-	// the element at position p = ex + 2ey + 4ez has its lowest corner at node
-	// n + (ex−1, ey−1, ez−1).
-	local [8]int     // local index of node n inside the element at position p
-	slot  [8][8]int8 // stencil position (0…26) of the element's local node b, seen from n
-	diag  [8][3]float64
+	// tables are the row gather's: the local index, slots and clamped diagonals of
+	// the (up to) eight elements around a node (GatherTables).
+	tables GatherTables
 }
 
 // Symbolic builds the block pattern and the tables of the numeric phase, using up to
@@ -86,19 +83,7 @@ func (b *Box) Symbolic(workers int) (*Assembly, error) {
 		Matrix: &bsr.Matrix{BlockRows: nodes, BlockCols: nodes, R: 3, C: 3,
 			RowPtr: rowPtr, ColIdx: colIdx, Val: val},
 		defaultModulus: b.ElementModulus(),
-	}
-	for p := 0; p < 8; p++ {
-		ex, ey, ez := p&1, (p>>1)&1, p>>2
-		a.local[p] = localIndex[1-ex][1-ey][1-ez]
-		for lb, o := range localNode {
-			dx, dy, dz := o[0]+ex-1, o[1]+ey-1, o[2]+ez-1
-			a.slot[p][lb] = int8(stencil(dx, dy, dz))
-		}
-	}
-	for la := 0; la < 8; la++ {
-		for c := 0; c < 3; c++ {
-			a.diag[la][c] = dirichletDiag * b.kb[la][la][4*c]
-		}
+		tables:         b.gatherTables(),
 	}
 	return a, nil
 }
@@ -239,16 +224,16 @@ func (a *Assembly) numericRows(lo, hi int, rowPtr []int64, val, modulus []float6
 					}
 					m := modulus[ei+ne*(ej+ne*ek)]
 					p := ex + 2*ey + 4*ez
-					la := a.local[p]
+					la := a.tables.Local[p]
 					if k == 0 {
-						d, s := &buf[13], &a.diag[la]
+						d, s := &buf[13], &a.tables.Diag[la]
 						d[0] += m * s[0]
 						d[4] += m * s[1]
 						d[8] += m * s[2]
 						continue
 					}
 					kr := &b.kb[la]
-					sl := &a.slot[p]
+					sl := &a.tables.Slot[p]
 					for lb := first; lb < 8; lb++ {
 						d, s := &buf[sl[lb]], &kr[lb]
 						d[0] += m * s[0]

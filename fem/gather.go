@@ -56,26 +56,43 @@ func FirstNode(k, ek int) int {
 }
 
 // GatherTables returns a copy of the tables of the numeric phase.
-func (a *Assembly) GatherTables() GatherTables {
-	return GatherTables{
-		Ne:    a.box.ne,
-		Nn:    a.box.nn,
-		Ref:   a.box.kb,
-		Diag:  a.diag,
-		Local: a.local,
-		Slot:  a.slot,
+func (a *Assembly) GatherTables() GatherTables { return a.tables }
+
+// GatherTables returns the tables of the numeric phase of the box's assembly, the
+// same as Symbolic's Assembly has, without building the matrix: for an
+// implementation that makes the pattern and the values elsewhere (on a GPU).
+func (b *Box) GatherTables() GatherTables { return b.gatherTables() }
+
+func (b *Box) gatherTables() GatherTables {
+	g := GatherTables{Ne: b.ne, Nn: b.nn, Ref: b.kb}
+	for p := 0; p < 8; p++ {
+		ex, ey, ez := p&1, (p>>1)&1, p>>2
+		g.Local[p] = localIndex[1-ex][1-ey][1-ez]
+		for lb, o := range localNode {
+			dx, dy, dz := o[0]+ex-1, o[1]+ey-1, o[2]+ez-1
+			g.Slot[p][lb] = int8(stencil(dx, dy, dz))
+		}
 	}
+	for la := 0; la < 8; la++ {
+		for c := 0; c < 3; c++ {
+			g.Diag[la][c] = dirichletDiag * b.kb[la][la][4*c]
+		}
+	}
+	return g
 }
 
 // CheckModulus reports whether modulus is valid input for Numeric: one value per
 // element, each finite and non-negative. It returns Numeric's error for it (nil for a
 // nil modulus, which means the default material).
-func (a *Assembly) CheckModulus(modulus []float64) error {
+func (a *Assembly) CheckModulus(modulus []float64) error { return a.box.CheckModulus(modulus) }
+
+// CheckModulus is Assembly.CheckModulus for the box's assembly.
+func (b *Box) CheckModulus(modulus []float64) error {
 	if modulus == nil {
 		return nil
 	}
-	if len(modulus) != a.box.Elements() {
-		return fmt.Errorf("fem: %d element moduli for %d elements", len(modulus), a.box.Elements())
+	if len(modulus) != b.Elements() {
+		return fmt.Errorf("fem: %d element moduli for %d elements", len(modulus), b.Elements())
 	}
 	for e, m := range modulus {
 		if !(m >= 0) || math.IsInf(m, 0) {

@@ -21,8 +21,7 @@ var ErrTooLarge = errors.New("fem: problem too large for this machine's memory")
 // blocks in all.
 func (b *Box) MatrixBytes() int64 {
 	nn := int64(b.nn)
-	s := 3*nn - 2
-	nnzb := s * s * s
+	nnzb := b.NNZBlocks()
 	return (nn*nn*nn+1)*8 + nnzb*4 + nnzb*9*8
 }
 
@@ -297,4 +296,11 @@ func unescapeMount(s string) string {
 		b.WriteByte(s[i])
 	}
 	return b.String()
+}
+
+// NNZBlocks returns the number of 3×3 blocks of the assembled matrix: the 27-point
+// stencil of every node, clipped at the faces.
+func (b *Box) NNZBlocks() int64 {
+	s := 3*int64(b.nn) - 2
+	return s * s * s
 }

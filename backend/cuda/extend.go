@@ -1,6 +1,8 @@
 package cuda
 
 import (
+	"fmt"
+
 	"github.com/blockamg/blockamg/backend"
 	"github.com/blockamg/blockamg/internal/cudadrv"
 )
@@ -76,4 +78,28 @@ func (u *Buffer[T]) CopyFrom(src *Buffer[T]) {
 	}
 	dp, sp, bytes := u.Ptr(), src.Ptr(), uint64(src.Bytes())
 	u.b.enqueue(func() error { return cudadrv.MemcpyDtoD(dp, sp, bytes) })
+}
+
+// NewMatrixOn makes a device BSR matrix of blockRows×blockCols blocks of r×c from a
+// pattern already on the device — rowPtr (blockRows+1 values, rowPtr[0] = 0) and col
+// (rowPtr[blockRows] sorted block columns per row) — and allocates its values, zero.
+// The matrix takes both buffers over: its Free frees them, and so does a failure
+// here. It is for a package that computes a pattern on the device (a device
+// assembly's symbolic phase), so that no matrix-sized array crosses the bus; the
+// pattern is not checked here.
+func (b *Backend) NewMatrixOn(blockRows, blockCols, r, c int, rowPtr *Buffer[int64], col *Buffer[int32]) (*Matrix, error) {
+	if rowPtr.Backend() != b || col.Backend() != b || rowPtr.Len() != blockRows+1 || r <= 0 || c <= 0 {
+		panic("cuda: NewMatrixOn: pattern buffers of another backend or of the wrong size")
+	}
+	d := &Matrix{b: b, blockRows: blockRows, blockCols: blockCols, r: r, c: c, rowPtr: rowPtr, col: col}
+	nnzb := int64(col.Len())
+	d.variant = chooseVariant(r, c, nnzb, blockRows)
+	val, err := Alloc[float64](b, int(nnzb)*r*c)
+	if err != nil {
+		rowPtr.Free()
+		col.Free()
+		return nil, fmt.Errorf("cuda: values of %d×%d blocks of %d×%d: %w", blockRows, blockCols, r, c, err)
+	}
+	d.val = val
+	return d, nil
 }

@@ -179,7 +179,11 @@ func printDevicePhases(w io.Writer, r *solveReport, p *problem) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "phase (first set-up on the device)\tseconds\t")
 	row := func(name string, s float64) { fmt.Fprintf(tw, "%s\t%.4f\t\n", name, s) }
-	if p.asm != nil {
+	switch {
+	case p.onDevice:
+		row("assembly on the device (symbolic)", p.symbolic.Seconds())
+		row("assembly on the device (numeric)", p.numeric.Seconds())
+	case p.asm != nil:
 		row("assembly (symbolic)", p.symbolic.Seconds())
 		row("assembly (numeric)", p.numeric.Seconds())
 	}

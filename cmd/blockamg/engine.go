@@ -277,7 +277,7 @@ func (e *backendEngine) step(k int, p *problem, rhs []float64, threads int, sr *
 	fine := e.s.FineOperator()
 	// The new material is the caller's input: computed before the clock starts.
 	var mod []float64
-	if p.asm != nil && e.assemble != nil {
+	if p.box != nil && e.assemble != nil {
 		if e.mod == nil {
 			e.mod = e.hostVector(p.box.Elements())
 		}
@@ -286,12 +286,12 @@ func (e *backendEngine) step(k int, p *problem, rhs []float64, threads int, sr *
 	}
 	t := time.Now()
 	switch {
-	case p.asm != nil && e.assemble != nil:
+	case p.box != nil && e.assemble != nil:
 		be.SetPhase(fmt.Sprintf("step %d assembly (device)", k))
 		if err := e.assemble(mod); err != nil {
 			return err
 		}
-	case p.asm == nil:
+	case p.box == nil:
 		be.SetPhase(fmt.Sprintf("step %d new values (device scaling)", k))
 		be.ScaleValues(fine, stepFactor(k))
 	default:

@@ -40,6 +40,10 @@ const (
 	// products' rooms, graphs) on top for a moment: 10% more.
 	memPerUnknownDevSetupHost   = 800
 	memPerUnknownDevSetupDevice = 2500
+	// With the set-up on the device ex56 is assembled there too (deviceAssembly): the
+	// host keeps vectors only — coordinates, the six rigid-body modes, b, x and their
+	// page-locked copies, the moduli — about 20 float64 per unknown.
+	memPerUnknownDevAsmHost = 200
 	// A matrix file: the reader's triplets and CSR come before the BSR matrix. The
 	// ex56 matrix written by gen for ne = 24 and 48 (3.50M and 27.4M non-zeros, 78 per
 	// row) peaked at 111 and 747 MB read as PETSc binary, 144 and 1024 MB as Matrix
@@ -111,6 +115,8 @@ func (c *solveConfig) hostMemoryNeed() (need int64, what string, ok bool) {
 		n := 3 * int64(c.ne+1) * int64(c.ne+1) * int64(c.ne+1)
 		per, where := float64(memPerUnknown), "set-up and solve"
 		switch {
+		case c.setsUpOnDevice() && !c.mms:
+			per, where = memPerUnknownDevAsmHost, "the host side of a --gpu run (assembly and set-up on the device)"
 		case c.setsUpOnDevice():
 			per, where = memPerUnknownDevSetupHost, "the host side of a --gpu run (set-up on the device)"
 		case c.gpu:

@@ -81,7 +81,15 @@ func TestSolveMemoryModel(t *testing.T) {
 		}
 	}
 	withLimits(t, fem.MemoryLimit{Name: "MemAvailable (/proc/meminfo)", Limit: 32e9, Available: 30e9})
-	refused(t, []string{"--gpu", "--ne", "250"}, "ex56 ne = 250 (47439753 unknowns)", "set-up on the device", "needs about 38 GB", "leaves 30 GB")
+	// --manufactured assembles on the host (its right-hand side is A times a vector there).
+	refused(t, []string{"--gpu", "--manufactured", "--ne", "250"}, "ex56 ne = 250 (47439753 unknowns)", "set-up on the device", "needs about 38 GB", "leaves 30 GB")
+	// Assembled on the device too, the host holds vectors only: about 200 bytes per
+	// unknown.
+	if _, _, stderr := runTimed(t, 10*time.Second, "solve", "--gpu", "--ne", "250"); strings.Contains(stderr, "too large") {
+		t.Errorf("--gpu --ne 250 (device assembly) on 30 GB: %s", stderr)
+	}
+	withLimits(t, fem.MemoryLimit{Name: "MemAvailable (/proc/meminfo)", Limit: 8e9, Available: 7.5e9})
+	refused(t, []string{"--gpu", "--ne", "250"}, "ex56 ne = 250 (47439753 unknowns)", "assembly and set-up on the device", "needs about 9.51 GB", "leaves 7.5 GB")
 
 	// The device check, set-up on the device: ne = 250 fits an H200's 139 GB, not 100.
 	d := solveConfig{ne: 250, gpu: true, amg: amg.DefaultOptions()}

@@ -73,8 +73,26 @@ type problem struct {
 	ns   *amg.NullSpace
 	asm  *fem.Assembly // nil for a matrix read from a file
 	box  *fem.Box
+	// onDevice: ex56 to be assembled on the device, pattern and values (--gpu with
+	// the device set-up): A and asm stay nil, and the host holds vectors only.
+	onDevice bool
 	// assembly times of the first, symbolic + numeric, assembly (zero for a file)
 	symbolic, numeric time.Duration
+}
+
+// rows returns the number of unknowns; blockSize the unknowns per block row.
+func (p *problem) rows() int {
+	if p.A == nil {
+		return p.box.Unknowns()
+	}
+	return p.A.Rows()
+}
+
+func (p *problem) blockSize() int {
+	if p.A == nil {
+		return 3
+	}
+	return p.A.R
 }
 
 func runSolve(args []string, stdout, stderr io.Writer) error {
@@ -277,11 +295,24 @@ func (p progress) took(what string, d time.Duration) {
 func loadProblem(c *solveConfig, pr progress) (*problem, error) {
 	if c.matrix == "" {
 		pr.on = pr.on && c.ne >= 40
-		p := fem.Ex56(c.ne)
-		p.Alpha = c.alpha
-		box, err := fem.NewBox(p)
+		ex := fem.Ex56(c.ne)
+		ex.Alpha = c.alpha
+		box, err := fem.NewBox(ex)
 		if err != nil {
 			return nil, err
+		}
+		B, _, err := fem.RigidBodyModes(box.Coords(), 3, true)
+		if err != nil {
+			return nil, err
+		}
+		p := &problem{
+			name: fmt.Sprintf("ex56 ne=%d alpha=%g", c.ne, c.alpha),
+			b:    box.RHS(), box: box, ns: &amg.NullSpace{Rows: box.Unknowns(), Cols: 6, Data: B},
+		}
+		if c.deviceAssembly() {
+			// The matrix is made on the device by the GPU set-up (solveGPU).
+			p.onDevice = true
+			return p, nil
 		}
 		done := pr.start("assembling ex56 ne=%d (%d unknowns)", c.ne, box.Unknowns())
 		t := time.Now()
@@ -296,15 +327,8 @@ func loadProblem(c *solveConfig, pr progress) (*problem, error) {
 		}
 		num := time.Since(t)
 		done()
-		B, _, err := fem.RigidBodyModes(box.Coords(), 3, true)
-		if err != nil {
-			return nil, err
-		}
-		return &problem{
-			name: fmt.Sprintf("ex56 ne=%d alpha=%g", c.ne, c.alpha),
-			A:    asm.Matrix, b: box.RHS(), asm: asm, box: box, symbolic: sym, numeric: num,
-			ns: &amg.NullSpace{Rows: box.Unknowns(), Cols: 6, Data: B},
-		}, nil
+		p.A, p.asm, p.symbolic, p.numeric = asm.Matrix, asm, sym, num
+		return p, nil
 	}
 
 	if st, err := os.Stat(c.matrix); err == nil && st.Size() < 50<<20 {
@@ -372,14 +396,18 @@ func loadProblem(c *solveConfig, pr progress) (*problem, error) {
 
 // stepResult is one solve: the first one, or one recurring step.
 type stepResult struct {
-	Step             int     `json:"step"`
-	AssemblySeconds  float64 `json:"assembly_seconds"`
-	SetupSeconds     float64 `json:"setup_seconds"`
-	SolveSeconds     float64 `json:"solve_seconds"`
-	Iterations       int     `json:"iterations"`
-	RelativeResidual number  `json:"relative_residual"`
-	GalerkinSeconds  float64 `json:"galerkin_seconds"`      // PᵀAP numeric, all levels
-	FineGalerkin     float64 `json:"fine_galerkin_seconds"` // PᵀAP numeric, finest level
+	Step            int     `json:"step"`
+	AssemblySeconds float64 `json:"assembly_seconds"`
+	// AssembledOnDevice: ex56 was assembled on the device, pattern and values
+	// (--gpu with the set-up there): the host never held A, and UploadSeconds
+	// covers B alone.
+	AssembledOnDevice bool    `json:"assembled_on_device,omitempty"`
+	SetupSeconds      float64 `json:"setup_seconds"`
+	SolveSeconds      float64 `json:"solve_seconds"`
+	Iterations        int     `json:"iterations"`
+	RelativeResidual  number  `json:"relative_residual"`
+	GalerkinSeconds   float64 `json:"galerkin_seconds"`      // PᵀAP numeric, all levels
+	FineGalerkin      float64 `json:"fine_galerkin_seconds"` // PᵀAP numeric, finest level
 	// PᵀAP numeric per level (all but the coarsest), and on a device the variant run.
 	GalerkinLevels   []float64 `json:"galerkin_level_seconds,omitempty"`
 	GalerkinVariants []string  `json:"galerkin_variants,omitempty"`
@@ -416,6 +444,10 @@ type solveReport struct {
 	Iterations       int     `json:"iterations"`
 	RelativeResidual number  `json:"relative_residual"`
 	AssemblySeconds  float64 `json:"assembly_seconds"`
+	// AssembledOnDevice: ex56 was assembled on the device, pattern and values
+	// (--gpu with the set-up there): the host never held A, and UploadSeconds
+	// covers B alone.
+	AssembledOnDevice bool `json:"assembled_on_device,omitempty"`
 	// SetupSeconds is the AMG set-up: on the host (amg.Setup), or after a set-up on
 	// the device its total (device_setup's total_seconds), uploads of A and B
 	// excluded.
@@ -490,10 +522,10 @@ func solveRun(c *solveConfig, build func(p *problem) (*built, error), open func(
 	if err != nil {
 		return err
 	}
-	pr.on = pr.on && p.A.Rows() >= 100_000
-	n := p.A.Rows()
+	n := p.rows()
+	pr.on = pr.on && n >= 100_000
 	rep := &solveReport{
-		Problem: p.name, Unknowns: n, BlockSize: p.A.R, NullSpace: p.A.R, Threads: workersOf(c.threads),
+		Problem: p.name, Unknowns: n, BlockSize: p.blockSize(), NullSpace: p.blockSize(), Threads: workersOf(c.threads),
 		AssemblySeconds: (p.symbolic + p.numeric).Seconds(),
 	}
 	if p.ns != nil {
@@ -540,7 +572,13 @@ func solveRun(c *solveConfig, build func(p *problem) (*built, error), open func(
 	// products compute half of each (amg.Options.Symmetric). A matrix that is not
 	// symmetric keeps the full products, and is said so.
 	c.amg.Symmetric = false
-	if c.half {
+	switch {
+	case c.half && p.onDevice:
+		// ex56's matrix is exactly symmetric by construction (its reference element
+		// matrix is; fem's tests check the assembled one), and there is no host copy
+		// to check.
+		c.amg.Symmetric = true
+	case c.half:
 		done := pr.start("checking that A is symmetric")
 		err := p.A.CheckSymmetric()
 		done()
@@ -566,11 +604,18 @@ func solveRun(c *solveConfig, build func(p *problem) (*built, error), open func(
 		return fail(err, "", nil)
 	}
 	setup := time.Since(t) - bu.upload
+	rep.AssemblySeconds = (p.symbolic + p.numeric).Seconds() // a device assembly ran inside build
+	rep.AssembledOnDevice = p.onDevice
 	if bu.dev != nil {
 		// Its own measure, to the device's completion; the host's checks of A and B
 		// and their upload are the upload's.
 		setup = bu.dev.Total
-		pr.took("checking and uploading A and B", bu.upload)
+		if p.onDevice {
+			pr.took("assembly on the device", p.symbolic+p.numeric)
+			pr.took("checking and uploading B", bu.upload)
+		} else {
+			pr.took("checking and uploading A and B", bu.upload)
+		}
 		pr.took("AMG set-up (device)", setup)
 	} else if end != nil {
 		end(setup)
@@ -876,8 +921,12 @@ func printSteps(w io.Writer, r *solveReport) {
 	}
 	perIt := 1e3 * r.PCGSeconds / float64(max(r.Iterations, 1))
 	if r.DeviceSetup != nil {
-		fmt.Fprintf(w, "upload of A and B %.4f s; set-up on the device %.4f s (numeric part %.4f s); device memory %.2f GB; %.3f ms per CG iteration (PCG alone)\n\n",
-			r.UploadSeconds, r.SetupSeconds, r.FirstDeviceSetupSeconds, float64(r.DeviceMemoryBytes)/1e9, perIt)
+		up := "upload of A and B"
+		if r.AssembledOnDevice {
+			up = "A assembled on the device; upload of B"
+		}
+		fmt.Fprintf(w, "%s %.4f s; set-up on the device %.4f s (numeric part %.4f s); device memory %.2f GB; %.3f ms per CG iteration (PCG alone)\n\n",
+			up, r.UploadSeconds, r.SetupSeconds, r.FirstDeviceSetupSeconds, float64(r.DeviceMemoryBytes)/1e9, perIt)
 	} else {
 		fmt.Fprintf(w, "upload of patterns and plans + first device set-up %.4f s (device numeric set-up %.4f s); device memory %.2f GB; %.3f ms per CG iteration (PCG alone)\n\n",
 			r.UploadSeconds, r.FirstDeviceSetupSeconds, float64(r.DeviceMemoryBytes)/1e9, perIt)

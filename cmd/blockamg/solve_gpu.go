@@ -8,6 +8,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/blockamg/blockamg"
 	"github.com/blockamg/blockamg/amg/cycle"
 	"github.com/blockamg/blockamg/backend/cuda"
 	"github.com/blockamg/blockamg/fem/cudafem"
@@ -76,15 +77,17 @@ func solveGPU(c *solveConfig, stdout, stderr io.Writer) error {
 		e.hostAlloc, e.hostFree = be.HostAlloc, be.HostFree
 		e.startUpload = be.StartUpload
 		elements := 0
-		if p.asm != nil {
+		if p.box != nil {
 			elements = p.box.Elements()
-			var err error
-			if asm, err = cudafem.New(be, p.asm); err != nil {
-				return err
-			}
 			fine := e.s.FineOperator().(*cuda.Matrix)
-			if err := asm.CheckPattern(fine); err != nil {
-				return err
+			if asm == nil { // else made by the device assembly, on fine's pattern
+				var err error
+				if asm, err = cudafem.New(be, p.asm); err != nil {
+					return err
+				}
+				if err := asm.CheckPattern(fine); err != nil {
+					return err
+				}
 			}
 			e.assemble = func(mod []float64) error { return asm.NumericHost(fine, mod) }
 		}
@@ -108,7 +111,58 @@ func solveGPU(c *solveConfig, stdout, stderr io.Writer) error {
 		return nil
 	}
 	var eng *backendEngine
-	return solveRun(c, backendSetup(c, be, &eng), backendOpen(&eng, more), stdout, stderr)
+	build := backendSetup(c, be, &eng)
+	onDevice := func(p *problem) (*built, error) {
+		if !p.onDevice {
+			return build(p)
+		}
+		var A *cuda.Matrix
+		var err error
+		if asm, A, err = assembleOnDevice(be, p); err != nil {
+			return nil, err
+		}
+		be.SetPhase("upload + device set-up")
+		s, err := blockamg.NewSolverOn(A, p.ns, c.solverOptions(be))
+		if err != nil {
+			return nil, err
+		}
+		eng = &backendEngine{s: s, be: be, amgOpt: c.amg, upload: s.UploadTime().Seconds()}
+		return builtBy(s), nil
+	}
+	return solveRun(c, onDevice, backendOpen(&eng, more), stdout, stderr)
+}
+
+// deviceAssembly reports whether the problem is to be assembled on the device,
+// pattern and values, so that the host never holds the matrix: ex56 (not a file)
+// with --gpu and the device set-up (not --host-setup, and options it covers), and
+// not --manufactured, whose right-hand side is A times a vector on the host.
+func (c *solveConfig) deviceAssembly() bool {
+	return c.gpu && c.deviceSetup && c.matrix == "" && !c.mms
+}
+
+// assembleOnDevice runs ex56's symbolic and numeric assembly on the device
+// (cudafem.Symbolic, NumericHost with the default material), timed into p.
+func assembleOnDevice(be *cuda.Backend, p *problem) (*cudafem.Assembly, *cuda.Matrix, error) {
+	be.SetPhase("assembly (device)")
+	t := time.Now()
+	asm, A, err := cudafem.Symbolic(be, p.box)
+	if err == nil {
+		err = be.Err()
+	}
+	p.symbolic = time.Since(t)
+	t = time.Now()
+	if err == nil {
+		err = asm.NumericHost(A, nil)
+	}
+	p.numeric = time.Since(t)
+	if err != nil {
+		if asm != nil {
+			A.Free()
+			asm.Free()
+		}
+		return nil, nil, fmt.Errorf("device assembly: %w", err)
+	}
+	return asm, A, nil
 }
 
 // releaseHost drops the problem's host matrix and near-null space after a set-up on

@@ -39,7 +39,7 @@ const (
 // does not on amd64 (GOAMD64 < v3); see fem.GatherTables.
 type Assembly struct {
 	b                       *cuda.Backend
-	fa                      *fem.Assembly
+	box                     *fem.Box
 	nn, ne, nodes, elements int
 	nnzb                    int64
 	tabF                    *cuda.Buffer[float64] // Ref then Diag
@@ -54,13 +54,58 @@ type Assembly struct {
 // New uploads the gather tables of fa once to b's device. fa's matrix must have fewer
 // than 2³¹ block rows (fem.MaxNe guarantees it).
 func New(b *cuda.Backend, fa *fem.Assembly) (*Assembly, error) {
-	g := fa.GatherTables()
 	m := fa.Matrix
-	nodes := g.Nn * g.Nn * g.Nn
-	if m.BlockRows != nodes || m.BlockCols != nodes || m.R != 3 || m.C != 3 || int64(nodes) >= 1<<31-asmRows*asmGroups {
-		return nil, fmt.Errorf("cuda: assembly: matrix of %d×%d blocks of %d×%d for %d nodes", m.BlockRows, m.BlockCols, m.R, m.C, nodes)
+	nodes := fa.Box().Nodes()
+	if m == nil || m.BlockRows != nodes || m.BlockCols != nodes || m.R != 3 || m.C != 3 || m.NNZBlocks() != fa.Box().NNZBlocks() {
+		return nil, fmt.Errorf("cuda: assembly: not the matrix of a %d-node box assembly", nodes)
 	}
-	da := &Assembly{b: b, fa: fa, nn: g.Nn, ne: g.Ne, nodes: nodes, elements: g.Ne * g.Ne * g.Ne, nnzb: m.NNZBlocks()}
+	return newAssembly(b, fa.Box())
+}
+
+// Symbolic runs the symbolic phase of box's assembly on b's device: it makes the
+// matrix fem.Box.Symbolic makes — the same pattern, with zero values — in device
+// memory, and the Assembly that fills it, so that no matrix-sized array is on the
+// host or crosses the bus (the pattern is arithmetic on the grid: kernel
+// asm_pattern). The caller owns the matrix (Free).
+func Symbolic(b *cuda.Backend, box *fem.Box) (*Assembly, *cuda.Matrix, error) {
+	da, err := newAssembly(b, box)
+	if err != nil {
+		return nil, nil, err
+	}
+	nodes := box.Nodes()
+	rp, err := cuda.Alloc[int64](b, nodes+1)
+	if err != nil {
+		da.Free()
+		return nil, nil, fmt.Errorf("cuda: assembly: pattern: %w", err)
+	}
+	col, err := cuda.Alloc[int32](b, int(box.NNZBlocks()))
+	if err != nil {
+		rp.Free()
+		da.Free()
+		return nil, nil, fmt.Errorf("cuda: assembly: pattern: %w", err)
+	}
+	nn, n, rpp, cp := int32(da.nn), int32(nodes), rp.Ptr(), col.Ptr()
+	b.Launch("asm_pattern", cuda.BlocksFor(int64(nodes)), func(a *cudadrv.Args) { a.I32(nn).I32(n).Ptr(rpp).Ptr(cp) })
+	A, err := b.NewMatrixOn(nodes, nodes, 3, 3, rp, col)
+	if err != nil {
+		da.Free()
+		return nil, nil, fmt.Errorf("cuda: assembly: %w", err)
+	}
+	if err := b.Failed(); err != nil {
+		A.Free()
+		da.Free()
+		return nil, nil, fmt.Errorf("cuda: assembly: pattern: %w", err)
+	}
+	return da, A, nil
+}
+
+func newAssembly(b *cuda.Backend, box *fem.Box) (*Assembly, error) {
+	g := box.GatherTables()
+	nodes := g.Nn * g.Nn * g.Nn
+	if int64(nodes) >= 1<<31-asmRows*asmGroups {
+		return nil, fmt.Errorf("cuda: assembly: %d nodes: at most 2³¹ on the device", nodes)
+	}
+	da := &Assembly{b: b, box: box, nn: g.Nn, ne: g.Ne, nodes: nodes, elements: g.Ne * g.Ne * g.Ne, nnzb: box.NNZBlocks()}
 
 	tf := make([]float64, 0, 8*8*9+8*3)
 	for la := range g.Ref {
@@ -94,7 +139,7 @@ func New(b *cuda.Backend, fa *fem.Assembly) (*Assembly, error) {
 		da.Free()
 		return nil, fmt.Errorf("cuda: assembly tables: %w", err)
 	}
-	for _, name := range []string{"asm_numeric", "asm_check_pattern", "asm_check_modulus"} {
+	for _, name := range []string{"asm_numeric", "asm_check_pattern", "asm_check_modulus", "asm_pattern"} {
 		if err = b.LookupKernel(name); err != nil {
 			da.Free()
 			return nil, fmt.Errorf("cuda: assembly: %w", err)
@@ -191,14 +236,14 @@ func (da *Assembly) numeric(A *cuda.Matrix, modulus *cuda.Buffer[float64], bad c
 func (da *Assembly) NumericHost(A *cuda.Matrix, modulus []float64) error {
 	da.live()
 	if modulus != nil && len(modulus) != da.elements {
-		return da.fa.CheckModulus(modulus)
+		return da.box.CheckModulus(modulus)
 	}
 	if err := da.checkSizes(A); err != nil {
 		return err
 	}
 	if modulus == nil {
 		if da.defaultModulus == nil {
-			da.defaultModulus = da.fa.Box().ElementModulus()
+			da.defaultModulus = da.box.ElementModulus()
 		}
 		modulus = da.defaultModulus
 	}
@@ -231,7 +276,7 @@ func (da *Assembly) NumericHost(A *cuda.Matrix, modulus []float64) error {
 	if !bad {
 		return nil
 	}
-	if err := da.fa.CheckModulus(modulus); err != nil {
+	if err := da.box.CheckModulus(modulus); err != nil {
 		return err
 	}
 	return fmt.Errorf("cuda: assembly: element %d: modulus %v rejected on the device", e, modulus[e])

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -339,4 +340,50 @@ func TestAssemblyGPUPerf(t *testing.T) {
 		be.Name(), reps, bw.MemcpyGBs, bw.KernelGBs)
 	t.Logf("asm_numeric ne=%d (%d unknowns, %d blocks): %.3f ms median of %d; %.3f GB must move (values written + moduli read) → %.0f GB/s = %.0f%% of copy; floor %.3f ms, %.2f× it (bitwise equal to fem.Numeric)",
 		ne, 3*fa.Matrix.BlockRows, fa.Matrix.NNZBlocks(), ms, reps, float64(bytes)/1e9, gbs, 100*gbs/copyGBs, floor, ms/floor)
+}
+
+// TestSymbolicGPUMatchesCPU: the device's symbolic phase makes fem.Box.Symbolic's
+// pattern (row pointers and columns downloaded and compared), its values are zero, and the numeric phase on it gives fem.Numeric's
+// values bit for bit.
+func TestSymbolicGPUMatchesCPU(t *testing.T) {
+	be := device(t)
+	for _, ne := range []int{1, 2, 3, 6} {
+		fa := asmSymbolic(t, ne)
+		da, dA, err := Symbolic(be, fa.Box())
+		if err != nil {
+			t.Fatal(err)
+		}
+		rp := make([]int64, dA.RowPtr().Len())
+		col := make([]int32, dA.ColIdx().Len())
+		if err := dA.RowPtr().Download(rp); err != nil {
+			t.Fatal(err)
+		}
+		if err := dA.ColIdx().Download(col); err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(rp, fa.Matrix.RowPtr) {
+			t.Fatalf("ne=%d: device row pointers differ from fem's", ne)
+		}
+		if !slices.Equal(col, fa.Matrix.ColIdx) {
+			t.Fatalf("ne=%d: device columns differ from fem's", ne)
+		}
+		for i, v := range asmDownload(t, dA.Values()) {
+			if v != 0 {
+				t.Fatalf("ne=%d: value %d = %v before the numeric phase, want 0", ne, i, v)
+			}
+		}
+		if err := da.CheckPattern(dA); err != nil {
+			t.Errorf("ne=%d: CheckPattern: %v", ne, err)
+		}
+		if err := fa.Numeric(fa.Matrix, nil, 0); err != nil {
+			t.Fatal(err)
+		}
+		asmPoison(t, dA)
+		if err := da.NumericHost(dA, nil); err != nil {
+			t.Fatal(err)
+		}
+		asmSameBits(t, fmt.Sprintf("ne=%d, device pattern", ne), fa.Matrix.RowPtr, asmDownload(t, dA.Values()), fa.Matrix.Val)
+		dA.Free()
+		da.Free()
+	}
 }

@@ -148,3 +148,30 @@ extern "C" __global__ void __launch_bounds__(THREADS) asm_check_pattern(int nn, 
                 ok = col[q] == n + dx + nn * (dy + nn * dz);
     if (!ok) atomicMin(bad, n);
 }
+
+// asm_stencil_before: the stencil blocks of the rows before index t along one axis of
+// nn nodes: a node keeps 2 neighbours (itself and one) at either end and 3 inside.
+__device__ __forceinline__ i64 asm_stencil_before(int t) { return t == 0 ? 0 : 3 * (i64)t - 1; }
+
+// asm_pattern: fem.Box.Symbolic's pattern made on the device, one thread per block
+// row: the 27-point stencil of every node clipped at the faces, columns ascending.
+// Row n's start is a closed form (the rows before it, layer by layer, line by line),
+// so no prefix sum is needed; the last row writes rowPtr[nodes].
+extern "C" __global__ void __launch_bounds__(THREADS) asm_pattern(int nn, int nodes, i64* __restrict__ rowPtr,
+                                                                  int* __restrict__ col)
+{
+    const int n = blockIdx.x * THREADS + threadIdx.x;
+    if (n >= nodes) return;
+    const int i = n % nn, j = (n / nn) % nn, k = n / nn / nn;
+    const int lx = i > 0 ? -1 : 0, hx = i < nn - 1 ? 1 : 0;
+    const int ly = j > 0 ? -1 : 0, hy = j < nn - 1 ? 1 : 0;
+    const int lz = k > 0 ? -1 : 0, hz = k < nn - 1 ? 1 : 0;
+    const i64 line = 3 * (i64)nn - 2; // stencil blocks of a whole line of nodes, per neighbour line
+    i64 q = asm_stencil_before(k) * line * line +
+            (i64)(hz - lz + 1) * (asm_stencil_before(j) * line + (i64)(hy - ly + 1) * asm_stencil_before(i));
+    rowPtr[n] = q;
+    if (n == nodes - 1) rowPtr[nodes] = line * line * line;
+    for (int dz = lz; dz <= hz; dz++)
+        for (int dy = ly; dy <= hy; dy++)
+            for (int dx = lx; dx <= hx; dx++) col[q++] = n + dx + nn * (dy + nn * dz);
+}

@@ -63,6 +63,61 @@ __device__ __forceinline__ int ela_row(const i64* __restrict__ rowPtr, int nodes
     return lo;
 }
 
+// ela_block is element block (a, b) of one element: kb = Σ over its nq quadrature
+// points, in order, of w·detJ·(μ(g_a·g_b)I + μ g_b g_aᵀ + λ g_a g_bᵀ), with
+// g = J⁻ᵀ∇N̂ from the point's record (J⁻¹ row-major, then w·detJ) and the reference
+// gradients gr[(q·n + node)·3 + k] — fem's Numeric's operations in its order.
+__device__ __forceinline__ void ela_block(double kb[9], double m_e, double l_e, int nq, int n, int la, int b,
+                                          const double* __restrict__ gr, const double* __restrict__ recs)
+{
+#pragma unroll
+    for (int r = 0; r < 9; r++) kb[r] = 0.0;
+    for (int q = 0; q < nq; q++) {
+        const double* rec = recs + q * ELA_QREC;
+        const double* ra = gr + (q * n + la) * 3;
+        const double* rb = gr + (q * n + b) * 3;
+        double ga[3], gb[3];
+#pragma unroll
+        for (int d = 0; d < 3; d++) {
+            ga[d] = __dadd_rn(__dadd_rn(__dmul_rn(ra[0], rec[d]), __dmul_rn(ra[1], rec[3 + d])), __dmul_rn(ra[2], rec[6 + d]));
+            gb[d] = __dadd_rn(__dadd_rn(__dmul_rn(rb[0], rec[d]), __dmul_rn(rb[1], rec[3 + d])), __dmul_rn(rb[2], rec[6 + d]));
+        }
+        const double cm = __dmul_rn(rec[9], m_e), cl = __dmul_rn(rec[9], l_e);
+        const double ds =
+            __dmul_rn(cm, __dadd_rn(__dadd_rn(__dmul_rn(ga[0], gb[0]), __dmul_rn(ga[1], gb[1])), __dmul_rn(ga[2], gb[2])));
+#pragma unroll
+        for (int i = 0; i < 3; i++)
+#pragma unroll
+            for (int j = 0; j < 3; j++) {
+                const double m = __dmul_rn(cm, __dmul_rn(ga[j], gb[i]));
+                const double l = __dmul_rn(cl, __dmul_rn(ga[i], gb[j]));
+                if (i == j) kb[4 * i] = __dadd_rn(kb[4 * i], __dadd_rn(__dadd_rn(ds, m), l));
+                else kb[3 * i + j] = __dadd_rn(kb[3 * i + j], __dadd_rn(m, l));
+            }
+    }
+}
+
+// ela_eliminate applies the elimination to block t = (a, c) with value acc: saved
+// (for the right-hand side) when the layout lists it, then the entries of fixed rows
+// and columns other than the diagonal zeroed.
+__device__ __forceinline__ void ela_eliminate(double acc[9], i64 t, int a, int c, const int* __restrict__ fixed,
+                                              const i64* __restrict__ elimPtr, const i64* __restrict__ elimSlot,
+                                              double* __restrict__ saved)
+{
+    const int ma = fixed[a], mc = fixed[c];
+    if ((ma | mc) == 0) return;
+    for (i64 u = elimPtr[a]; u < elimPtr[a + 1]; u++)
+        if (elimSlot[u] == t) {
+#pragma unroll
+            for (int r = 0; r < 9; r++) saved[9 * u + r] = acc[r];
+        }
+#pragma unroll
+    for (int i = 0; i < 3; i++)
+#pragma unroll
+        for (int j = 0; j < 3; j++)
+            if (((ma >> i | mc >> j) & 1) != 0 && (c != a || i != j)) acc[3 * i + j] = 0.0;
+}
+
 // elas_numeric writes every value of the matrix. inc[k] = element·16 + local node of
 // incidence k; fixed (per node, null when nothing is fixed), elimPtr, elimSlot and
 // saved are the elimination's. bad, when not null, is elas_check's flag: a thread
@@ -100,52 +155,12 @@ extern "C" __global__ void __launch_bounds__(THREADS)
                     break;
                 }
             if (b < 0) continue;
-            const double m_e = mu[e], l_e = lambda[e];
             double kb[9];
-#pragma unroll
-            for (int r = 0; r < 9; r++) kb[r] = 0.0;
-            for (int q = 0; q < nq; q++) {
-                const double* rec = qdata + (qptr[e] + q) * ELA_QREC;
-                const double* ra = gr + (q * n + la) * 3;
-                const double* rb = gr + (q * n + b) * 3;
-                double ga[3], gb[3];
-#pragma unroll
-                for (int d = 0; d < 3; d++) {
-                    ga[d] = __dadd_rn(__dadd_rn(__dmul_rn(ra[0], rec[d]), __dmul_rn(ra[1], rec[3 + d])), __dmul_rn(ra[2], rec[6 + d]));
-                    gb[d] = __dadd_rn(__dadd_rn(__dmul_rn(rb[0], rec[d]), __dmul_rn(rb[1], rec[3 + d])), __dmul_rn(rb[2], rec[6 + d]));
-                }
-                const double cm = __dmul_rn(rec[9], m_e), cl = __dmul_rn(rec[9], l_e);
-                const double ds =
-                    __dmul_rn(cm, __dadd_rn(__dadd_rn(__dmul_rn(ga[0], gb[0]), __dmul_rn(ga[1], gb[1])), __dmul_rn(ga[2], gb[2])));
-#pragma unroll
-                for (int i = 0; i < 3; i++)
-#pragma unroll
-                    for (int j = 0; j < 3; j++) {
-                        const double m = __dmul_rn(cm, __dmul_rn(ga[j], gb[i]));
-                        const double l = __dmul_rn(cl, __dmul_rn(ga[i], gb[j]));
-                        if (i == j) kb[4 * i] = __dadd_rn(kb[4 * i], __dadd_rn(__dadd_rn(ds, m), l));
-                        else kb[3 * i + j] = __dadd_rn(kb[3 * i + j], __dadd_rn(m, l));
-                    }
-            }
+            ela_block(kb, mu[e], lambda[e], nq, n, la, b, gr, qdata + qptr[e] * ELA_QREC);
 #pragma unroll
             for (int r = 0; r < 9; r++) acc[r] = __dadd_rn(acc[r], kb[r]);
         }
-        if (fixed != nullptr) {
-            const int c = col[t];
-            const int ma = fixed[a], mc = fixed[c];
-            if ((ma | mc) != 0) {
-                for (i64 u = elimPtr[a]; u < elimPtr[a + 1]; u++)
-                    if (elimSlot[u] == t) {
-#pragma unroll
-                        for (int r = 0; r < 9; r++) saved[9 * u + r] = acc[r];
-                    }
-#pragma unroll
-                for (int i = 0; i < 3; i++)
-#pragma unroll
-                    for (int j = 0; j < 3; j++)
-                        if (((ma >> i | mc >> j) & 1) != 0 && (c != a || i != j)) acc[3 * i + j] = 0.0;
-            }
-        }
+        if (fixed != nullptr) ela_eliminate(acc, t, a, col[t], fixed, elimPtr, elimSlot, saved);
 #pragma unroll
         for (int r = 0; r < 9; r++) sv[9 * threadIdx.x + r] = acc[r];
     }
@@ -153,4 +168,88 @@ extern "C" __global__ void __launch_bounds__(THREADS)
     const i64 span = min((i64)THREADS, nnzb - t0);
     double* out = val + 9 * t0;
     for (int x = threadIdx.x; x < 9 * span; x += THREADS) out[x] = sv[x];
+}
+
+// ELA_R bounds the blocks of a row elas_rows takes: 32·ELA_R, ELA_R per lane (rows
+// longer than that are elas_numeric's).
+#define ELA_R 4
+#define ELA_WARPS (THREADS / 32)
+
+// elas_rows writes the same values as elas_numeric, one warp per block row a. The
+// row's (incidence k, local node b) pairs — slot indices u = slotPtr[k] + b, k
+// ascending — are taken 32 at a time, one per lane: the lane integrates element block
+// (a, b) of incidence k (ela_block) and stages it with its slot in shared memory.
+// Then the lanes walk the 32 staged pairs in order, and the lane that owns the slot
+// (block s is lane s mod 32's, its (s / 32)-th) adds it to its accumulator. A block's
+// contributions thus arrive in ascending element order, one per element, as in
+// elas_numeric and fem's Numeric, and each element block is integrated once per row
+// instead of once per block of the row that scans for it.
+extern "C" __global__ void __launch_bounds__(THREADS)
+    elas_rows(int nodes, const i64* __restrict__ rowPtr, const int* __restrict__ col, const i64* __restrict__ incPtr,
+              const int* __restrict__ inc, const int* __restrict__ elemKind, const int* __restrict__ kinds,
+              const double* __restrict__ grad, const i64* __restrict__ qptr, const double* __restrict__ qdata,
+              const i64* __restrict__ slotPtr, const int* __restrict__ slot, const double* __restrict__ mu,
+              const double* __restrict__ lambda, const int* __restrict__ fixed, const i64* __restrict__ elimPtr,
+              const i64* __restrict__ elimSlot, double* __restrict__ saved, const int* __restrict__ bad, int elements,
+              double* __restrict__ val)
+{
+    if (bad != nullptr && *bad < elements) return;
+    __shared__ double st[ELA_WARPS][32][9];
+    __shared__ int ss[ELA_WARPS][32];
+    const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
+    const int a = blockIdx.x * ELA_WARPS + w;
+    if (a >= nodes) return; // the whole warp
+    const i64 base = rowPtr[a];
+    const int len = (int)(rowPtr[a + 1] - base);
+    const i64 k0 = incPtr[a], k1 = incPtr[a + 1];
+    const i64 u0 = slotPtr[k0], pairs = slotPtr[k1] - u0;
+    double acc[ELA_R][9];
+#pragma unroll
+    for (int r = 0; r < ELA_R; r++)
+#pragma unroll
+        for (int x = 0; x < 9; x++) acc[r][x] = 0.0;
+    for (i64 c0 = 0; c0 < pairs; c0 += 32) {
+        const i64 p = c0 + lane;
+        int s = -1;
+        if (p < pairs) {
+            const i64 u = u0 + p;
+            i64 lo = k0, hi = k1; // slotPtr[lo] ≤ u < slotPtr[hi]
+            while (hi - lo > 1) {
+                const i64 mid = (lo + hi) >> 1;
+                if (slotPtr[mid] <= u) lo = mid;
+                else hi = mid;
+            }
+            const int e = inc[lo] >> 4, la = inc[lo] & 15, b = (int)(u - slotPtr[lo]);
+            const int K = elemKind[e];
+            double kb[9];
+            ela_block(kb, mu[e], lambda[e], kinds[3 * K + 1], kinds[3 * K], la, b, grad + kinds[3 * K + 2],
+                      qdata + qptr[e] * ELA_QREC);
+#pragma unroll
+            for (int x = 0; x < 9; x++) st[w][lane][x] = kb[x];
+            s = slot[u];
+        }
+        ss[w][lane] = s;
+        __syncwarp();
+        const int n = (int)min((i64)32, pairs - c0);
+        for (int j = 0; j < n; j++) {
+            const int sj = ss[w][j];
+            if (sj < 0 || (sj & 31) != lane) continue;
+            const int rj = sj >> 5;
+#pragma unroll
+            for (int r = 0; r < ELA_R; r++)
+                if (r == rj)
+#pragma unroll
+                    for (int x = 0; x < 9; x++) acc[r][x] = __dadd_rn(acc[r][x], st[w][j][x]);
+        }
+        __syncwarp(); // st and ss are the next pairs'
+    }
+#pragma unroll
+    for (int r = 0; r < ELA_R; r++) {
+        const int s = lane + 32 * r;
+        if (s >= len) break;
+        const i64 t = base + s;
+        if (fixed != nullptr) ela_eliminate(acc[r], t, a, col[t], fixed, elimPtr, elimSlot, saved);
+#pragma unroll
+        for (int x = 0; x < 9; x++) val[9 * t + x] = acc[r][x];
+    }
 }

@@ -9,14 +9,8 @@ import (
 )
 
 // elaKinds is ELA_KINDS of kernels/elasticity.cu: the element kinds (volume sets) of
-// one mesh the kernel takes; elaRowMax is 32·ELA_R, the longest block row elas_rows
-// takes (longer ones make the assembly elas_numeric's), and elaWarps its warps per
-// thread block (THREADS / 32).
-const (
-	elaKinds  = 8
-	elaRowMax = 32 * 4
-	elaWarps  = 256 / 32
-)
+// one mesh the kernel takes.
+const elaKinds = 8
 
 // Elasticity runs the numeric phase of fem.Elasticity — isotropic elasticity on an
 // unstructured mesh — on the GPU: it writes the values of a device BSR matrix from
@@ -45,10 +39,7 @@ type Elasticity struct {
 	saved           *cuda.Buffer[float64]
 	e, nu, mu, lam  *cuda.Buffer[float64] // NumericHost's materials and the Lamé parameters
 	flag            *cuda.Flag
-	// rows: every block row has at most elaRowMax blocks, so elas_rows (a warp per
-	// row) assembles; otherwise elas_numeric (a thread per block).
-	rows  bool
-	freed bool
+	freed           bool
 }
 
 // NewElasticity uploads el's symbolic phase to b's device and makes the matrix it
@@ -62,13 +53,7 @@ func NewElasticity(b *cuda.Backend, el *fem.Elasticity) (*Elasticity, *cuda.Matr
 	if l.Elements >= 1<<27 || int64(l.Nodes) >= 1<<31 {
 		return nil, nil, fmt.Errorf("cuda: elasticity: %d elements and %d nodes: at most 2²⁷ and 2³¹ on the device", l.Elements, l.Nodes)
 	}
-	d := &Elasticity{b: b, el: el, nodes: l.Nodes, elements: l.Elements, nnzb: l.RowPtr[l.Nodes], rows: true}
-	for a := 0; a < l.Nodes; a++ {
-		if l.RowPtr[a+1]-l.RowPtr[a] > elaRowMax {
-			d.rows = false
-			break
-		}
-	}
+	d := &Elasticity{b: b, el: el, nodes: l.Nodes, elements: l.Elements, nnzb: l.RowPtr[l.Nodes]}
 	var err error
 	up64 := func(v []int64) *cuda.Buffer[int64] {
 		if err != nil {
@@ -129,7 +114,7 @@ func NewElasticity(b *cuda.Backend, el *fem.Elasticity) (*Elasticity, *cuda.Matr
 		}
 	}
 	rp, col := up64(l.RowPtr), up32(l.ColIdx)
-	for _, name := range []string{"elas_numeric", "elas_rows", "elas_lame", "elas_check"} {
+	for _, name := range []string{"elas_numeric", "elas_lame", "elas_check"} {
 		if err == nil {
 			err = b.LookupKernel(name)
 		}
@@ -269,13 +254,6 @@ func (d *Elasticity) numeric(A *cuda.Matrix, E, nu *cuda.Buffer[float64], bad cu
 	rp, cp, vp := A.RowPtr().Ptr(), A.ColIdx().Ptr(), A.Values().Ptr()
 	ip, ic, ek, ks, gr := d.incPtr.Ptr(), d.inc.Ptr(), d.elemKind.Ptr(), d.kinds.Ptr(), d.grad.Ptr()
 	qp, qd, spp, slp := d.qptr.Ptr(), d.qdata.Ptr(), d.slotPtr.Ptr(), d.slot.Ptr()
-	if d.rows {
-		b.Launch("elas_rows", uint32((d.nodes+elaWarps-1)/elaWarps), func(a *cudadrv.Args) {
-			a.I32(nodes).Ptr(rp).Ptr(cp).Ptr(ip).Ptr(ic).Ptr(ek).Ptr(ks).Ptr(gr).Ptr(qp).Ptr(qd).Ptr(spp).Ptr(slp).
-				Ptr(mp).Ptr(lp).Ptr(fx).Ptr(ep2).Ptr(es).Ptr(sv).Ptr(bad).I32(n).Ptr(vp)
-		})
-		return
-	}
 	b.Launch("elas_numeric", cuda.BlocksFor(nnzb), func(a *cudadrv.Args) {
 		a.I64(nnzb).I32(nodes).Ptr(rp).Ptr(cp).Ptr(ip).Ptr(ic).Ptr(ek).Ptr(ks).Ptr(gr).Ptr(qp).Ptr(qd).Ptr(spp).Ptr(slp).
 			Ptr(mp).Ptr(lp).Ptr(fx).Ptr(ep2).Ptr(es).Ptr(sv).Ptr(bad).I32(n).Ptr(vp)

@@ -135,20 +135,13 @@ func TestElasticityGPUMatchesCPU(t *testing.T) {
 				t.Fatal(err)
 			}
 			what := fmt.Sprintf("%v, fixed %v", typ, fix)
-			if !d.rows {
-				t.Fatalf("%s: rows of at most %d blocks, yet not elas_rows", what, elaRowMax)
-			}
-			// Both kernels: a warp per row (chosen), a thread per block (the fallback
-			// for long rows).
-			for run := 0; run < 3; run++ {
-				d.rows = run < 2
+			for run := 0; run < 2; run++ {
 				asmPoison(t, A)
 				if err := d.NumericHost(A, E, nu); err != nil {
 					t.Fatalf("%s: %v", what, err)
 				}
-				asmSameBits(t, fmt.Sprintf("%s, run %d (elas_rows %v)", what, run+1, d.rows), ref.RowPtr, asmDownload(t, A.Values()), ref.Val)
+				asmSameBits(t, fmt.Sprintf("%s, run %d", what, run+1), ref.RowPtr, asmDownload(t, A.Values()), ref.Val)
 			}
-			d.rows = true
 			bad := append([]float64(nil), nu...)
 			bad[len(bad)/2] = 0.5
 			if err := d.NumericHost(A, E, bad); err == nil {
@@ -219,19 +212,6 @@ func TestElasticityGPUPerf(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		d.rows = false
-		msBlocks, err := be.TimeMedian(1, 5, func() {
-			if e := d.Numeric(A, dE, dnu); e != nil && nerr == nil {
-				nerr = e
-			}
-		})
-		d.rows = true
-		if err == nil {
-			err = nerr
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
 		hostMs, err := be.TimeMedian(1, 5, func() {
 			if e := d.NumericHost(A, E, nu); e != nil && nerr == nil {
 				nerr = e
@@ -245,8 +225,8 @@ func TestElasticityGPUPerf(t *testing.T) {
 		}
 		bytes := d.DataBytes() + d.ValueBytes()
 		floor := float64(bytes) / (copyGBs * 1e6)
-		t.Logf("elas_rows %v (%d elements, %d unknowns, %d blocks): %.3f ms median of %d; %.3f GB must move (element data %.3f + values and materials %.3f) at %.0f GB/s copy: floor %.3f ms, %.2f× it (a thread per block, elas_numeric: %.3f ms); with the materials' upload (NumericHost) %.3f ms",
-			tc.typ, el.Elements(), 3*el.Nodes(), A.ColIdx().Len(), ms, reps, float64(bytes)/1e9, float64(d.DataBytes())/1e9, float64(d.ValueBytes())/1e9, copyGBs, floor, ms/floor, msBlocks, hostMs)
+		t.Logf("elas_numeric %v (%d elements, %d unknowns, %d blocks): %.3f ms median of %d; %.3f GB must move (element data %.3f + values and materials %.3f) at %.0f GB/s copy: floor %.3f ms, %.2f× it; with the materials' upload (NumericHost) %.3f ms",
+			tc.typ, el.Elements(), 3*el.Nodes(), A.ColIdx().Len(), ms, reps, float64(bytes)/1e9, float64(d.DataBytes())/1e9, float64(d.ValueBytes())/1e9, copyGBs, floor, ms/floor, hostMs)
 		dE.Free()
 		dnu.Free()
 		A.Free()

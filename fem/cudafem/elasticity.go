@@ -6,11 +6,17 @@ import (
 	"github.com/blockamg/blockamg/backend/cuda"
 	"github.com/blockamg/blockamg/fem"
 	"github.com/blockamg/blockamg/internal/cudadrv"
+	"github.com/blockamg/blockamg/internal/par"
 )
 
 // elaKinds is ELA_KINDS of kernels/elasticity.cu: the element kinds (volume sets) of
-// one mesh the kernel takes.
-const elaKinds = 8
+// one mesh the kernel takes; elaPairElems bounds the elements whose contributions
+// elas_pairs packs into an int32 (element·256 + local nodes): larger meshes are
+// elas_numeric's.
+const (
+	elaKinds     = 8
+	elaPairElems = 1 << 23
+)
 
 // Elasticity runs the numeric phase of fem.Elasticity — isotropic elasticity on an
 // unstructured mesh — on the GPU: it writes the values of a device BSR matrix from
@@ -39,7 +45,12 @@ type Elasticity struct {
 	saved           *cuda.Buffer[float64]
 	e, nu, mu, lam  *cuda.Buffer[float64] // NumericHost's materials and the Lamé parameters
 	flag            *cuda.Flag
-	freed           bool
+	// pairPtr and pairs are elas_pairs' inverse slot map (nil: elas_numeric), and
+	// uniformQ the quadrature points of every element when all have as many (else 0).
+	pairPtr  *cuda.Buffer[int64]
+	pairs    *cuda.Buffer[int32]
+	uniformQ int32
+	freed    bool
 }
 
 // NewElasticity uploads el's symbolic phase to b's device and makes the matrix it
@@ -113,8 +124,15 @@ func NewElasticity(b *cuda.Backend, el *fem.Elasticity) (*Elasticity, *cuda.Matr
 			d.saved, err = cuda.Alloc[float64](b, 9*len(l.ElimSlot))
 		}
 	}
+	if l.Elements < elaPairElems {
+		ptr, pairs := inverseSlots(l)
+		d.pairPtr, d.pairs = up64(ptr), up32(pairs)
+		if len(l.Kinds) == 1 {
+			d.uniformQ = int32(l.Kinds[0].Points)
+		}
+	}
 	rp, col := up64(l.RowPtr), up32(l.ColIdx)
-	for _, name := range []string{"elas_numeric", "elas_lame", "elas_check"} {
+	for _, name := range []string{"elas_numeric", "elas_pairs", "elas_lame", "elas_check"} {
 		if err == nil {
 			err = b.LookupKernel(name)
 		}
@@ -135,6 +153,45 @@ func NewElasticity(b *cuda.Backend, el *fem.Elasticity) (*Elasticity, *cuda.Matr
 		return nil, nil, fmt.Errorf("cuda: elasticity: %w", err)
 	}
 	return d, A, nil
+}
+
+// inverseSlots inverts the layout's element→slot map: for each stored block t, the
+// contributions pairs[ptr[t] … ptr[t+1]) in ascending element order, each
+// element·256 + la·16 + b (the row's node la and the column's node b in the element).
+// Rows are independent, so they are split across workers.
+func inverseSlots(l fem.ElasticityLayout) (ptr []int64, pairs []int32) {
+	nnzb := l.RowPtr[l.Nodes]
+	ptr = make([]int64, nnzb+1)
+	par.For(l.Nodes, 0, 1024, func(lo, hi int) {
+		for a := lo; a < hi; a++ {
+			base := l.RowPtr[a] + 1
+			for k := l.IncPtr[a]; k < l.IncPtr[a+1]; k++ {
+				for u := l.SlotPtr[k]; u < l.SlotPtr[k+1]; u++ {
+					ptr[base+int64(l.Slot[u])]++
+				}
+			}
+		}
+	})
+	for t := int64(0); t < nnzb; t++ {
+		ptr[t+1] += ptr[t]
+	}
+	pairs = make([]int32, ptr[nnzb])
+	par.For(l.Nodes, 0, 1024, func(lo, hi int) {
+		next := make([]int64, 0, 256)
+		for a := lo; a < hi; a++ {
+			base, end := l.RowPtr[a], l.RowPtr[a+1]
+			next = append(next[:0], ptr[base:end]...)
+			for k := l.IncPtr[a]; k < l.IncPtr[a+1]; k++ {
+				e, la := l.IncElem[k], int32(l.IncLocal[k])
+				for u := l.SlotPtr[k]; u < l.SlotPtr[k+1]; u++ {
+					s := l.Slot[u]
+					pairs[next[s]] = e<<8 | la<<4 | int32(u-l.SlotPtr[k])
+					next[s]++
+				}
+			}
+		}
+	})
+	return ptr, pairs
 }
 
 func (d *Elasticity) live() {
@@ -254,6 +311,14 @@ func (d *Elasticity) numeric(A *cuda.Matrix, E, nu *cuda.Buffer[float64], bad cu
 	rp, cp, vp := A.RowPtr().Ptr(), A.ColIdx().Ptr(), A.Values().Ptr()
 	ip, ic, ek, ks, gr := d.incPtr.Ptr(), d.inc.Ptr(), d.elemKind.Ptr(), d.kinds.Ptr(), d.grad.Ptr()
 	qp, qd, spp, slp := d.qptr.Ptr(), d.qdata.Ptr(), d.slotPtr.Ptr(), d.slot.Ptr()
+	if d.pairs != nil {
+		pp, pr, uq := d.pairPtr.Ptr(), d.pairs.Ptr(), d.uniformQ
+		b.Launch("elas_pairs", cuda.BlocksFor(nnzb), func(a *cudadrv.Args) {
+			a.I64(nnzb).I32(nodes).Ptr(rp).Ptr(cp).Ptr(pp).Ptr(pr).Ptr(ek).Ptr(ks).Ptr(gr).I32(uq).Ptr(qp).Ptr(qd).
+				Ptr(mp).Ptr(lp).Ptr(fx).Ptr(ep2).Ptr(es).Ptr(sv).Ptr(bad).I32(n).Ptr(vp)
+		})
+		return
+	}
 	b.Launch("elas_numeric", cuda.BlocksFor(nnzb), func(a *cudadrv.Args) {
 		a.I64(nnzb).I32(nodes).Ptr(rp).Ptr(cp).Ptr(ip).Ptr(ic).Ptr(ek).Ptr(ks).Ptr(gr).Ptr(qp).Ptr(qd).Ptr(spp).Ptr(slp).
 			Ptr(mp).Ptr(lp).Ptr(fx).Ptr(ep2).Ptr(es).Ptr(sv).Ptr(bad).I32(n).Ptr(vp)
@@ -265,6 +330,9 @@ func (d *Elasticity) numeric(A *cuda.Matrix, E, nu *cuda.Buffer[float64], bad cu
 // arrays a block's thread walks); ValueBytes the matrix values it writes and the
 // materials it reads. Their sum over the copy bandwidth is the assembly's floor.
 func (d *Elasticity) DataBytes() int64 {
+	if d.pairs != nil {
+		return d.qdata.Bytes() + d.pairs.Bytes() + d.pairPtr.Bytes()
+	}
 	return d.qdata.Bytes() + d.inc.Bytes() + d.slot.Bytes() + d.slotPtr.Bytes() + d.incPtr.Bytes()
 }
 
@@ -274,12 +342,12 @@ func (d *Elasticity) ValueBytes() int64 { return 9*8*d.nnzb + 16*int64(d.element
 // Bytes returns the device memory the assembly holds (the matrix excluded).
 func (d *Elasticity) Bytes() int64 {
 	var n int64
-	for _, u := range []*cuda.Buffer[int64]{d.incPtr, d.qptr, d.slotPtr, d.elimPtr, d.elimSlot} {
+	for _, u := range []*cuda.Buffer[int64]{d.incPtr, d.qptr, d.slotPtr, d.elimPtr, d.elimSlot, d.pairPtr} {
 		if u != nil {
 			n += u.Bytes()
 		}
 	}
-	for _, u := range []*cuda.Buffer[int32]{d.inc, d.elemKind, d.kinds, d.slot, d.fixed} {
+	for _, u := range []*cuda.Buffer[int32]{d.inc, d.elemKind, d.kinds, d.slot, d.fixed, d.pairs} {
 		if u != nil {
 			n += u.Bytes()
 		}
@@ -298,12 +366,12 @@ func (d *Elasticity) Free() {
 		return
 	}
 	d.freed = true
-	for _, u := range []*cuda.Buffer[int64]{d.incPtr, d.qptr, d.slotPtr, d.elimPtr, d.elimSlot} {
+	for _, u := range []*cuda.Buffer[int64]{d.incPtr, d.qptr, d.slotPtr, d.elimPtr, d.elimSlot, d.pairPtr} {
 		if u != nil {
 			u.Free()
 		}
 	}
-	for _, u := range []*cuda.Buffer[int32]{d.inc, d.elemKind, d.kinds, d.slot, d.fixed} {
+	for _, u := range []*cuda.Buffer[int32]{d.inc, d.elemKind, d.kinds, d.slot, d.fixed, d.pairs} {
 		if u != nil {
 			u.Free()
 		}

@@ -135,13 +135,22 @@ func TestElasticityGPUMatchesCPU(t *testing.T) {
 				t.Fatal(err)
 			}
 			what := fmt.Sprintf("%v, fixed %v", typ, fix)
-			for run := 0; run < 2; run++ {
+			// Both kernels: elas_pairs (chosen), elas_numeric (for the largest meshes).
+			pairs := d.pairs
+			if pairs == nil {
+				t.Fatalf("%s: no inverse slot map", what)
+			}
+			for run := 0; run < 3; run++ {
+				if run == 2 {
+					d.pairs = nil
+				}
 				asmPoison(t, A)
 				if err := d.NumericHost(A, E, nu); err != nil {
 					t.Fatalf("%s: %v", what, err)
 				}
-				asmSameBits(t, fmt.Sprintf("%s, run %d", what, run+1), ref.RowPtr, asmDownload(t, A.Values()), ref.Val)
+				asmSameBits(t, fmt.Sprintf("%s, run %d (elas_pairs %v)", what, run+1, d.pairs != nil), ref.RowPtr, asmDownload(t, A.Values()), ref.Val)
 			}
+			d.pairs = pairs
 			bad := append([]float64(nil), nu...)
 			bad[len(bad)/2] = 0.5
 			if err := d.NumericHost(A, E, bad); err == nil {
@@ -231,5 +240,37 @@ func TestElasticityGPUPerf(t *testing.T) {
 		dnu.Free()
 		A.Free()
 		d.Free()
+	}
+}
+
+// TestInverseSlots: every block's contributions name an element that holds the row's
+// node as la and the column's as b, in ascending element order, and together they
+// are the layout's incidence pairs, each once.
+func TestInverseSlots(t *testing.T) {
+	for _, typ := range []mesh.Type{mesh.Tet4, mesh.Tet10, mesh.Hex8} {
+		m := elaBox(2, typ)
+		el, err := fem.NewElasticity(m, fem.ElasticityOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		l := el.Layout()
+		ptr, pairs := inverseSlots(l)
+		if int64(len(pairs)) != l.SlotPtr[len(l.SlotPtr)-1] {
+			t.Fatalf("%v: %d pairs, the layout has %d", typ, len(pairs), l.SlotPtr[len(l.SlotPtr)-1])
+		}
+		for a := 0; a < l.Nodes; a++ {
+			for blk := l.RowPtr[a]; blk < l.RowPtr[a+1]; blk++ {
+				c := l.ColIdx[blk]
+				last := int32(-1)
+				for _, d := range pairs[ptr[blk]:ptr[blk+1]] {
+					e, la, b := d>>8, (d>>4)&15, d&15
+					nodes := el.ElementNodes(int(e))
+					if nodes[la] != int32(a) || nodes[b] != c || e <= last {
+						t.Fatalf("%v: block (%d, %d): contribution element %d (la %d, b %d, nodes %v) after %d", typ, a, c, e, la, b, nodes, last)
+					}
+					last = e
+				}
+			}
+		}
 	}
 }

@@ -169,3 +169,49 @@ extern "C" __global__ void __launch_bounds__(THREADS)
     double* out = val + 9 * t0;
     for (int x = threadIdx.x; x < 9 * span; x += THREADS) out[x] = sv[x];
 }
+
+// elas_pairs writes the same values as elas_numeric, one thread per stored block t,
+// from the inverse of the element→slot map made once on the host: the block's
+// contributions pairs[pairPtr[t] … pairPtr[t+1]), each element·256 + la·16 + b (the
+// row's local node la in the element, the column's b), in ascending element order.
+// The thread neither walks the row's incidences nor scans their slots: each
+// contribution costs its element's quadrature records and materials. uniformQ > 0
+// says every element has uniformQ quadrature points (qptr[e] = e·uniformQ).
+extern "C" __global__ void __launch_bounds__(THREADS)
+    elas_pairs(i64 nnzb, int nodes, const i64* __restrict__ rowPtr, const int* __restrict__ col,
+               const i64* __restrict__ pairPtr, const int* __restrict__ pairs, const int* __restrict__ elemKind,
+               const int* __restrict__ kinds, const double* __restrict__ grad, int uniformQ, const i64* __restrict__ qptr,
+               const double* __restrict__ qdata, const double* __restrict__ mu, const double* __restrict__ lambda,
+               const int* __restrict__ fixed, const i64* __restrict__ elimPtr, const i64* __restrict__ elimSlot,
+               double* __restrict__ saved, const int* __restrict__ bad, int elements, double* __restrict__ val)
+{
+    if (bad != nullptr && *bad < elements) return;
+    __shared__ double sv[9 * THREADS];
+    const i64 t0 = (i64)blockIdx.x * THREADS;
+    const i64 t = t0 + threadIdx.x;
+    if (t < nnzb) {
+        double acc[9];
+#pragma unroll
+        for (int r = 0; r < 9; r++) acc[r] = 0.0;
+        for (i64 u = pairPtr[t]; u < pairPtr[t + 1]; u++) {
+            const int d = pairs[u];
+            const int e = d >> 8, la = (d >> 4) & 15, b = d & 15;
+            const int K = elemKind[e];
+            const i64 q0 = uniformQ > 0 ? (i64)e * uniformQ : qptr[e];
+            double kb[9];
+            ela_block(kb, mu[e], lambda[e], kinds[3 * K + 1], kinds[3 * K], la, b, grad + kinds[3 * K + 2], qdata + q0 * ELA_QREC);
+#pragma unroll
+            for (int r = 0; r < 9; r++) acc[r] = __dadd_rn(acc[r], kb[r]);
+        }
+        if (fixed != nullptr) {
+            const int a = ela_row(rowPtr, nodes, t);
+            ela_eliminate(acc, t, a, col[t], fixed, elimPtr, elimSlot, saved);
+        }
+#pragma unroll
+        for (int r = 0; r < 9; r++) sv[9 * threadIdx.x + r] = acc[r];
+    }
+    __syncthreads();
+    const i64 span = min((i64)THREADS, nnzb - t0);
+    double* out = val + 9 * t0;
+    for (int x = threadIdx.x; x < 9 * span; x += THREADS) out[x] = sv[x];
+}

@@ -1,0 +1,217 @@
+// Numeric assembly of isotropic linear elasticity on an unstructured mesh (package
+// fem's Elasticity) straight into a device BSR matrix, from the symbolic phase's
+// arrays (fem.ElasticityLayout, uploaded once) and per-element materials.
+//
+// Work split. One thread per stored block t of the matrix (block row a, position s
+// in the row): it visits a's incident elements in ascending element order, finds the
+// element's local node b whose block lies at s (none: the element does not couple
+// a to that column), integrates that element's block (a, b) point by point and adds
+// it to its accumulator — exactly the sums fem's Numeric makes for that block, in the
+// same order. Every product and sum is rounded on its own (__dmul_rn, __dadd_rn,
+// __ddiv_rn: NVRTC would otherwise contract them into fused multiply-adds, which Go
+// does not do), so the values are bitwise those of the CPU. No atomics: every value
+// has one writer. The elimination of fixed degrees of freedom follows in the same
+// thread: the block is saved (for the right-hand side's correction) when the layout
+// lists it, then the entries of fixed rows and columns other than the diagonal are
+// zeroed.
+//
+// A thread block's THREADS blocks are contiguous in the matrix: the threads stage
+// their values in shared memory and write the range with consecutive threads on
+// consecutive doubles, so the stores coalesce.
+
+#include "common.cuh"
+
+// ELA_KINDS bounds the element kinds (volume sets) of one mesh; kinds[3·K + 0, 1, 2]
+// = nodes, quadrature points and the offset of kind K's reference gradients in grad.
+#define ELA_KINDS 8
+#define ELA_QREC 10
+
+// elas_lame: the Lamé parameters per element, as fem's lame computes them:
+// μ = E / (2(1+ν)), λ = Eν / ((1+ν)(1−2ν)), each operation rounded.
+extern "C" __global__ void __launch_bounds__(THREADS) elas_lame(int elements, const double* __restrict__ E,
+                                                                const double* __restrict__ nu, double* __restrict__ mu,
+                                                                double* __restrict__ lambda)
+{
+    for (int e = blockIdx.x * THREADS + threadIdx.x; e < elements; e += gridDim.x * THREADS) {
+        const double t = __dadd_rn(1.0, nu[e]);
+        mu[e] = __ddiv_rn(E[e], __dmul_rn(2.0, t));
+        lambda[e] = __ddiv_rn(__dmul_rn(E[e], nu[e]), __dmul_rn(t, __dsub_rn(1.0, __dmul_rn(2.0, nu[e]))));
+    }
+}
+
+// elas_check: *bad becomes the least element whose material fem.CheckMaterial rejects
+// (E not positive and finite, ν outside (−1, 0.5)); the host keeps it at the element
+// count between calls.
+extern "C" __global__ void __launch_bounds__(THREADS) elas_check(int elements, const double* __restrict__ E,
+                                                                 const double* __restrict__ nu, int* __restrict__ bad)
+{
+    for (int e = blockIdx.x * THREADS + threadIdx.x; e < elements; e += gridDim.x * THREADS) {
+        const double m = E[e], v = nu[e];
+        if (!(m > 0.0) || isinf(m) || !(v > -1.0 && v < 0.5)) atomicMin(bad, e);
+    }
+}
+
+// ela_row returns the block row holding stored block t: the last a with rowPtr[a] ≤ t.
+__device__ __forceinline__ int ela_row(const i64* __restrict__ rowPtr, int nodes, i64 t)
+{
+    int lo = 0, hi = nodes; // rowPtr[lo] ≤ t < rowPtr[hi]
+    while (hi - lo > 1) {
+        const int mid = (lo + hi) >> 1;
+        if (rowPtr[mid] <= t) lo = mid;
+        else hi = mid;
+    }
+    return lo;
+}
+
+// ela_block is element block (a, b) of one element: kb = Σ over its nq quadrature
+// points, in order, of w·detJ·(μ(g_a·g_b)I + μ g_b g_aᵀ + λ g_a g_bᵀ), with
+// g = J⁻ᵀ∇N̂ from the point's record (J⁻¹ row-major, then w·detJ) and the reference
+// gradients gr[(q·n + node)·3 + k] — fem's Numeric's operations in its order.
+__device__ __forceinline__ void ela_block(double kb[9], double m_e, double l_e, int nq, int n, int la, int b,
+                                          const double* __restrict__ gr, const double* __restrict__ recs)
+{
+#pragma unroll
+    for (int r = 0; r < 9; r++) kb[r] = 0.0;
+    for (int q = 0; q < nq; q++) {
+        const double* rec = recs + q * ELA_QREC;
+        const double* ra = gr + (q * n + la) * 3;
+        const double* rb = gr + (q * n + b) * 3;
+        double ga[3], gb[3];
+#pragma unroll
+        for (int d = 0; d < 3; d++) {
+            ga[d] = __dadd_rn(__dadd_rn(__dmul_rn(ra[0], rec[d]), __dmul_rn(ra[1], rec[3 + d])), __dmul_rn(ra[2], rec[6 + d]));
+            gb[d] = __dadd_rn(__dadd_rn(__dmul_rn(rb[0], rec[d]), __dmul_rn(rb[1], rec[3 + d])), __dmul_rn(rb[2], rec[6 + d]));
+        }
+        const double cm = __dmul_rn(rec[9], m_e), cl = __dmul_rn(rec[9], l_e);
+        const double ds =
+            __dmul_rn(cm, __dadd_rn(__dadd_rn(__dmul_rn(ga[0], gb[0]), __dmul_rn(ga[1], gb[1])), __dmul_rn(ga[2], gb[2])));
+#pragma unroll
+        for (int i = 0; i < 3; i++)
+#pragma unroll
+            for (int j = 0; j < 3; j++) {
+                const double m = __dmul_rn(cm, __dmul_rn(ga[j], gb[i]));
+                const double l = __dmul_rn(cl, __dmul_rn(ga[i], gb[j]));
+                if (i == j) kb[4 * i] = __dadd_rn(kb[4 * i], __dadd_rn(__dadd_rn(ds, m), l));
+                else kb[3 * i + j] = __dadd_rn(kb[3 * i + j], __dadd_rn(m, l));
+            }
+    }
+}
+
+// ela_eliminate applies the elimination to block t = (a, c) with value acc: saved
+// (for the right-hand side) when the layout lists it, then the entries of fixed rows
+// and columns other than the diagonal zeroed.
+__device__ __forceinline__ void ela_eliminate(double acc[9], i64 t, int a, int c, const int* __restrict__ fixed,
+                                              const i64* __restrict__ elimPtr, const i64* __restrict__ elimSlot,
+                                              double* __restrict__ saved)
+{
+    const int ma = fixed[a], mc = fixed[c];
+    if ((ma | mc) == 0) return;
+    for (i64 u = elimPtr[a]; u < elimPtr[a + 1]; u++)
+        if (elimSlot[u] == t) {
+#pragma unroll
+            for (int r = 0; r < 9; r++) saved[9 * u + r] = acc[r];
+        }
+#pragma unroll
+    for (int i = 0; i < 3; i++)
+#pragma unroll
+        for (int j = 0; j < 3; j++)
+            if (((ma >> i | mc >> j) & 1) != 0 && (c != a || i != j)) acc[3 * i + j] = 0.0;
+}
+
+// elas_numeric writes every value of the matrix. inc[k] = element·16 + local node of
+// incidence k; fixed (per node, null when nothing is fixed), elimPtr, elimSlot and
+// saved are the elimination's. bad, when not null, is elas_check's flag: a thread
+// block that sees a bad material writes nothing, so a rejected step leaves the matrix
+// as it was.
+extern "C" __global__ void __launch_bounds__(THREADS)
+    elas_numeric(i64 nnzb, int nodes, const i64* __restrict__ rowPtr, const int* __restrict__ col,
+                 const i64* __restrict__ incPtr, const int* __restrict__ inc, const int* __restrict__ elemKind,
+                 const int* __restrict__ kinds, const double* __restrict__ grad, const i64* __restrict__ qptr,
+                 const double* __restrict__ qdata, const i64* __restrict__ slotPtr, const int* __restrict__ slot,
+                 const double* __restrict__ mu, const double* __restrict__ lambda, const int* __restrict__ fixed,
+                 const i64* __restrict__ elimPtr, const i64* __restrict__ elimSlot, double* __restrict__ saved,
+                 const int* __restrict__ bad, int elements, double* __restrict__ val)
+{
+    if (bad != nullptr && *bad < elements) return;
+    __shared__ double sv[9 * THREADS];
+    const i64 t0 = (i64)blockIdx.x * THREADS;
+    const i64 t = t0 + threadIdx.x;
+    if (t < nnzb) {
+        const int a = ela_row(rowPtr, nodes, t);
+        const int s = (int)(t - rowPtr[a]);
+        double acc[9];
+#pragma unroll
+        for (int r = 0; r < 9; r++) acc[r] = 0.0;
+        for (i64 k = incPtr[a]; k < incPtr[a + 1]; k++) {
+            const int e = inc[k] >> 4, la = inc[k] & 15;
+            const int K = elemKind[e];
+            const int n = kinds[3 * K], nq = kinds[3 * K + 1];
+            const double* gr = grad + kinds[3 * K + 2];
+            const int* sl = slot + slotPtr[k];
+            int b = -1;
+            for (int j = 0; j < n; j++)
+                if (sl[j] == s) {
+                    b = j;
+                    break;
+                }
+            if (b < 0) continue;
+            double kb[9];
+            ela_block(kb, mu[e], lambda[e], nq, n, la, b, gr, qdata + qptr[e] * ELA_QREC);
+#pragma unroll
+            for (int r = 0; r < 9; r++) acc[r] = __dadd_rn(acc[r], kb[r]);
+        }
+        if (fixed != nullptr) ela_eliminate(acc, t, a, col[t], fixed, elimPtr, elimSlot, saved);
+#pragma unroll
+        for (int r = 0; r < 9; r++) sv[9 * threadIdx.x + r] = acc[r];
+    }
+    __syncthreads();
+    const i64 span = min((i64)THREADS, nnzb - t0);
+    double* out = val + 9 * t0;
+    for (int x = threadIdx.x; x < 9 * span; x += THREADS) out[x] = sv[x];
+}
+
+// elas_pairs writes the same values as elas_numeric, one thread per stored block t,
+// from the inverse of the element→slot map made once on the host: the block's
+// contributions pairs[pairPtr[t] … pairPtr[t+1]), each element·256 + la·16 + b (the
+// row's local node la in the element, the column's b), in ascending element order.
+// The thread neither walks the row's incidences nor scans their slots: each
+// contribution costs its element's quadrature records and materials. uniformQ > 0
+// says every element has uniformQ quadrature points (qptr[e] = e·uniformQ).
+extern "C" __global__ void __launch_bounds__(THREADS)
+    elas_pairs(i64 nnzb, int nodes, const i64* __restrict__ rowPtr, const int* __restrict__ col,
+               const i64* __restrict__ pairPtr, const int* __restrict__ pairs, const int* __restrict__ elemKind,
+               const int* __restrict__ kinds, const double* __restrict__ grad, int uniformQ, const i64* __restrict__ qptr,
+               const double* __restrict__ qdata, const double* __restrict__ mu, const double* __restrict__ lambda,
+               const int* __restrict__ fixed, const i64* __restrict__ elimPtr, const i64* __restrict__ elimSlot,
+               double* __restrict__ saved, const int* __restrict__ bad, int elements, double* __restrict__ val)
+{
+    if (bad != nullptr && *bad < elements) return;
+    __shared__ double sv[9 * THREADS];
+    const i64 t0 = (i64)blockIdx.x * THREADS;
+    const i64 t = t0 + threadIdx.x;
+    if (t < nnzb) {
+        double acc[9];
+#pragma unroll
+        for (int r = 0; r < 9; r++) acc[r] = 0.0;
+        for (i64 u = pairPtr[t]; u < pairPtr[t + 1]; u++) {
+            const int d = pairs[u];
+            const int e = d >> 8, la = (d >> 4) & 15, b = d & 15;
+            const int K = elemKind[e];
+            const i64 q0 = uniformQ > 0 ? (i64)e * uniformQ : qptr[e];
+            double kb[9];
+            ela_block(kb, mu[e], lambda[e], kinds[3 * K + 1], kinds[3 * K], la, b, grad + kinds[3 * K + 2], qdata + q0 * ELA_QREC);
+#pragma unroll
+            for (int r = 0; r < 9; r++) acc[r] = __dadd_rn(acc[r], kb[r]);
+        }
+        if (fixed != nullptr) {
+            const int a = ela_row(rowPtr, nodes, t);
+            ela_eliminate(acc, t, a, col[t], fixed, elimPtr, elimSlot, saved);
+        }
+#pragma unroll
+        for (int r = 0; r < 9; r++) sv[9 * threadIdx.x + r] = acc[r];
+    }
+    __syncthreads();
+    const i64 span = min((i64)THREADS, nnzb - t0);
+    double* out = val + 9 * t0;
+    for (int x = threadIdx.x; x < 9 * span; x += THREADS) out[x] = sv[x];
+}

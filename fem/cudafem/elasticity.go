@@ -1,0 +1,385 @@
+package cudafem
+
+import (
+	"fmt"
+
+	"github.com/blockamg/blockamg/backend/cuda"
+	"github.com/blockamg/blockamg/fem"
+	"github.com/blockamg/blockamg/internal/cudadrv"
+	"github.com/blockamg/blockamg/internal/par"
+)
+
+// elaKinds is ELA_KINDS of kernels/elasticity.cu: the element kinds (volume sets) of
+// one mesh the kernel takes; elaPairElems bounds the elements whose contributions
+// elas_pairs packs into an int32 (element·256 + local nodes): larger meshes are
+// elas_numeric's.
+const (
+	elaKinds     = 8
+	elaPairElems = 1 << 23
+)
+
+// Elasticity runs the numeric phase of fem.Elasticity — isotropic elasticity on an
+// unstructured mesh — on the GPU: it writes the values of a device BSR matrix from
+// per-element Young's moduli and Poisson ratios, so that a step with new materials
+// moves two float64 per element across the bus, not the matrix
+// (kernels/elasticity.cu: one thread per stored block, the CPU's sums in the CPU's
+// order, each operation rounded on its own).
+//
+// It holds the symbolic phase's arrays on the device (fem.ElasticityLayout: the
+// quadrature records, the node→element incidence and the element→slot map, the
+// elimination's lists); the pattern itself is the matrix's. The values are bitwise
+// those of fem.Elasticity.Numeric, fixed degrees of freedom eliminated the same way.
+type Elasticity struct {
+	b               *cuda.Backend
+	el              *fem.Elasticity
+	nodes, elements int
+	nnzb            int64
+	incPtr, qptr    *cuda.Buffer[int64]
+	slotPtr         *cuda.Buffer[int64]
+	inc, elemKind   *cuda.Buffer[int32]
+	kinds, slot     *cuda.Buffer[int32]
+	grad, qdata     *cuda.Buffer[float64]
+	fixed           *cuda.Buffer[int32] // nil when nothing is fixed
+	elimPtr         *cuda.Buffer[int64]
+	elimSlot        *cuda.Buffer[int64]
+	saved           *cuda.Buffer[float64]
+	e, nu, mu, lam  *cuda.Buffer[float64] // NumericHost's materials and the Lamé parameters
+	flag            *cuda.Flag
+	// pairPtr and pairs are elas_pairs' inverse slot map (nil: elas_numeric), and
+	// uniformQ the quadrature points of every element when all have as many (else 0).
+	pairPtr  *cuda.Buffer[int64]
+	pairs    *cuda.Buffer[int32]
+	uniformQ int32
+	freed    bool
+}
+
+// NewElasticity uploads el's symbolic phase to b's device and makes the matrix it
+// fills there (el's pattern, values zero; the caller owns it and frees it). Nothing
+// matrix-sized is uploaded but the pattern, and no values are ever on the host.
+func NewElasticity(b *cuda.Backend, el *fem.Elasticity) (*Elasticity, *cuda.Matrix, error) {
+	l := el.Layout()
+	if len(l.Kinds) > elaKinds {
+		return nil, nil, fmt.Errorf("cuda: elasticity: %d element kinds, at most %d on the device", len(l.Kinds), elaKinds)
+	}
+	if l.Elements >= 1<<27 || int64(l.Nodes) >= 1<<31 {
+		return nil, nil, fmt.Errorf("cuda: elasticity: %d elements and %d nodes: at most 2²⁷ and 2³¹ on the device", l.Elements, l.Nodes)
+	}
+	d := &Elasticity{b: b, el: el, nodes: l.Nodes, elements: l.Elements, nnzb: l.RowPtr[l.Nodes]}
+	var err error
+	up64 := func(v []int64) *cuda.Buffer[int64] {
+		if err != nil {
+			return nil
+		}
+		var u *cuda.Buffer[int64]
+		if u, err = upload(b, v); err != nil {
+			return nil
+		}
+		return u
+	}
+	up32 := func(v []int32) *cuda.Buffer[int32] {
+		if err != nil {
+			return nil
+		}
+		var u *cuda.Buffer[int32]
+		if u, err = upload(b, v); err != nil {
+			return nil
+		}
+		return u
+	}
+	upF := func(v []float64) *cuda.Buffer[float64] {
+		if err != nil {
+			return nil
+		}
+		var u *cuda.Buffer[float64]
+		if u, err = upload(b, v); err != nil {
+			return nil
+		}
+		return u
+	}
+	// The incidence's element and local node in one int32 (the kernel's inc).
+	inc := make([]int32, len(l.IncElem))
+	for k, e := range l.IncElem {
+		inc[k] = e<<4 | int32(l.IncLocal[k])
+	}
+	kind := make([]int32, len(l.ElemKind))
+	for e, K := range l.ElemKind {
+		kind[e] = int32(K)
+	}
+	var kinds []int32
+	var grad []float64
+	for _, K := range l.Kinds {
+		kinds = append(kinds, int32(K.Nodes), int32(K.Points), int32(len(grad)))
+		grad = append(grad, K.Grad...)
+	}
+	d.incPtr, d.qptr, d.slotPtr = up64(l.IncPtr), up64(l.QPtr), up64(l.SlotPtr)
+	d.inc, d.elemKind, d.kinds, d.slot = up32(inc), up32(kind), up32(kinds), up32(l.Slot)
+	d.grad, d.qdata = upF(grad), upF(l.QData)
+	if l.Fixed != nil {
+		fx := make([]int32, len(l.Fixed))
+		for a, m := range l.Fixed {
+			fx[a] = int32(m)
+		}
+		d.fixed, d.elimPtr, d.elimSlot = up32(fx), up64(l.ElimPtr), up64(l.ElimSlot)
+		if err == nil {
+			d.saved, err = cuda.Alloc[float64](b, 9*len(l.ElimSlot))
+		}
+	}
+	if l.Elements < elaPairElems {
+		ptr, pairs := inverseSlots(l)
+		d.pairPtr, d.pairs = up64(ptr), up32(pairs)
+		if len(l.Kinds) == 1 {
+			d.uniformQ = int32(l.Kinds[0].Points)
+		}
+	}
+	rp, col := up64(l.RowPtr), up32(l.ColIdx)
+	for _, name := range []string{"elas_numeric", "elas_pairs", "elas_lame", "elas_check"} {
+		if err == nil {
+			err = b.LookupKernel(name)
+		}
+	}
+	if err != nil {
+		if rp != nil {
+			rp.Free()
+		}
+		if col != nil {
+			col.Free()
+		}
+		d.Free()
+		return nil, nil, fmt.Errorf("cuda: elasticity: %w", err)
+	}
+	A, err := b.NewMatrixOn(l.Nodes, l.Nodes, 3, 3, rp, col)
+	if err != nil {
+		d.Free()
+		return nil, nil, fmt.Errorf("cuda: elasticity: %w", err)
+	}
+	return d, A, nil
+}
+
+// inverseSlots inverts the layout's element→slot map: for each stored block t, the
+// contributions pairs[ptr[t] … ptr[t+1]) in ascending element order, each
+// element·256 + la·16 + b (the row's node la and the column's node b in the element).
+// Rows are independent, so they are split across workers.
+func inverseSlots(l fem.ElasticityLayout) (ptr []int64, pairs []int32) {
+	nnzb := l.RowPtr[l.Nodes]
+	ptr = make([]int64, nnzb+1)
+	par.For(l.Nodes, 0, 1024, func(lo, hi int) {
+		for a := lo; a < hi; a++ {
+			base := l.RowPtr[a] + 1
+			for k := l.IncPtr[a]; k < l.IncPtr[a+1]; k++ {
+				for u := l.SlotPtr[k]; u < l.SlotPtr[k+1]; u++ {
+					ptr[base+int64(l.Slot[u])]++
+				}
+			}
+		}
+	})
+	for t := int64(0); t < nnzb; t++ {
+		ptr[t+1] += ptr[t]
+	}
+	pairs = make([]int32, ptr[nnzb])
+	par.For(l.Nodes, 0, 1024, func(lo, hi int) {
+		next := make([]int64, 0, 256)
+		for a := lo; a < hi; a++ {
+			base, end := l.RowPtr[a], l.RowPtr[a+1]
+			next = append(next[:0], ptr[base:end]...)
+			for k := l.IncPtr[a]; k < l.IncPtr[a+1]; k++ {
+				e, la := l.IncElem[k], int32(l.IncLocal[k])
+				for u := l.SlotPtr[k]; u < l.SlotPtr[k+1]; u++ {
+					s := l.Slot[u]
+					pairs[next[s]] = e<<8 | la<<4 | int32(u-l.SlotPtr[k])
+					next[s]++
+				}
+			}
+		}
+	})
+	return ptr, pairs
+}
+
+func (d *Elasticity) live() {
+	if d.freed {
+		panic("cuda: elasticity used after Free")
+	}
+}
+
+// checkSizes reports whether A has the assembly's dimensions and block count.
+func (d *Elasticity) checkSizes(A *cuda.Matrix) error {
+	d.b.CheckMatrix(A)
+	br, bc, r, c := A.Dims()
+	if br != d.nodes || bc != d.nodes || r != 3 || c != 3 || int64(A.ColIdx().Len()) != d.nnzb {
+		return fmt.Errorf("cuda: elasticity: device matrix of %d×%d blocks of %d×%d with %d blocks; the assembly's has %d×%d blocks of 3×3 with %d",
+			br, bc, r, c, A.ColIdx().Len(), d.nodes, d.nodes, d.nnzb)
+	}
+	return nil
+}
+
+// Numeric queues the writing of A's values from per-element materials already on the
+// device (fem's element order; not checked: see fem.Elasticity.CheckMaterial). A must
+// be the matrix NewElasticity made; its sizes are checked here.
+func (d *Elasticity) Numeric(A *cuda.Matrix, E, nu *cuda.Buffer[float64]) error {
+	d.live()
+	if err := d.checkSizes(A); err != nil {
+		return err
+	}
+	if E.Len() != d.elements || nu.Len() != d.elements || E.Backend() != d.b || nu.Backend() != d.b {
+		return fmt.Errorf("cuda: elasticity: materials of %d and %d elements (or of another backend) for %d", E.Len(), nu.Len(), d.elements)
+	}
+	if err := d.scratch(); err != nil {
+		return err
+	}
+	if err := d.b.Failed(); err != nil {
+		return err
+	}
+	d.numeric(A, E, nu, 0)
+	return nil
+}
+
+// scratch allocates the materials' and Lamé parameters' buffers and the flag on
+// first use.
+func (d *Elasticity) scratch() error {
+	if d.e != nil {
+		return nil
+	}
+	var err error
+	for _, p := range []**cuda.Buffer[float64]{&d.e, &d.nu, &d.mu, &d.lam} {
+		if err == nil {
+			*p, err = cuda.Alloc[float64](d.b, d.elements)
+		}
+	}
+	if err == nil {
+		d.flag, err = cuda.NewFlag(d.b, int32(d.elements))
+	}
+	if err != nil {
+		return fmt.Errorf("cuda: elasticity: %w", err)
+	}
+	return nil
+}
+
+// NumericHost uploads the per-element materials E and nu (fem.Elasticity.Numeric's
+// arguments) and writes A's values from them on the device. Bad materials are
+// fem.Elasticity.CheckMaterial's error, and A is then left unchanged: the lengths are
+// checked here, the values on the device, by a kernel that runs before the assembly
+// and stops it (one 4-byte flag comes back per call). NumericHost waits for the
+// assembly to finish. A must be the matrix NewElasticity made (its pattern).
+func (d *Elasticity) NumericHost(A *cuda.Matrix, E, nu []float64) error {
+	d.live()
+	if len(E) != d.elements || len(nu) != d.elements {
+		return d.el.CheckMaterial(E, nu)
+	}
+	if err := d.checkSizes(A); err != nil {
+		return err
+	}
+	b := d.b
+	if err := d.scratch(); err != nil {
+		return err
+	}
+	if err := d.e.Upload(E); err != nil {
+		return fmt.Errorf("cuda: elasticity: uploading the moduli: %w", err)
+	}
+	if err := d.nu.Upload(nu); err != nil {
+		return fmt.Errorf("cuda: elasticity: uploading the Poisson ratios: %w", err)
+	}
+	if err := b.Failed(); err != nil {
+		return err
+	}
+	n, ep, np, fp := int32(d.elements), d.e.Ptr(), d.nu.Ptr(), d.flag.Ptr()
+	b.Launch("elas_check", cuda.StridedBlocks(int64(n)), func(a *cudadrv.Args) { a.I32(n).Ptr(ep).Ptr(np).Ptr(fp) })
+	d.numeric(A, d.e, d.nu, fp)
+	e, bad, err := d.flag.Read()
+	if err != nil {
+		return fmt.Errorf("cuda: elasticity: %w", err)
+	}
+	if !bad {
+		return nil
+	}
+	if err := d.el.CheckMaterial(E, nu); err != nil {
+		return err
+	}
+	return fmt.Errorf("cuda: elasticity: element %d: material (%v, %v) rejected on the device", e, E[e], nu[e])
+}
+
+// numeric queues the Lamé parameters and the assembly, guarded by the flag at bad
+// when it is not 0.
+func (d *Elasticity) numeric(A *cuda.Matrix, E, nu *cuda.Buffer[float64], bad cudadrv.DevPtr) {
+	b := d.b
+	n := int32(d.elements)
+	ep, np, mp, lp := E.Ptr(), nu.Ptr(), d.mu.Ptr(), d.lam.Ptr()
+	b.Launch("elas_lame", cuda.StridedBlocks(int64(n)), func(a *cudadrv.Args) { a.I32(n).Ptr(ep).Ptr(np).Ptr(mp).Ptr(lp) })
+	var fx, ep2, es, sv cudadrv.DevPtr
+	if d.fixed != nil {
+		fx, ep2, es, sv = d.fixed.Ptr(), d.elimPtr.Ptr(), d.elimSlot.Ptr(), d.saved.Ptr()
+	}
+	nnzb, nodes := d.nnzb, int32(d.nodes)
+	rp, cp, vp := A.RowPtr().Ptr(), A.ColIdx().Ptr(), A.Values().Ptr()
+	ip, ic, ek, ks, gr := d.incPtr.Ptr(), d.inc.Ptr(), d.elemKind.Ptr(), d.kinds.Ptr(), d.grad.Ptr()
+	qp, qd, spp, slp := d.qptr.Ptr(), d.qdata.Ptr(), d.slotPtr.Ptr(), d.slot.Ptr()
+	if d.pairs != nil {
+		pp, pr, uq := d.pairPtr.Ptr(), d.pairs.Ptr(), d.uniformQ
+		b.Launch("elas_pairs", cuda.BlocksFor(nnzb), func(a *cudadrv.Args) {
+			a.I64(nnzb).I32(nodes).Ptr(rp).Ptr(cp).Ptr(pp).Ptr(pr).Ptr(ek).Ptr(ks).Ptr(gr).I32(uq).Ptr(qp).Ptr(qd).
+				Ptr(mp).Ptr(lp).Ptr(fx).Ptr(ep2).Ptr(es).Ptr(sv).Ptr(bad).I32(n).Ptr(vp)
+		})
+		return
+	}
+	b.Launch("elas_numeric", cuda.BlocksFor(nnzb), func(a *cudadrv.Args) {
+		a.I64(nnzb).I32(nodes).Ptr(rp).Ptr(cp).Ptr(ip).Ptr(ic).Ptr(ek).Ptr(ks).Ptr(gr).Ptr(qp).Ptr(qd).Ptr(spp).Ptr(slp).
+			Ptr(mp).Ptr(lp).Ptr(fx).Ptr(ep2).Ptr(es).Ptr(sv).Ptr(bad).I32(n).Ptr(vp)
+	})
+}
+
+// DataBytes returns the bytes one NumericHost must read at least besides the
+// materials: the quadrature records, the incidences and the slots (the symbolic
+// arrays a block's thread walks); ValueBytes the matrix values it writes and the
+// materials it reads. Their sum over the copy bandwidth is the assembly's floor.
+func (d *Elasticity) DataBytes() int64 {
+	if d.pairs != nil {
+		return d.qdata.Bytes() + d.pairs.Bytes() + d.pairPtr.Bytes()
+	}
+	return d.qdata.Bytes() + d.inc.Bytes() + d.slot.Bytes() + d.slotPtr.Bytes() + d.incPtr.Bytes()
+}
+
+// ValueBytes: see DataBytes.
+func (d *Elasticity) ValueBytes() int64 { return 9*8*d.nnzb + 16*int64(d.elements) }
+
+// Bytes returns the device memory the assembly holds (the matrix excluded).
+func (d *Elasticity) Bytes() int64 {
+	var n int64
+	for _, u := range []*cuda.Buffer[int64]{d.incPtr, d.qptr, d.slotPtr, d.elimPtr, d.elimSlot, d.pairPtr} {
+		if u != nil {
+			n += u.Bytes()
+		}
+	}
+	for _, u := range []*cuda.Buffer[int32]{d.inc, d.elemKind, d.kinds, d.slot, d.fixed, d.pairs} {
+		if u != nil {
+			n += u.Bytes()
+		}
+	}
+	for _, u := range []*cuda.Buffer[float64]{d.grad, d.qdata, d.saved, d.e, d.nu, d.mu, d.lam} {
+		if u != nil {
+			n += u.Bytes()
+		}
+	}
+	return n
+}
+
+// Free releases the device memory; freeing twice is a no-op.
+func (d *Elasticity) Free() {
+	if d.freed {
+		return
+	}
+	d.freed = true
+	for _, u := range []*cuda.Buffer[int64]{d.incPtr, d.qptr, d.slotPtr, d.elimPtr, d.elimSlot, d.pairPtr} {
+		if u != nil {
+			u.Free()
+		}
+	}
+	for _, u := range []*cuda.Buffer[int32]{d.inc, d.elemKind, d.kinds, d.slot, d.fixed, d.pairs} {
+		if u != nil {
+			u.Free()
+		}
+	}
+	for _, u := range []*cuda.Buffer[float64]{d.grad, d.qdata, d.saved, d.e, d.nu, d.mu, d.lam} {
+		if u != nil {
+			u.Free()
+		}
+	}
+	d.flag.Free()
+}

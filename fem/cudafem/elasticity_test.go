@@ -1,0 +1,276 @@
+package cudafem
+
+import (
+	"fmt"
+	"math"
+	"testing"
+
+	"github.com/blockamg/blockamg/fem"
+	"github.com/blockamg/blockamg/mesh"
+)
+
+// elaBox returns the unit cube cut into ne³ hexahedra (typ Hex8), or each hexahedron
+// into six tetrahedra (Tet4; Tet10 with a node at each edge's midpoint), interior
+// nodes moved by up to a fifth of a cell in a fixed pattern; elements alternate
+// between two volume groups.
+func elaBox(ne int, typ mesh.Type) *mesh.Mesh {
+	nn := ne + 1
+	h := 1 / float64(ne)
+	m := &mesh.Mesh{Groups: []mesh.Group{{Dim: 3, Tag: 1, Name: "a"}, {Dim: 3, Tag: 2, Name: "b"}}}
+	seed := uint64(7)
+	for k := 0; k < nn; k++ {
+		for j := 0; j < nn; j++ {
+			for i := 0; i < nn; i++ {
+				x := [3]float64{float64(i) * h, float64(j) * h, float64(k) * h}
+				if i > 0 && i < ne && j > 0 && j < ne && k > 0 && k < ne {
+					for d := range x {
+						x[d] += 0.2 * h * splitmix(&seed)
+					}
+				}
+				m.Coords = append(m.Coords, x[:]...)
+			}
+		}
+	}
+	id := func(i, j, k int) int32 { return int32(i + nn*(j+nn*k)) }
+	mid := map[[2]int32]int32{}
+	edge := func(a, b int32) int32 {
+		if a > b {
+			a, b = b, a
+		}
+		if n, ok := mid[[2]int32{a, b}]; ok {
+			return n
+		}
+		n := int32(len(m.Coords) / 3)
+		for d := 0; d < 3; d++ {
+			m.Coords = append(m.Coords, 0.5*(m.Coords[3*a+int32(d)]+m.Coords[3*b+int32(d)]))
+		}
+		mid[[2]int32{a, b}] = n
+		return n
+	}
+	el := mesh.Elements{Type: typ}
+	for k := 0; k < ne; k++ {
+		for j := 0; j < ne; j++ {
+			for i := 0; i < ne; i++ {
+				c := [8]int32{id(i, j, k), id(i+1, j, k), id(i+1, j+1, k), id(i, j+1, k),
+					id(i, j, k+1), id(i+1, j, k+1), id(i+1, j+1, k+1), id(i, j+1, k+1)}
+				if typ == mesh.Hex8 {
+					el.Nodes = append(el.Nodes, c[:]...)
+					el.Group = append(el.Group, int32(1+len(el.Group)%2))
+					el.Tag = append(el.Tag, int64(len(el.Tag)+1))
+					continue
+				}
+				for _, t := range [6][4]int{{0, 1, 2, 6}, {0, 2, 3, 6}, {0, 3, 7, 6}, {0, 7, 4, 6}, {0, 4, 5, 6}, {0, 5, 1, 6}} {
+					v := [4]int32{c[t[0]], c[t[1]], c[t[2]], c[t[3]]}
+					// Positive orientation: swap two corners when the volume is negative.
+					if tetVolume(m.Coords, v) < 0 {
+						v[1], v[2] = v[2], v[1]
+					}
+					el.Nodes = append(el.Nodes, v[:]...)
+					if typ == mesh.Tet10 {
+						// Gmsh's edge order: 01 12 20 30 32 31.
+						el.Nodes = append(el.Nodes, edge(v[0], v[1]), edge(v[1], v[2]), edge(v[2], v[0]),
+							edge(v[3], v[0]), edge(v[3], v[2]), edge(v[3], v[1]))
+					}
+					el.Group = append(el.Group, int32(1+len(el.Group)%2))
+					el.Tag = append(el.Tag, int64(len(el.Tag)+1))
+				}
+			}
+		}
+	}
+	m.Volumes = []mesh.Elements{el}
+	m.NodeTag = make([]int64, len(m.Coords)/3)
+	for i := range m.NodeTag {
+		m.NodeTag[i] = int64(i + 1)
+	}
+	return m
+}
+
+func tetVolume(x []float64, v [4]int32) float64 {
+	var e [3][3]float64
+	for r := 0; r < 3; r++ {
+		for d := 0; d < 3; d++ {
+			e[r][d] = x[3*v[r+1]+int32(d)] - x[3*v[0]+int32(d)]
+		}
+	}
+	return e[0][0]*(e[1][1]*e[2][2]-e[1][2]*e[2][1]) - e[0][1]*(e[1][0]*e[2][2]-e[1][2]*e[2][0]) + e[0][2]*(e[1][0]*e[2][1]-e[1][1]*e[2][0])
+}
+
+// TestElasticityGPUMatchesCPU: the device assembly of tet4, tet10 and hex8 meshes,
+// with and without fixed degrees of freedom (all components on x = 0, y alone on
+// z = 0), gives bitwise fem.Elasticity.Numeric's values for per-element materials,
+// writes every value (NaN poison), the same on a second run; bad materials are
+// errors that leave the values as they were.
+func TestElasticityGPUMatchesCPU(t *testing.T) {
+	be := device(t)
+	for _, typ := range []mesh.Type{mesh.Tet4, mesh.Tet10, mesh.Hex8} {
+		for _, fix := range []bool{false, true} {
+			m := elaBox(3, typ)
+			var opt fem.ElasticityOptions
+			if fix {
+				opt.Fixed = make([]uint8, m.Nodes())
+				for a := range opt.Fixed {
+					if m.Coords[3*a] == 0 {
+						opt.Fixed[a] = 7
+					} else if m.Coords[3*a+2] == 0 {
+						opt.Fixed[a] = 2
+					}
+				}
+			}
+			el, err := fem.NewElasticity(m, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			E, nu := make([]float64, el.Elements()), make([]float64, el.Elements())
+			seed := uint64(typ)
+			for e := range E {
+				E[e] = math.Pow(10, 2*splitmix(&seed))
+				nu[e] = 0.2 + 0.25*splitmix(&seed)
+			}
+			ref := el.NewMatrix()
+			if err := el.Numeric(ref, E, nu, 0); err != nil {
+				t.Fatal(err)
+			}
+			d, A, err := NewElasticity(be, el)
+			if err != nil {
+				t.Fatal(err)
+			}
+			what := fmt.Sprintf("%v, fixed %v", typ, fix)
+			// Both kernels: elas_pairs (chosen), elas_numeric (for the largest meshes).
+			pairs := d.pairs
+			if pairs == nil {
+				t.Fatalf("%s: no inverse slot map", what)
+			}
+			for run := 0; run < 3; run++ {
+				if run == 2 {
+					d.pairs = nil
+				}
+				asmPoison(t, A)
+				if err := d.NumericHost(A, E, nu); err != nil {
+					t.Fatalf("%s: %v", what, err)
+				}
+				asmSameBits(t, fmt.Sprintf("%s, run %d (elas_pairs %v)", what, run+1, d.pairs != nil), ref.RowPtr, asmDownload(t, A.Values()), ref.Val)
+			}
+			d.pairs = pairs
+			bad := append([]float64(nil), nu...)
+			bad[len(bad)/2] = 0.5
+			if err := d.NumericHost(A, E, bad); err == nil {
+				t.Errorf("%s: ν = 0.5 accepted", what)
+			}
+			asmSameBits(t, what+", after a rejected material", ref.RowPtr, asmDownload(t, A.Values()), ref.Val)
+			if err := be.Err(); err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("%s: %d nodes, %d blocks bitwise equal; device data %d bytes", what, el.Nodes(), ref.NNZBlocks(), d.Bytes())
+			A.Free()
+			d.Free()
+		}
+	}
+}
+
+// TestElasticityGPUPerf reports the device assembly of a tet4 mesh of ne³·6 elements
+// and a tet10 mesh of (ne/2)³·6 (-cuda.perf-ne ne; 100 gives about 3.1M unknowns
+// each) against its bandwidth floor: the element data a block's thread reads
+// (quadrature records, incidences, slots, materials) and the values written, over
+// the copy bandwidth measured in the same run. The values are first checked bitwise
+// against the CPU's.
+func TestElasticityGPUPerf(t *testing.T) {
+	ne := perfNE(t, "unstructured device assembly bandwidth report")
+	be := device(t)
+	const reps = 20
+	bw, err := be.CopyBandwidth(1<<30, reps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	copyGBs := max(bw.MemcpyGBs, bw.KernelGBs)
+	for _, tc := range []struct {
+		typ mesh.Type
+		ne  int
+	}{{mesh.Tet4, ne}, {mesh.Tet10, ne / 2}} {
+		m := elaBox(tc.ne, tc.typ)
+		el, err := fem.NewElasticity(m, fem.ElasticityOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		E, nu := make([]float64, el.Elements()), make([]float64, el.Elements())
+		for e := range E {
+			E[e], nu[e] = 1+float64(e%5), 0.3
+		}
+		ref := el.NewMatrix()
+		if err := el.Numeric(ref, E, nu, 0); err != nil {
+			t.Fatal(err)
+		}
+		d, A, err := NewElasticity(be, el)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := d.NumericHost(A, E, nu); err != nil {
+			t.Fatal(err)
+		}
+		asmSameBits(t, tc.typ.String(), ref.RowPtr, asmDownload(t, A.Values()), ref.Val)
+		ref = nil
+		dE, dnu := asmUpload(t, be, E), asmUpload(t, be, nu)
+		var nerr error
+		ms, err := be.TimeMedian(2, reps, func() {
+			if e := d.Numeric(A, dE, dnu); e != nil && nerr == nil {
+				nerr = e
+			}
+		})
+		if err == nil {
+			err = nerr
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		hostMs, err := be.TimeMedian(1, 5, func() {
+			if e := d.NumericHost(A, E, nu); e != nil && nerr == nil {
+				nerr = e
+			}
+		})
+		if err == nil {
+			err = nerr
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		bytes := d.DataBytes() + d.ValueBytes()
+		floor := float64(bytes) / (copyGBs * 1e6)
+		t.Logf("elas_numeric %v (%d elements, %d unknowns, %d blocks): %.3f ms median of %d; %.3f GB must move (element data %.3f + values and materials %.3f) at %.0f GB/s copy: floor %.3f ms, %.2f× it; with the materials' upload (NumericHost) %.3f ms",
+			tc.typ, el.Elements(), 3*el.Nodes(), A.ColIdx().Len(), ms, reps, float64(bytes)/1e9, float64(d.DataBytes())/1e9, float64(d.ValueBytes())/1e9, copyGBs, floor, ms/floor, hostMs)
+		dE.Free()
+		dnu.Free()
+		A.Free()
+		d.Free()
+	}
+}
+
+// TestInverseSlots: every block's contributions name an element that holds the row's
+// node as la and the column's as b, in ascending element order, and together they
+// are the layout's incidence pairs, each once.
+func TestInverseSlots(t *testing.T) {
+	for _, typ := range []mesh.Type{mesh.Tet4, mesh.Tet10, mesh.Hex8} {
+		m := elaBox(2, typ)
+		el, err := fem.NewElasticity(m, fem.ElasticityOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		l := el.Layout()
+		ptr, pairs := inverseSlots(l)
+		if int64(len(pairs)) != l.SlotPtr[len(l.SlotPtr)-1] {
+			t.Fatalf("%v: %d pairs, the layout has %d", typ, len(pairs), l.SlotPtr[len(l.SlotPtr)-1])
+		}
+		for a := 0; a < l.Nodes; a++ {
+			for blk := l.RowPtr[a]; blk < l.RowPtr[a+1]; blk++ {
+				c := l.ColIdx[blk]
+				last := int32(-1)
+				for _, d := range pairs[ptr[blk]:ptr[blk+1]] {
+					e, la, b := d>>8, (d>>4)&15, d&15
+					nodes := el.ElementNodes(int(e))
+					if nodes[la] != int32(a) || nodes[b] != c || e <= last {
+						t.Fatalf("%v: block (%d, %d): contribution element %d (la %d, b %d, nodes %v) after %d", typ, a, c, e, la, b, nodes, last)
+					}
+					last = e
+				}
+			}
+		}
+	}
+}

@@ -119,7 +119,9 @@ func groupTag(m *mesh.Mesh, dim int, name string) (tag int32, all bool, err erro
 // component of node a, b −= Σ A_(a,i),(c,j)·g_(c,j) over the fixed components (c, j)
 // coupled to it, with the couplings as assembled before the elimination (Numeric
 // keeps them); a fixed component gets A's diagonal entry times its prescribed value,
-// so that the solution takes that value. A may be nil when nothing is fixed.
+// so that the solution takes that value. A may be nil when nothing is fixed or no
+// value is prescribed (Loads.Prescribed nil: every fixed component is zero, and its
+// entry of b is zero) — as for a matrix assembled on a device.
 //
 // b does not depend on the worker count: element load vectors are computed in
 // parallel, then each node sums its elements' in ascending element order; faces add
@@ -133,7 +135,7 @@ func (el *Elasticity) RHS(b []float64, A *bsr.Matrix, loads Loads) error {
 	if g != nil && len(g) != 3*el.nodes {
 		panic(fmt.Sprintf("fem: RHS: %d prescribed values, want %d", len(g), 3*el.nodes))
 	}
-	if el.fixed != nil && (A == nil || A != el.last) {
+	if el.fixed != nil && g != nil && (A == nil || A != el.last) {
 		panic("fem: RHS: A is not the matrix of the latest Numeric")
 	}
 	body := make([]bodyLoad, len(loads.Body))
@@ -351,12 +353,11 @@ func (el *Elasticity) dirichletRows(lo, hi int, b []float64, A *bsr.Matrix, g []
 		if ma == 0 {
 			continue
 		}
-		d := A.Val[el.diagSlot[a]*9:]
 		for i := 0; i < 3; i++ {
 			if ma>>i&1 != 0 {
 				v := 0.0
 				if g != nil {
-					v = d[4*i] * g[3*a+i]
+					v = A.Val[el.diagSlot[a]*9+int64(4*i)] * g[3*a+i]
 				}
 				b[3*a+i] = v
 			}

@@ -114,16 +114,31 @@ func TestInputErrors(t *testing.T) {
 		}
 	}
 
-	// RHS of a fixed problem wants the matrix of the latest Numeric.
+	// RHS of a fixed problem with prescribed values wants the matrix of the latest
+	// Numeric (its diagonal and eliminated couplings).
 	fixed = boundaryMask(t, m)
 	el = mustElasticity(t, m, fem.ElasticityOptions{Fixed: fixed})
 	A := el.NewMatrix()
 	func() {
 		defer func() {
 			if recover() == nil {
-				t.Error("RHS before Numeric did not panic")
+				t.Error("RHS with prescribed values before Numeric did not panic")
 			}
 		}()
-		_ = el.RHS(b, A, fem.Loads{})
+		_ = el.RHS(b, A, fem.Loads{Prescribed: make([]float64, len(b))})
 	}()
+	// Without prescribed values it needs no matrix, and the fixed components are 0.
+	for i := range b {
+		b[i] = 1
+	}
+	if err := el.RHS(b, nil, fem.Loads{Body: []fem.BodyForce{{Force: fem.Uniform([3]float64{1, 2, 3})}}}); err != nil {
+		t.Fatal(err)
+	}
+	for a, mask := range fixed {
+		for i := 0; i < 3; i++ {
+			if mask>>i&1 != 0 && b[3*a+i] != 0 {
+				t.Fatalf("node %d component %d fixed, b = %v", a, i, b[3*a+i])
+			}
+		}
+	}
 }

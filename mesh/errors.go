@@ -37,8 +37,8 @@ var (
 
 // ParseError is a problem with a file's content, located: its Error is
 // "FILE:LINE: message" for an ASCII file and "FILE: byte OFFSET: message" for a
-// binary one (where the text sections, $MeshFormat's first line aside, are located by
-// offset too).
+// binary one (where everything after $MeshFormat's file type, the text sections
+// included, is located by offset).
 type ParseError struct {
 	File   string // the name given to Read
 	Line   int    // 1-based line; 0 when the location is a byte offset or the whole file

@@ -60,7 +60,7 @@ var gmshNumber = map[Type]int32{Tet4: 4, Tet10: 11, Hex8: 5, Tri3: 2, Tri6: 9, Q
 var supportedTypes = func() string {
 	var parts []string
 	for _, t := range []Type{Tet4, Tet10, Hex8, Tri3, Tri6, Quad4} {
-		parts = append(parts, fmt.Sprintf("%d (%v)", gmshNumber[t], t))
+		parts = append(parts, fmt.Sprintf("%d (%s)", gmshNumber[t], t.String()))
 	}
 	return strings.Join(parts, ", ") + "; points and lines are skipped"
 }()

@@ -67,6 +67,7 @@ type parser struct {
 	warns []Warning
 
 	physNames, entities, nodesRead, elemsRead bool
+	done                                      bool // all sections read: finish's errors are not the cut's
 
 	names  map[groupKey]string
 	phys   [4]map[int32][]int32 // entity tag → physical tags, by dimension
@@ -92,9 +93,14 @@ func (p *parser) loc() int64 {
 	return int64(p.s.tokLine)
 }
 
-// errAt returns a ParseError at l (a loc value).
+// errAt returns a ParseError at l (a loc value). While the sections are read, a
+// problem found when the last token ran into the end of the input is put down to the
+// cut: a node tag "20" cut to "2" is a duplicate, "0.5" cut to "0." a bad number.
 func (p *parser) errAt(l int64, kind error, format string, args ...any) *ParseError {
 	e := &ParseError{File: p.name, Offset: -1, Msg: fmt.Sprintf(format, args...), Kind: kind}
+	if kind != nil && kind != ErrTruncated && !p.done && p.cut() {
+		e.Kind, e.Msg = ErrTruncated, "unexpected end of file: "+e.Msg
+	}
 	if p.bin {
 		e.Offset = l
 	} else {
@@ -140,6 +146,15 @@ func quote(b []byte) string {
 	return strconv.Quote(string(b))
 }
 
+// cut reports whether the last token ran into the end of the input: a bad token
+// there is a number or name cut short.
+func (p *parser) cut() bool { return p.s.eof && p.s.pos == p.s.end && !p.s.long }
+
+// bad is the error for a token that is not what was expected.
+func (p *parser) bad(b []byte, format string, args ...any) error {
+	return p.errAt(p.loc(), ErrSyntax, "%s, found %s", fmt.Sprintf(format, args...), quote(b))
+}
+
 // word reads a text token.
 func (p *parser) word(what string) ([]byte, error) {
 	b, ok := p.s.token()
@@ -168,7 +183,7 @@ func (p *parser) textInt(what string, lo, hi int64) (int64, error) {
 	}
 	v, ok := parseInt(b)
 	if !ok || v < lo || v > hi {
-		return 0, p.errAt(p.loc(), ErrSyntax, "expected %s (%s), found %s", what, rangeText(lo, hi), quote(b))
+		return 0, p.bad(b, "expected %s (%s)", what, rangeText(lo, hi))
 	}
 	return v, nil
 }
@@ -230,12 +245,12 @@ func (p *parser) real(what string) (float64, error) {
 	}
 	v, ok := parseReal(b)
 	if !ok {
-		return 0, p.errAt(p.loc(), ErrSyntax, "expected %s (a finite decimal number), found %s", what, quote(b))
+		return 0, p.bad(b, "expected %s (a finite decimal number)", what)
 	}
 	return v, nil
 }
 
-// promise refuses a header that claims count items of at least each bytes when the
+// promise refuses a header (at) that claims count items of at least each bytes when the
 // rest of the input cannot hold them, before anything is allocated for them. It
 // returns how many items to make room for.
 func (p *parser) promise(count, each int64, what string, at int64) (int, error) {
@@ -244,7 +259,7 @@ func (p *parser) promise(count, each int64, what string, at int64) (int, error) 
 	}
 	left := p.size - p.s.off()
 	if count > left/each {
-		return 0, p.errAt(at, ErrTruncated, "the header promises %d %s, at least %d bytes, but %d bytes are left",
+		return 0, p.errAt(at, ErrTruncated, "unexpected end of file: %d %s need at least %d bytes, %d are left",
 			count, what, min(count, math.MaxInt64/each)*each, left)
 	}
 	return int(count), nil
@@ -266,7 +281,7 @@ func (p *parser) read() (*Mesh, error) {
 	case "$NOD", "$NOE":
 		return nil, p.errAt(p.loc(), ErrVersion, "MSH version 1 is not read: only 4.1 is; %s", how41)
 	default:
-		return nil, p.errAt(p.loc(), ErrSyntax, "expected $MeshFormat, found %s", quote(tok))
+		return nil, p.bad(tok, "expected $MeshFormat")
 	}
 	if err := p.readMeshFormat(); err != nil {
 		return nil, err
@@ -281,7 +296,7 @@ func (p *parser) read() (*Mesh, error) {
 		}
 		at := p.loc()
 		if len(tok) < 2 || tok[0] != '$' {
-			return nil, p.errAt(at, ErrSyntax, "expected a section ($Name), found %s", quote(tok))
+			return nil, p.bad(tok, "expected a section ($Name)")
 		}
 		name := string(tok[1:])
 		var err error
@@ -347,7 +362,7 @@ func (p *parser) end(name string) error {
 		return err
 	}
 	if string(b) != want {
-		return p.errAt(p.loc(), ErrSyntax, "expected %s, found %s", want, quote(b))
+		return p.bad(b, "expected %s", want)
 	}
 	return nil
 }
@@ -361,12 +376,13 @@ func (p *parser) readMeshFormat() error {
 		if _, ok := parseReal(v); ok {
 			return p.errAt(p.loc(), ErrVersion, "MSH version %s is not read: only 4.1 is; %s", v, how41)
 		}
-		return p.errAt(p.loc(), ErrSyntax, "expected the MSH version (4.1), found %s", quote(v))
+		return p.bad(v, "expected the MSH version (4.1)")
 	}
 	ft, err := p.textInt("the file type", 0, 1)
 	if err != nil {
 		return err
 	}
+	p.bin = ft == 1 // from here on, locations are offsets
 	ds, err := p.textInt("the data size", 0, maxInt32)
 	if err != nil {
 		return err
@@ -379,7 +395,6 @@ func (p *parser) readMeshFormat() error {
 			b, _ := p.s.token()
 			return p.errAt(p.loc(), ErrSyntax, "expected the end of the line after the data size, found %s", quote(b))
 		}
-		p.bin = true
 		b, ok := p.s.take(4)
 		if !ok {
 			return p.ended("the integer 1 that gives the byte order", 4, len(b))
@@ -779,11 +794,12 @@ func (p *parser) surfaceGroups(entity int32, hdr int64) []int32 {
 // finish drops the nodes no volume element uses, checks that the surfaces lie on the
 // volume mesh, renumbers, and lists the groups.
 func (p *parser) finish() (*Mesh, error) {
+	p.done = true
 	whole := func(kind error, format string, args ...any) error {
 		return &ParseError{File: p.name, Offset: -1, Msg: fmt.Sprintf(format, args...), Kind: kind}
 	}
 	if !p.elemsRead {
-		return nil, whole(ErrEmpty, "no $Elements section")
+		return nil, whole(ErrTruncated, "unexpected end of file: no $Elements section")
 	}
 	nv := 0
 	for _, t := range volumeTypes {

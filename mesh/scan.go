@@ -1,0 +1,353 @@
+package mesh
+
+import (
+	"bytes"
+	"io"
+	"math"
+	"os"
+	"strconv"
+)
+
+// Buffer sizes: reads go through a buffer as large as the input up to maxBuf, so that
+// refills are rare without making a small file (or a fuzz input) pay for a megabyte.
+const (
+	minBuf     = 4 << 10
+	unknownBuf = 64 << 10
+	maxBuf     = 1 << 20
+	// maxToken bounds one token of a text section. Numbers and section names are short;
+	// a longer "token" is binary garbage, and buffering it would only waste memory.
+	maxToken = 64 << 10
+)
+
+// space marks the bytes that separate tokens in the text parts of a file.
+var space = [256]bool{' ': true, '\t': true, '\n': true, '\r': true, '\v': true, '\f': true}
+
+// scanner reads a file that mixes text and binary: whitespace-separated tokens with the
+// line they are on, and raw byte runs, both located by their offset in the input. It
+// hands out slices of its buffer, valid until the next call.
+type scanner struct {
+	r        io.Reader
+	buf      []byte
+	pos, end int   // unread input is buf[pos:end]
+	base     int64 // input offset of buf[0]
+	line     int   // line of buf[pos], 1-based; not kept up to date by take
+	eof      bool  // r has nothing more
+	err      error // the read error that ended the input, if not io.EOF
+	long     bool  // a token outgrew maxToken
+
+	tokLine int   // line of the last token (or of the end of the input)
+	tokOff  int64 // offset of the last token or byte run
+}
+
+func newScanner(r io.Reader, size int) *scanner {
+	return &scanner{r: r, buf: make([]byte, size), line: 1}
+}
+
+// bufFor returns the buffer size for an input of size bytes (-1: unknown).
+func bufFor(size int64) int {
+	if size < 0 {
+		return unknownBuf
+	}
+	return int(min(max(size, minBuf), maxBuf))
+}
+
+// inputSize returns how many bytes r can still deliver when that is cheap to know, or
+// -1. Headers that promise more than that are refused before anything is allocated.
+func inputSize(r io.Reader) int64 {
+	switch v := r.(type) {
+	case interface{ Len() int }: // bytes.Reader, strings.Reader, bytes.Buffer
+		return int64(v.Len())
+	case *os.File:
+		st, err := v.Stat()
+		if err != nil || !st.Mode().IsRegular() {
+			return -1
+		}
+		pos, err := v.Seek(0, io.SeekCurrent)
+		if err != nil {
+			return -1
+		}
+		return st.Size() - pos
+	}
+	return -1
+}
+
+// off is the input offset of the next unread byte.
+func (s *scanner) off() int64 { return s.base + int64(s.pos) }
+
+// more reads at least one more byte, keeping buf[keep:end] (moved to the front of the
+// buffer, which grows when the kept bytes fill it). It returns how far the kept bytes
+// moved and false when the input has nothing more.
+func (s *scanner) more(keep int) (int, bool) {
+	if s.eof {
+		return 0, false
+	}
+	if keep > 0 {
+		copy(s.buf, s.buf[keep:s.end])
+		s.end -= keep
+		s.pos -= keep
+		s.base += int64(keep)
+	}
+	if s.end == len(s.buf) {
+		if len(s.buf) >= maxToken {
+			s.long = true
+			return keep, false
+		}
+		nb := make([]byte, 2*len(s.buf))
+		copy(nb, s.buf[:s.end])
+		s.buf = nb
+	}
+	for range 100 {
+		n, err := s.r.Read(s.buf[s.end:])
+		s.end += n
+		if err != nil {
+			s.eof = true
+			if err != io.EOF {
+				s.err = err
+			}
+			return keep, n > 0
+		}
+		if n > 0 {
+			return keep, true
+		}
+	}
+	s.eof, s.err = true, io.ErrNoProgress
+	return keep, false
+}
+
+// skipSpace skips whitespace, counting lines; false at the end of the input.
+func (s *scanner) skipSpace() bool {
+	for {
+		for s.pos < s.end {
+			c := s.buf[s.pos]
+			if !space[c] {
+				return true
+			}
+			if c == '\n' {
+				s.line++
+			}
+			s.pos++
+		}
+		if _, ok := s.more(s.end); !ok {
+			return false
+		}
+	}
+}
+
+// token returns the next whitespace-separated token, and false when the input ends
+// first (or the token outgrows maxToken: s.long). tokLine and tokOff locate it.
+func (s *scanner) token() ([]byte, bool) {
+	if !s.skipSpace() {
+		s.tokLine, s.tokOff = s.line, s.off()
+		return nil, false
+	}
+	start := s.pos
+	s.tokLine, s.tokOff = s.line, s.off()
+	for {
+		for s.pos < s.end {
+			if space[s.buf[s.pos]] {
+				return s.buf[start:s.pos], true
+			}
+			s.pos++
+		}
+		shift, ok := s.more(start)
+		start -= shift
+		if !ok {
+			return s.buf[start:s.pos], !s.long
+		}
+	}
+}
+
+// endLine consumes blanks up to and including the next newline, and reports whether
+// only blanks were there. Binary data starts right after a section header's line.
+func (s *scanner) endLine() bool {
+	for {
+		for s.pos < s.end {
+			switch s.buf[s.pos] {
+			case ' ', '\t', '\r':
+				s.pos++
+			case '\n':
+				s.pos++
+				s.line++
+				return true
+			default:
+				return false
+			}
+		}
+		if _, ok := s.more(s.end); !ok {
+			return true // the end of the input will be reported by whoever reads next
+		}
+	}
+}
+
+// quoted reads a double-quoted string on the current line (after blanks), without its
+// quotes; false when there is none or it does not close on the line.
+func (s *scanner) quoted(dst []byte) ([]byte, bool) {
+	for {
+		for s.pos < s.end && (s.buf[s.pos] == ' ' || s.buf[s.pos] == '\t') {
+			s.pos++
+		}
+		if s.pos < s.end {
+			break
+		}
+		if _, ok := s.more(s.end); !ok {
+			return dst, false
+		}
+	}
+	s.tokLine, s.tokOff = s.line, s.off()
+	if s.buf[s.pos] != '"' {
+		return dst, false
+	}
+	s.pos++
+	for {
+		for s.pos < s.end {
+			c := s.buf[s.pos]
+			s.pos++
+			switch c {
+			case '"':
+				return dst, true
+			case '\n':
+				s.line++
+				return dst, false
+			}
+			if len(dst) >= maxToken {
+				return dst, false
+			}
+			dst = append(dst, c)
+		}
+		if _, ok := s.more(s.end); !ok {
+			return dst, false
+		}
+	}
+}
+
+// take returns the next n bytes (n ≤ minBuf) of binary data, or what is left and false
+// when the input ends first. tokOff locates them.
+func (s *scanner) take(n int) ([]byte, bool) {
+	s.tokOff = s.off()
+	for s.end-s.pos < n {
+		if _, ok := s.more(s.pos); !ok {
+			b := s.buf[s.pos:s.end]
+			s.pos = s.end
+			return b, false
+		}
+	}
+	b := s.buf[s.pos : s.pos+n]
+	s.pos += n
+	return b, true
+}
+
+// skipTo consumes the input up to and including pat, which must be followed by
+// whitespace or the end of the input; false when the input ends first. Lines are
+// counted on the way.
+func (s *scanner) skipTo(pat []byte) bool {
+	for {
+		if i := bytes.Index(s.buf[s.pos:s.end], pat); i >= 0 {
+			j := s.pos + i + len(pat)
+			for j == s.end {
+				shift, ok := s.more(s.pos)
+				j -= shift
+				if !ok {
+					break
+				}
+			}
+			if j == s.end || space[s.buf[j]] {
+				s.line += bytes.Count(s.buf[s.pos:j], []byte{'\n'})
+				s.pos = j
+				return true
+			}
+			s.line += bytes.Count(s.buf[s.pos:s.pos+i+1], []byte{'\n'})
+			s.pos += i + 1
+			continue
+		}
+		// Keep the bytes that could start a match across the refill.
+		keep := max(s.pos, s.end-len(pat)+1)
+		s.line += bytes.Count(s.buf[s.pos:keep], []byte{'\n'})
+		s.pos = keep
+		if _, ok := s.more(keep); !ok {
+			s.pos = s.end
+			return false
+		}
+	}
+}
+
+// Number syntax. Text sections hold decimal numbers: ASCII digits, an optional sign,
+// for reals an optional fraction and e/E exponent. strconv alone would also accept Go
+// literal syntax ("1_0", "0x1p1", "inf"), so tokens are checked before they are
+// converted.
+
+// parseInt parses an optionally signed decimal integer that fits int64.
+func parseInt(b []byte) (int64, bool) {
+	neg := false
+	if len(b) > 0 && (b[0] == '+' || b[0] == '-') {
+		neg = b[0] == '-'
+		b = b[1:]
+	}
+	if len(b) == 0 {
+		return 0, false
+	}
+	var n uint64
+	for _, c := range b {
+		d := uint64(c - '0')
+		if d > 9 || n > (math.MaxInt64+1-d)/10 {
+			return 0, false
+		}
+		n = n*10 + d
+	}
+	if neg {
+		return -int64(n-1) - 1, true // n may be 2^63
+	}
+	if n > math.MaxInt64 {
+		return 0, false
+	}
+	return int64(n), true
+}
+
+// digits returns how many leading bytes of b are ASCII digits.
+func digits(b []byte) int {
+	n := 0
+	for n < len(b) && b[n]-'0' <= 9 {
+		n++
+	}
+	return n
+}
+
+// isDecimalReal reports whether b is an optional sign, digits with an optional
+// fraction (at least one digit in all), and an optional exponent.
+func isDecimalReal(b []byte) bool {
+	i := 0
+	if i < len(b) && (b[i] == '+' || b[i] == '-') {
+		i++
+	}
+	n := digits(b[i:])
+	i += n
+	if i < len(b) && b[i] == '.' {
+		i++
+		f := digits(b[i:])
+		i += f
+		n += f
+	}
+	if n == 0 {
+		return false
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		e := digits(b[i:])
+		if e == 0 {
+			return false
+		}
+		i += e
+	}
+	return i == len(b)
+}
+
+// parseReal parses a finite decimal real, correctly rounded.
+func parseReal(b []byte) (float64, bool) {
+	if !isDecimalReal(b) {
+		return 0, false
+	}
+	v, err := strconv.ParseFloat(string(b), 64)
+	return v, err == nil // err is ErrRange: beyond ±MaxFloat64
+}

@@ -180,6 +180,9 @@ func printDevicePhases(w io.Writer, r *solveReport, p *problem) {
 	fmt.Fprintln(tw, "phase (first set-up on the device)\tseconds\t")
 	row := func(name string, s float64) { fmt.Fprintf(tw, "%s\t%.4f\t\n", name, s) }
 	switch {
+	case p.onDevice && p.mesh != nil:
+		row("assembly (symbolic on the host, uploaded)", p.symbolic.Seconds())
+		row("assembly on the device (numeric)", p.numeric.Seconds())
 	case p.onDevice:
 		row("assembly on the device (symbolic)", p.symbolic.Seconds())
 		row("assembly on the device (numeric)", p.numeric.Seconds())

@@ -102,16 +102,25 @@ func (e *cpuEngine) solve(b, x []float64, opt krylov.Options) (krylov.Result, er
 }
 func (e *cpuEngine) step(k int, p *problem, _ []float64, threads int, sr *stepResult) error {
 	// The new material is the caller's input: computed before the clock starts.
-	var mod []float64
-	if p.asm != nil {
+	var mod, E []float64
+	switch {
+	case p.asm != nil:
 		mod = stepModulus(p, k)
+	case p.mesh != nil:
+		E = p.mesh.stepMaterials(k)
+		p.mesh.lastE = E
 	}
 	t := time.Now()
-	if p.asm != nil {
+	switch {
+	case p.asm != nil:
 		if err := p.asm.Numeric(p.A, mod, threads); err != nil {
 			return err
 		}
-	} else {
+	case p.mesh != nil:
+		if err := p.mesh.el.Numeric(p.A, E, p.mesh.nu, threads); err != nil {
+			return err
+		}
+	default:
 		p.A.Scale(stepFactor(k))
 	}
 	sr.AssemblySeconds = time.Since(t).Seconds()
@@ -151,8 +160,10 @@ type backendEngine struct {
 	upload float64        // seconds of the uploads before the first solve (built.upload and b, x)
 	devMem func() int64
 	// assemble, when set, writes the fine values of ex56 step k (element moduli
-	// mod) into the device's fine operator.
-	assemble func(mod []float64) error
+	// mod) into the device's fine operator; assembleMesh those of a mesh's step
+	// (materials E, nu per element).
+	assemble     func(mod []float64) error
+	assembleMesh func(E, nu []float64) error
 	floor    *floorModel // bytes each phase must move at least, and the copy bandwidth
 	steps    []cycle.UpdateTimes
 	pcg      []float64 // seconds of each PCG on the device, transfers of b and x excluded
@@ -284,6 +295,11 @@ func (e *backendEngine) step(k int, p *problem, rhs []float64, threads int, sr *
 		mod = e.mod
 		copy(mod, stepModulus(p, k))
 	}
+	var E []float64
+	if p.mesh != nil && e.assembleMesh != nil {
+		E = p.mesh.stepMaterials(k)
+		p.mesh.lastE = E
+	}
 	t := time.Now()
 	switch {
 	case p.box != nil && e.assemble != nil:
@@ -291,7 +307,12 @@ func (e *backendEngine) step(k int, p *problem, rhs []float64, threads int, sr *
 		if err := e.assemble(mod); err != nil {
 			return err
 		}
-	case p.box == nil:
+	case p.mesh != nil && e.assembleMesh != nil:
+		be.SetPhase(fmt.Sprintf("step %d assembly (device)", k))
+		if err := e.assembleMesh(E, p.mesh.nu); err != nil {
+			return err
+		}
+	case p.box == nil && p.mesh == nil:
 		be.SetPhase(fmt.Sprintf("step %d new values (device scaling)", k))
 		be.ScaleValues(fine, stepFactor(k))
 	default:

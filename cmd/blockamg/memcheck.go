@@ -111,6 +111,10 @@ func (c *solveConfig) checkHostMemory() error {
 // for; ok is false when nothing can be estimated.
 func (c *solveConfig) hostMemoryNeed() (need int64, what string, ok bool) {
 	f := c.memOptionFactor()
+	if c.meshFlags.path != "" {
+		// A mesh's cost per node depends on its elements, unknown before reading it.
+		return 0, "", false
+	}
 	if c.matrix == "" {
 		n := 3 * int64(c.ne+1) * int64(c.ne+1) * int64(c.ne+1)
 		per, where := float64(memPerUnknown), "set-up and solve"
@@ -157,7 +161,7 @@ func (c *solveConfig) capDense(need, n int64) int64 {
 // deviceMemoryNeed returns the estimate of the device memory of a --gpu run of the
 // ex56 problem (0 for a matrix file: the device cost per non-zero was not measured).
 func (c *solveConfig) deviceMemoryNeed() int64 {
-	if c.matrix != "" {
+	if c.matrix != "" || c.meshFlags.path != "" {
 		return 0
 	}
 	n := 3 * int64(c.ne+1) * int64(c.ne+1) * int64(c.ne+1)

@@ -62,6 +62,7 @@ type solveConfig struct {
 	wStats      bool
 	half        bool   // --galerkin-half
 	solution    string // --solution: write the last solve's x here
+	meshFlags   meshFlags
 }
 
 // problem is what solve works on: the matrix, its right-hand side and near-null space,
@@ -76,13 +77,20 @@ type problem struct {
 	// onDevice: ex56 to be assembled on the device, pattern and values (--gpu with
 	// the device set-up): A and asm stay nil, and the host holds vectors only.
 	onDevice bool
+	// mesh is the elasticity problem of a Gmsh mesh (--mesh), nil otherwise.
+	mesh *meshProblem
 	// assembly times of the first, symbolic + numeric, assembly (zero for a file)
 	symbolic, numeric time.Duration
 }
 
 // rows returns the number of unknowns; blockSize the unknowns per block row.
 func (p *problem) rows() int {
-	if p.A == nil {
+	switch {
+	case p.A != nil:
+		return p.A.Rows()
+	case p.mesh != nil:
+		return 3 * p.mesh.m.Nodes()
+	case p.box != nil:
 		return p.box.Unknowns()
 	}
 	return p.A.Rows()
@@ -98,6 +106,7 @@ func (p *problem) blockSize() int {
 func runSolve(args []string, stdout, stderr io.Writer) error {
 	cfg := solveConfig{kry: krylov.DefaultOptions(), amg: amg.DefaultOptions()}
 	fs := newFlags("solve", "[--ne N --alpha A | --matrix FILE [--block-size b] [--coords FILE | --nullspace FILE] [--rhs FILE]] [flags]", stderr)
+	cfg.meshFlags.register(fs)
 	fs.IntVar(&cfg.ne, "ne", defaultSolveNe, "ex56 problem: elements per side of the unit cube")
 	fs.Float64Var(&cfg.alpha, "alpha", fem.Ex56(1).Alpha, "ex56 problem: modulus factor inside the soft sphere")
 	fs.StringVar(&cfg.matrix, "matrix", "", "solve this matrix instead (Matrix Market .mtx or PETSc binary)")
@@ -160,6 +169,9 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 func (c *solveConfig) finish(fs *flag.FlagSet) error {
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if err := c.meshFlags.check(set); err != nil {
+		return err
+	}
 	if c.matrix != "" && (set["ne"] || set["alpha"]) {
 		return errors.New("--matrix and --ne/--alpha exclude each other")
 	}
@@ -293,6 +305,12 @@ func (p progress) took(what string, d time.Duration) {
 
 // loadProblem builds or reads the system to solve.
 func loadProblem(c *solveConfig, pr progress) (*problem, error) {
+	if c.meshFlags.path != "" {
+		if st, err := os.Stat(c.meshFlags.path); err == nil && st.Size() < 20<<20 {
+			pr.on = false
+		}
+		return loadMeshProblem(c, pr, c.deviceAssembly(), pr.w)
+	}
 	if c.matrix == "" {
 		pr.on = pr.on && c.ne >= 40
 		ex := fem.Ex56(c.ne)
@@ -574,9 +592,10 @@ func solveRun(c *solveConfig, build func(p *problem) (*built, error), open func(
 	c.amg.Symmetric = false
 	switch {
 	case c.half && p.onDevice:
-		// ex56's matrix is exactly symmetric by construction (its reference element
-		// matrix is; fem's tests check the assembled one), and there is no host copy
-		// to check.
+		// The assemblies' matrices are exactly symmetric by construction (ex56's
+		// reference element matrix is, an unstructured element block (a, b) is the
+		// transpose of (b, a) to the bit; fem's tests check both), and there is no
+		// host copy to check.
 		c.amg.Symmetric = true
 	case c.half:
 		done := pr.start("checking that A is symmetric")
@@ -700,6 +719,11 @@ func solveRun(c *solveConfig, build func(p *problem) (*built, error), open func(
 			return err
 		}
 	}
+	if p.mesh != nil {
+		if err := writeMeshOutputs(c, p.mesh, x); err != nil {
+			return err
+		}
+	}
 
 	if c.plot != "" {
 		if err := plotHistory(c.plot, p.name+eng.where(), res.History, bnorm); err != nil {
@@ -781,6 +805,11 @@ func stepModulus(p *problem, step int) []float64 {
 // re-assembly with stepModulus for ex56; a matrix from a file is scaled by
 // stepFactor(k) (cumulatively; b stays, so the solution changes).
 func newValues(p *problem, step, workers int) error {
+	if p.mesh != nil {
+		E := p.mesh.stepMaterials(step)
+		p.mesh.lastE = E
+		return p.mesh.el.Numeric(p.A, E, p.mesh.nu, workers)
+	}
 	if p.asm == nil {
 		p.A.Scale(stepFactor(step))
 		return nil
@@ -835,7 +864,7 @@ func printHostPhases(w io.Writer, r *solveReport, p *problem) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "phase\tseconds\t")
 	row := func(name string, s float64) { fmt.Fprintf(tw, "%s\t%.4f\t\n", name, s) }
-	if p.asm != nil {
+	if p.asm != nil || p.mesh != nil {
 		row("assembly (symbolic)", p.symbolic.Seconds())
 		row("assembly (numeric)", p.numeric.Seconds())
 	}

@@ -65,9 +65,13 @@ func solveGPU(c *solveConfig, stdout, stderr io.Writer) error {
 	}
 	c.deviceSetup = !c.hostSetup && cycle.CheckSetupResident(be, c.amg) == nil
 	var asm *cudafem.Assembly
+	var devEl *cudafem.Elasticity
 	defer func() {
 		if asm != nil {
 			asm.Free()
+		}
+		if devEl != nil {
+			devEl.Free()
 		}
 	}()
 	// What the CUDA backend adds to the engine: page-locked vectors, the right-hand
@@ -91,6 +95,18 @@ func solveGPU(c *solveConfig, stdout, stderr io.Writer) error {
 			}
 			e.assemble = func(mod []float64) error { return asm.NumericHost(fine, mod) }
 		}
+		if p.mesh != nil {
+			if devEl == nil { // a host set-up: the device assembles into its fine operator
+				var err error
+				var A *cuda.Matrix
+				if devEl, A, err = cudafem.NewElasticity(be, p.mesh.el); err != nil {
+					return err
+				}
+				A.Free()
+			}
+			fine := e.s.FineOperator().(*cuda.Matrix)
+			e.assembleMesh = func(E, nu []float64) error { return devEl.NumericHost(fine, E, nu) }
+		}
 		if e.s.DeviceSetup() != nil {
 			releaseHost(p)
 		}
@@ -107,6 +123,11 @@ func solveGPU(c *solveConfig, stdout, stderr io.Writer) error {
 				return err
 			}
 			e.floor = e.floorModel(elements, max(bw.MemcpyGBs, bw.KernelGBs)*1e9)
+			if devEl != nil {
+				// What the unstructured assembly must read (element data, materials)
+				// and write (the values).
+				e.floor.assembly = devEl.DataBytes() + devEl.ValueBytes()
+			}
 		}
 		return nil
 	}
@@ -118,7 +139,12 @@ func solveGPU(c *solveConfig, stdout, stderr io.Writer) error {
 		}
 		var A *cuda.Matrix
 		var err error
-		if asm, A, err = assembleOnDevice(be, p); err != nil {
+		if p.mesh != nil {
+			devEl, A, err = assembleMeshOnDevice(be, p)
+		} else {
+			asm, A, err = assembleOnDevice(be, p)
+		}
+		if err != nil {
 			return nil, err
 		}
 		be.SetPhase("upload + device set-up")
@@ -138,6 +164,31 @@ func solveGPU(c *solveConfig, stdout, stderr io.Writer) error {
 // not --manufactured, whose right-hand side is A times a vector on the host.
 func (c *solveConfig) deviceAssembly() bool {
 	return c.gpu && c.deviceSetup && c.matrix == "" && !c.mms
+}
+
+// assembleMeshOnDevice uploads the mesh's symbolic assembly and runs the numeric
+// phase on the device with the first materials (cudafem.Elasticity), timed into p.
+func assembleMeshOnDevice(be *cuda.Backend, p *problem) (*cudafem.Elasticity, *cuda.Matrix, error) {
+	be.SetPhase("assembly (device)")
+	t := time.Now()
+	d, A, err := cudafem.NewElasticity(be, p.mesh.el)
+	if err == nil {
+		err = be.Err()
+	}
+	p.symbolic += time.Since(t) // the upload of the host's symbolic phase
+	t = time.Now()
+	if err == nil {
+		err = d.NumericHost(A, p.mesh.E, p.mesh.nu)
+	}
+	p.numeric = time.Since(t)
+	if err != nil {
+		if d != nil {
+			A.Free()
+			d.Free()
+		}
+		return nil, nil, fmt.Errorf("device assembly: %w", err)
+	}
+	return d, A, nil
 }
 
 // assembleOnDevice runs ex56's symbolic and numeric assembly on the device

@@ -255,7 +255,7 @@ func TestSolveGPUDeviceSetup(t *testing.T) {
 	if code := run([]string{"solve", "--gpu", "--ne", "6", "--steps", "1"}, &out, &errb); code != 0 {
 		t.Fatalf("solve --gpu: exit %d: %s", code, errb.String())
 	}
-	for _, s := range []string{"first set-up on the device by level (ms):", "coarsen (strength, aggregation, P_tent, patterns)", "upload of A and B"} {
+	for _, s := range []string{"first set-up on the device by level (ms):", "coarsen (strength, aggregation, P_tent, patterns)", "A assembled on the device; upload of B"} {
 		if !strings.Contains(out.String(), s) {
 			t.Errorf("solve --gpu text lacks %q:\n%s", s, out.String())
 		}

@@ -1,0 +1,191 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/blockamg/blockamg/backend/cuda"
+	"github.com/blockamg/blockamg/fem"
+	"github.com/blockamg/blockamg/matio"
+	"github.com/blockamg/blockamg/mesh"
+)
+
+const meshData = "../../mesh/testdata/"
+
+// TestSolveMesh solves each test mesh clamped on "fixed" and pulled on "load"
+// (file order, so the unknowns are the file's), and checks the solution against a
+// dense Cholesky solve of the same system assembled here by fem directly; the VTU
+// and PNG files are written.
+func TestSolveMesh(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"cube_tet4", "cube_tet10", "hex8", "two_tet4.bin"} {
+		path := meshData + name + ".msh"
+		sol, vtuPath, pngPath := filepath.Join(dir, name+".mtx"), filepath.Join(dir, name+".vtu"), filepath.Join(dir, name+".png")
+		code, out, stderr := runTimed(t, time.Minute, "solve", "-q", "--json", "--mesh", path, "--fix", "fixed", "--traction", "load:0,0.5,-1",
+			"--material", "0.7,0.3", "--order", "file", "--rtol", "1e-12", "--solution", sol, "--vtu", vtuPath, "--png", pngPath)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", name, code, stderr)
+		}
+		var rep solveReport
+		if err := json.Unmarshal([]byte(out), &rep); err != nil {
+			t.Fatal(err)
+		}
+		d, err := matio.ReadDense(sol)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The reference: fem's assembly of the same mesh, solved densely.
+		m, _, err := mesh.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fixed := make([]uint8, m.Nodes())
+		if err := fem.FixGroup(m, fixed, "fixed", 7); err != nil {
+			t.Fatal(err)
+		}
+		el, err := fem.NewElasticity(m, fem.ElasticityOptions{Fixed: fixed})
+		if err != nil {
+			t.Fatal(err)
+		}
+		E, nu, err := el.Materials(fem.Material{E: 0.7, Nu: 0.3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		A := el.NewMatrix()
+		if err := el.Numeric(A, E, nu, 1); err != nil {
+			t.Fatal(err)
+		}
+		n := A.Rows()
+		b := make([]float64, n)
+		if err := el.RHS(b, A, fem.Loads{Traction: []fem.Traction{{Group: "load", Force: fem.Uniform([3]float64{0, 0.5, -1})}}}); err != nil {
+			t.Fatal(err)
+		}
+		var ch mat.Cholesky
+		if !ch.Factorize(mat.NewSymDense(n, A.ToDense())) {
+			t.Fatalf("%s: the assembled matrix is not SPD", name)
+		}
+		var x mat.VecDense
+		if err := ch.SolveVecTo(&x, mat.NewVecDense(n, b)); err != nil {
+			t.Fatal(err)
+		}
+		if got := relDiff(d.Data, x.RawVector().Data); !(got < 1e-9) || rep.Unknowns != n {
+			t.Errorf("%s: %d unknowns (want %d), solution off the dense solve's by %.3g", name, rep.Unknowns, n, got)
+		}
+		t.Logf("%s: %d unknowns, %d iterations, solution within %.2g of the dense solve", name, n, rep.Iterations, relDiff(d.Data, x.RawVector().Data))
+		isPNG(t, pngPath)
+		v, err := os.ReadFile(vtuPath)
+		if err != nil || !strings.HasPrefix(string(v), "<?xml") || !strings.Contains(string(v), `Name="von_mises"`) {
+			t.Errorf("%s: VTU file: %v, %.60q", name, err, v)
+		}
+	}
+}
+
+// TestSolveMeshSteps: new materials each step (the first volume group's modulus
+// changes), on the host, with RCM order; the solutions change and converge.
+func TestSolveMeshSteps(t *testing.T) {
+	code, out, stderr := runTimed(t, time.Minute, "solve", "-q", "--json", "--mesh", meshData+"two_tet4.msh", "--fix", "fixed",
+		"--traction", "load:0,0,-1", "--material", "steel:200,0.3", "--material", "rubber:1,0.45", "--steps", "2")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var rep solveReport
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Steps) != 2 || rep.Steps[1].Iterations == 0 || !(float64(rep.Steps[1].RelativeResidual) <= 1e-8) {
+		t.Errorf("steps %+v", rep.Steps)
+	}
+}
+
+// TestSolveMeshErrors: each bad flag or file is exit 2 with a message that says what
+// and where.
+func TestSolveMeshErrors(t *testing.T) {
+	m := meshData + "two_tet4.msh"
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--mesh", m, "--traction", "load:0,0,1"}, "needs at least one --fix"},
+		{[]string{"--mesh", m, "--fix", "nope", "--traction", "load:0,0,1"}, `"fixed", "load"`},
+		{[]string{"--mesh", m, "--fix", "fixed:xw", "--traction", "load:0,0,1"}, "want letters x, y, z"},
+		{[]string{"--mesh", m, "--fix", "fixed", "--traction", "load:0,1"}, "want 3 numbers"},
+		{[]string{"--mesh", m, "--fix", "fixed", "--traction", "load:0,0,1", "--material", "steel:-1,0.3"}, "Young's modulus"},
+		{[]string{"--mesh", m, "--fix", "fixed", "--traction", "load:0,0,1", "--material", "wood:1,0.3"}, `"rubber", "steel"`},
+		{[]string{"--mesh", m, "--fix", "fixed"}, "right-hand side is zero"},
+		{[]string{"--mesh", m, "--ne", "5", "--fix", "fixed"}, "exclude each other"},
+		{[]string{"--vtu", "x.vtu"}, "--vtu needs --mesh"},
+		{[]string{"--mesh", meshData + "bad/dup_node.msh", "--fix", "fixed"}, "dup_node.msh:10: node tag 3 defined twice"},
+		{[]string{"--mesh", meshData + "bad/prism.msh", "--fix", "fixed"}, "unsupported element type 6"},
+	} {
+		code, _, stderr := runTimed(t, time.Minute, append([]string{"solve", "-q"}, tc.args...)...)
+		if code != 2 || !strings.Contains(stderr, tc.want) {
+			t.Errorf("solve %v: exit %d, %q; want exit 2 and %q", tc.args, code, stderr, tc.want)
+		}
+	}
+}
+
+// TestMeshCommand: the summary of the two-volume mesh counts what the file holds
+// (142 nodes, 368 tets, 52 boundary triangles in two groups of 26), and a bad file is
+// exit 2 with its location.
+func TestMeshCommand(t *testing.T) {
+	code, out, stderr := runTimed(t, time.Minute, "mesh", "--json", meshData+"two_tet4.msh")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var rep meshReport
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	s := rep.Summary
+	if s.Nodes != 142 || len(s.Elements) != 2 || s.Elements[0].Count != 368 || s.Elements[1].Count != 52 || len(s.Groups) != 4 {
+		t.Errorf("summary %+v", s)
+	}
+	if code, _, stderr := runTimed(t, time.Minute, "mesh", meshData+"bad/truncated.msh"); code != 2 || !strings.Contains(stderr, "truncated.msh:20") {
+		t.Errorf("truncated mesh: exit %d, %q", code, stderr)
+	}
+}
+
+// TestSolveGPUMesh: on a GPU (skipped without one) a mesh is assembled on the device
+// (assembled_on_device), set up there and solved in the CPU's iterations, first and
+// after steps of new materials, to the CPU's solution within 1e-9.
+func TestSolveGPUMesh(t *testing.T) {
+	be, err := cuda.New(cuda.Options{})
+	if errors.Is(err, cuda.ErrNoDriver) || errors.Is(err, cuda.ErrNoDevice) {
+		t.Skip(err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	be.Close()
+	dir := t.TempDir()
+	args := []string{"--mesh", meshData + "two_tet4.msh", "--fix", "fixed", "--traction", "load:0,0,-1",
+		"--material", "steel:200,0.3", "--material", "rubber:1,0.45", "--steps", "2", "--threads", "1"}
+	cpuSol, gpuSol := filepath.Join(dir, "cpu.mtx"), filepath.Join(dir, "gpu.mtx")
+	c := runSolveJSON(t, append(args, "-q", "--solution", cpuSol)...)
+	g := runSolveJSON(t, append(args, "-q", "--gpu", "--solution", gpuSol)...)
+	if !g.AssembledOnDevice || g.DeviceSetup == nil {
+		t.Fatalf("--gpu --mesh: assembled_on_device %v, device set-up %v", g.AssembledOnDevice, g.DeviceSetup != nil)
+	}
+	if g.Iterations != c.Iterations || len(g.Steps) != 2 || g.Steps[1].Iterations != c.Steps[1].Iterations {
+		t.Errorf("GPU %d iterations (steps %+v), CPU %d (%+v)", g.Iterations, g.Steps, c.Iterations, c.Steps)
+	}
+	xc, err := matio.ReadDense(cpuSol)
+	if err != nil {
+		t.Fatal(err)
+	}
+	xg, err := matio.ReadDense(gpuSol)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := relDiff(xg.Data, xc.Data); !(d < 1e-9) {
+		t.Errorf("GPU solution off the CPU's by %.3g", d)
+	}
+}

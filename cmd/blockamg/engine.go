@@ -164,9 +164,9 @@ type backendEngine struct {
 	// (materials E, nu per element).
 	assemble     func(mod []float64) error
 	assembleMesh func(E, nu []float64) error
-	floor    *floorModel // bytes each phase must move at least, and the copy bandwidth
-	steps    []cycle.UpdateTimes
-	pcg      []float64 // seconds of each PCG on the device, transfers of b and x excluded
+	floor        *floorModel // bytes each phase must move at least, and the copy bandwidth
+	steps        []cycle.UpdateTimes
+	pcg          []float64 // seconds of each PCG on the device, transfers of b and x excluded
 	// hostAlloc and hostFree, when set, give page-locked host memory (the CUDA
 	// backend's HostAlloc): the right-hand side, the solution and the element moduli
 	// live there, so their transfers run at the link's speed.

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -15,7 +16,7 @@ import (
 )
 
 func init() {
-	register("gen", "generate PETSc's ex56 3D elasticity problem (matrix, rhs, coordinates, rigid-body modes)", runGen)
+	register("gen", "generate PETSc's ex56 3D elasticity problem, or assemble a Gmsh mesh's (matrix, rhs, coordinates, rigid-body modes)", runGen)
 }
 
 // genProgressNe is the mesh size from which gen reports its phases on stderr: from
@@ -23,7 +24,9 @@ func init() {
 const genProgressNe = 40
 
 func runGen(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("gen", "--ne N -o A.petsc|A.mtx [--rhs b.petsc|b.mtx] [--coords x.mtx] [--nullspace B.mtx] [flags]", stderr)
+	fs := newFlags("gen", "--ne N | --mesh part.msh --fix GROUP --traction GROUP:tx,ty,tz … -o A.petsc|A.mtx [--rhs b.petsc|b.mtx] [--coords x.mtx] [--nullspace B.mtx] [flags]", stderr)
+	var mf meshFlags
+	mf.register(fs)
 	ne := fs.Int("ne", 0, "elements per side of the unit cube (required); (ne+1)³ nodes, 3 unknowns each")
 	p := fem.Ex56(0)
 	fs.Float64Var(&p.Alpha, "alpha", p.Alpha, "modulus factor inside the soft sphere (ex56 -alpha)")
@@ -58,6 +61,21 @@ func runGen(args []string, stdout, stderr io.Writer) error {
 			return fmt.Errorf("-%s and -%s both write %s", other, flag, path)
 		}
 		seen[key] = flag
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if err := mf.check(set); err != nil {
+		return err
+	}
+	if set["vtu"] || set["png"] {
+		return errors.New("--vtu and --png draw a solution: they are solve's")
+	}
+	if mf.path != "" {
+		if *out == "" {
+			fs.Usage()
+			return errors.New("-o is required")
+		}
+		return genMesh(&mf, *out, *rhs, *coords, *null, *workers, *quiet, stdout, stderr)
 	}
 	if *ne == 0 || *out == "" {
 		fs.Usage()
@@ -133,6 +151,49 @@ func runGen(args []string, stdout, stderr io.Writer) error {
 	if verbose {
 		fmt.Fprintf(stderr, "gen: total %.2f s\n", time.Since(start).Seconds())
 	}
+	return nil
+}
+
+// genMesh assembles a Gmsh mesh's elasticity problem as solve --mesh does (the same
+// node order, materials, clamps and loads) and writes its matrix, right-hand side,
+// coordinates and near-null space, so that another solver (PETSc's GAMG in
+// bench/mesh_compare.sh) solves the very same system.
+func genMesh(mf *meshFlags, out, rhs, coords, null string, workers int, quiet bool, stdout, stderr io.Writer) error {
+	for flag, path := range map[string]string{"coords": coords, "nullspace": null} {
+		if path != "" && !strings.EqualFold(filepath.Ext(path), ".mtx") {
+			return fmt.Errorf("--%s %s: dense arrays are written as Matrix Market, name the file .mtx", flag, path)
+		}
+	}
+	c := &solveConfig{meshFlags: *mf, threads: workers, quiet: quiet}
+	pr := progress{w: stderr, on: !quiet, cmd: "gen"}
+	if st, err := os.Stat(mf.path); err == nil && st.Size() < 20<<20 {
+		pr.on = false
+	}
+	p, err := loadMeshProblem(c, pr, false, stderr)
+	if err != nil {
+		return err
+	}
+	if err := matio.WriteMatrix(out, p.A); err != nil {
+		return err
+	}
+	if rhs != "" {
+		if err := matio.WriteVector(rhs, p.b); err != nil {
+			return err
+		}
+	}
+	m := p.mesh.m
+	if coords != "" {
+		if err := writeDense(coords, &matio.Dense{Rows: m.Nodes(), Cols: 3, Data: m.Coords}); err != nil {
+			return err
+		}
+	}
+	if null != "" {
+		if err := writeDense(null, &matio.Dense{Rows: p.ns.Rows, Cols: p.ns.Cols, Data: p.ns.Data}); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintf(stdout, "%s: %d unknowns, %d blocks of 3×3 (%d nonzeros), %d elements -> %s\n",
+		mf.path, p.A.Rows(), p.A.NNZBlocks(), 9*p.A.NNZBlocks(), p.mesh.el.Elements(), out)
 	return nil
 }
 

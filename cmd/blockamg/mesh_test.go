@@ -189,3 +189,31 @@ func TestSolveGPUMesh(t *testing.T) {
 		t.Errorf("GPU solution off the CPU's by %.3g", d)
 	}
 }
+
+// TestGenMesh: gen --mesh writes the system solve --mesh solves: solving the files
+// gives solve --mesh's iterations and solution.
+func TestGenMesh(t *testing.T) {
+	dir := t.TempDir()
+	m := meshData + "two_tet4.msh"
+	A, b, x, sol1, sol2 := filepath.Join(dir, "A.petsc"), filepath.Join(dir, "b.petsc"), filepath.Join(dir, "x.mtx"), filepath.Join(dir, "s1.mtx"), filepath.Join(dir, "s2.mtx")
+	flags := []string{"--mesh", m, "--fix", "fixed", "--traction", "load:0,0,-1", "--material", "steel:200,0.3", "--material", "rubber:1,0.45"}
+	if code, _, stderr := runTimed(t, time.Minute, append([]string{"gen", "-q", "-o", A, "--rhs", b, "--coords", x}, flags...)...); code != 0 {
+		t.Fatalf("gen --mesh: exit %d: %s", code, stderr)
+	}
+	r1 := runSolveJSON(t, append(flags, "-q", "--solution", sol1)...)
+	r2 := runSolveJSON(t, "-q", "--matrix", A, "--rhs", b, "--coords", x, "--solution", sol2)
+	s1, err := matio.ReadDense(sol1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s2, err := matio.ReadDense(sol2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r1.Iterations != r2.Iterations || relDiff(s1.Data, s2.Data) > 1e-12 {
+		t.Errorf("solve --mesh %d iterations, solve of gen's files %d; solutions differ by %.3g", r1.Iterations, r2.Iterations, relDiff(s1.Data, s2.Data))
+	}
+	if code, _, stderr := runTimed(t, time.Minute, append([]string{"gen", "-o", A, "--png", "x.png"}, flags...)...); code != 2 || !strings.Contains(stderr, "solve's") {
+		t.Errorf("gen --png: exit %d, %q", code, stderr)
+	}
+}

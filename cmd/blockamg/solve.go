@@ -277,6 +277,15 @@ func (c *solveConfig) checkLimits() error {
 type progress struct {
 	w  io.Writer
 	on bool
+	// cmd names the command on each line ("" means solve).
+	cmd string
+}
+
+func (p progress) prefix() string {
+	if p.cmd == "" {
+		return "solve: "
+	}
+	return p.cmd + ": "
 }
 
 // start prints that a phase begins and returns done, which prints the time since.
@@ -292,14 +301,14 @@ func (p progress) begin(format string, a ...any) func(d time.Duration) {
 	if !p.on {
 		return func(time.Duration) {}
 	}
-	fmt.Fprintf(p.w, "solve: "+format+" ...", a...)
+	fmt.Fprintf(p.w, p.prefix()+format+" ...", a...)
 	return func(d time.Duration) { fmt.Fprintf(p.w, " %.2f s\n", d.Seconds()) }
 }
 
 // took prints a phase that has ended, with its time d.
 func (p progress) took(what string, d time.Duration) {
 	if p.on {
-		fmt.Fprintf(p.w, "solve: %s ... %.2f s\n", what, d.Seconds())
+		fmt.Fprintf(p.w, "%s%s ... %.2f s\n", p.prefix(), what, d.Seconds())
 	}
 }
 

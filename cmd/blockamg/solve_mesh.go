@@ -132,7 +132,7 @@ func loadMeshProblem(c *solveConfig, pr progress, device bool, stderr io.Writer)
 	}
 	if !c.quiet {
 		for _, w := range warns {
-			fmt.Fprintf(stderr, "blockamg solve: warning: %v\n", w)
+			fmt.Fprintf(stderr, "blockamg %s warning: %v\n", pr.prefix(), w)
 		}
 	}
 	if err := m.Check(); err != nil {

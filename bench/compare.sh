@@ -2,6 +2,11 @@
 # compare.sh: PETSc GAMG and blockamg on the same ex56 problem in one run, side by side.
 #
 #   bench/compare.sh NE [THREADS]      e.g. bench/compare.sh 39 1;  bench/compare.sh 63 2
+#   bench/compare.sh PART.msh THREADS MESH-FLAGS...
+#                                      a Gmsh mesh, e.g. bench/compare.sh bracket.msh 1 --fix fixed
+#                                      --traction load:0,0,-1 --material 210e3,0.3: `blockamg gen
+#                                      --mesh` writes the system `blockamg solve --mesh` solves
+#                                      (the same flags), and PETSc solves those files
 #
 # PETSc (bench/petsc/gamg_bench, built here against Debian's petsc-dev) loads the matrix and
 # right-hand side that `blockamg gen` writes, with the rigid-body modes of the correct
@@ -17,8 +22,13 @@
 # WORK=DIR keeps the generated files there (default: a fresh temporary directory);
 # OURS_EXTRA adds blockamg solve flags (e.g. OURS_EXTRA=--smoother-f32).
 set -euo pipefail
-ne=${1:?usage: bench/compare.sh NE [THREADS]}
+ne=${1:?usage: bench/compare.sh NE [THREADS] | bench/compare.sh PART.msh THREADS MESH-FLAGS...}
 threads=${2:-1}
+mesh=()
+if [[ $ne == *.msh ]]; then
+  [[ -f $ne ]] || { echo "compare.sh: $ne: no such mesh file" >&2; exit 2; }
+  mesh=(--mesh "$(realpath "$ne")" "${@:3}")
+fi
 root=$(cd "$(dirname "$0")/.." && pwd)
 work=${WORK:-$(mktemp -d)}
 make -s -C "$root/bench/petsc" gamg_bench >/dev/null
@@ -30,7 +40,13 @@ else
   (cd "$root" && go build -o "$bin" ./cmd/blockamg)
 fi
 
-"$bin" gen -q --ne "$ne" -o "$work/A.petsc" --rhs "$work/b.petsc" --coords "$work/x.mtx"
+if ((${#mesh[@]})); then
+  "$bin" gen -q "${mesh[@]}" -o "$work/A.petsc" --rhs "$work/b.petsc" --coords "$work/x.mtx" >/dev/null
+  problem=("${mesh[@]}")
+else
+  "$bin" gen -q --ne "$ne" -o "$work/A.petsc" --rhs "$work/b.petsc" --coords "$work/x.mtx"
+  problem=(--ne "$ne")
+fi
 # PETSc takes coordinates as an interleaved Vec; gen writes a nodes×3 Matrix Market array.
 python3 - "$work/x.mtx" "$work/x.petsc" <<'PY'
 import struct, sys
@@ -50,7 +66,7 @@ ours_opts="--threshold -0.01 --agg-nsmooths 1 --coarse-eq-limit 200 --esteig-its
 petsc=$(OMP_NUM_THREADS=1 mpiexec --allow-run-as-root -n "$threads" "$root/bench/petsc/gamg_bench" \
   -f "$work/A.petsc" -rhs "$work/b.petsc" -coords "$work/x.petsc" $petsc_opts)
 # OURS_EXTRA adds blockamg flags (e.g. OURS_EXTRA=--smoother-f32).
-ours=$(GOMAXPROCS=$threads "$bin" solve --json -q --ne "$ne" --threads "$threads" --steps 1 $ours_opts ${OURS_EXTRA:-})
+ours=$(GOMAXPROCS=$threads "$bin" solve --json -q "${problem[@]}" --threads "$threads" --steps 1 $ours_opts ${OURS_EXTRA:-})
 
 python3 - "$ne" "$threads" "$petsc" "$ours" <<'PY'
 import json, sys
@@ -72,7 +88,8 @@ q = {
     'setup+solve': float(p['first_setup']) + float(p['solve']),
     'peak_rss_MB': float(p['peak_rss_bytes']) / 1e6,
 }
-print(f"ex56 ne={ne} ({3*(int(ne)+1)**3} unknowns), {threads} thread(s)/process(es); "
+name = f"ex56 ne={ne}" if not ne.endswith('.msh') else ne
+print(f"{name} ({ours['unknowns']} unknowns), {threads} thread(s)/process(es); "
       f"PETSc rel. residual {p['relres']}, blockamg {ours['relative_residual']:.3e}")
 print(f"| {'quantity':<12} | {'PETSc GAMG':>10} | {'blockamg':>10} | {'ratio':>6} |")
 print(f"|{'-'*14}|{'-'*12}|{'-'*12}|{'-'*8}|")

@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
 # run.sh: NVIDIA AMGX 2.5 and `blockamg solve --gpu` on the same ex56 matrices, side by side.
 #
-#   bash bench/amgx/run.sh [NE ...]        (default: 64 100), on the GPU machine, from the
-#                                          repository root, with devbin/ carried
+#   bash bench/amgx/run.sh [NE | PART.msh ...]   (default: 64 100), on the GPU machine, from
+#                                          the repository root, with devbin/ carried
+#
+# A Gmsh mesh is solved with MESH_FLAGS (default: --fix fixed --traction load:0,0,-1): gen
+# --mesh writes the system solve --mesh solves, and blockamg's own run is solve --gpu --mesh
+# (the mesh assembled on the device) where ex56's is solve --gpu --ne.
 #
 # devbin/ must hold blockamg (scripts/gpu-test.sh build puts it there) and devbin/amgx/ the
 # AMGX archive's parts (amgx-2.5.0-sm90.tar.xz.part-aa, -ab and, if present, .sha256, copied
@@ -87,13 +91,21 @@ say "AMGX 2.5.0 (sm_90) vs blockamg solve --gpu; ex56, PCG from x0 = 0 to rtol 1
 say "$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1)"
 status=0
 
+read -r -a mesh_flags <<<"${MESH_FLAGS:---fix fixed --traction load:0,0,-1}"
 for ne in "${nes[@]}"; do
+	# ne is ex56's size or a mesh file; label names the files and the tables.
+	if [[ $ne == *.msh ]]; then
+		problem=(--mesh "$ne" "${mesh_flags[@]}")
+		ne=$(basename "$ne" .msh)
+	else
+		problem=(--ne "$ne")
+	fi
 	dir=/tmp/ex$ne
 	mkdir -p "$dir"
 	if [ ! -s "$dir/A.petsc" ] || [ ! -s "$dir/b.petsc" ] || [ ! -s "$dir/x.mtx" ]; then
 		t0=$SECONDS
-		"$blockamg" gen -q --ne "$ne" -o "$dir/A.petsc" --rhs "$dir/b.petsc" --coords "$dir/x.mtx" >"$out/gen_ne$ne.log" 2>&1 ||
-			{ cat "$out/gen_ne$ne.log"; echo "run.sh: gen --ne $ne failed"; status=1; continue; }
+		"$blockamg" gen -q "${problem[@]}" -o "$dir/A.petsc" --rhs "$dir/b.petsc" --coords "$dir/x.mtx" >"$out/gen_ne$ne.log" 2>&1 ||
+			{ cat "$out/gen_ne$ne.log"; echo "run.sh: gen ${problem[*]} failed"; status=1; continue; }
 		echo "gen: $(cat "$out/gen_ne$ne.log") ($((SECONDS - t0)) s)"
 	fi
 
@@ -115,9 +127,9 @@ for ne in "${nes[@]}"; do
 	"$blockamg" solve --gpu --matrix "$dir/A.petsc" --rhs "$dir/b.petsc" --block-size 3 --coords "$dir/x.mtx" \
 		--steps "$steps" --json ${OURS_FILE_EXTRA:-} >"$out/ours_file_ne$ne.json" 2>"$out/ours_file_ne$ne.err" ||
 		{ echo "ne=$ne: blockamg solve --gpu --matrix failed:"; tail -n 5 "$out/ours_file_ne$ne.err"; status=1; }
-	"$blockamg" solve --gpu --ne "$ne" --steps "$steps" --threshold -0.01 --coarse-eq-limit 200 \
+	"$blockamg" solve --gpu "${problem[@]}" --steps "$steps" --threshold -0.01 --coarse-eq-limit 200 \
 		--cheb-esteig 0,0.2,0,1.05 --json >"$out/ours_builtin_ne$ne.json" 2>"$out/ours_builtin_ne$ne.err" ||
-		{ echo "ne=$ne: blockamg solve --gpu --ne failed:"; tail -n 5 "$out/ours_builtin_ne$ne.err"; status=1; }
+		{ echo "ne=$ne: blockamg solve --gpu ${problem[*]} failed:"; tail -n 5 "$out/ours_builtin_ne$ne.err"; status=1; }
 
 	python3 - "$ne" "$out" "$steps" <<'PY' | tee -a "$summary"
 import glob, json, os, statistics, sys
@@ -218,7 +230,7 @@ rows = [
     ('recurring step', 'step'),
 ]
 print('\nne=%s: AMGX (%s) vs blockamg --gpu; seconds, steps are medians over %d' % (ne, best[0] if best else 'no configuration converged', steps))
-print('%-22s %12s %12s %12s %10s %10s' % ('', 'AMGX', 'ours (file)', 'ours (ne)', 'AMGX/file', 'AMGX/ne'))
+print('%-22s %12s %12s %12s %10s %10s' % ('', 'AMGX', 'ours (file)', 'ours (asm)', 'AMGX/file', 'AMGX/asm'))
 def cell(r, k):
     if r is None:
         return '%12s' % '-'
@@ -238,7 +250,7 @@ print('AMGX: upload = AMGX_matrix_upload_all; set-up = AMGX_solver_setup; solve 
 print('      new values = AMGX_matrix_replace_coefficients (host values x (1+k/10), uploaded); re-setup = AMGX_solver_resetup.')
 print('ours: upload = A and B (set-up on the device) or, with --host-setup, the hierarchy patterns and plans;')
 print('      set-up = the set-up on the device, or host set-up + first device numeric set-up; new values = device scaling (file)')
-print('      or device assembly (ne, a changed soft-sphere modulus); re-setup = device re-setup.')
+print('      or device assembly (asm: ex56 with a changed soft-sphere modulus, or the mesh with a changed first group modulus); re-setup = device re-setup.')
 if not best or f is None or b is None:
     sys.exit(1)
 PY

@@ -2,6 +2,9 @@
 # filter_sweep.sh: the prolongator-filtering θ sweep of issue 8, one table per problem.
 #
 #   bench/filter_sweep.sh NE [THREADS] [extra solve flags]   e.g. bench/filter_sweep.sh 63 1
+#   bench/filter_sweep.sh PART.msh [THREADS] [extra solve flags]
+#                      a Gmsh mesh instead of ex56, with MESH_FLAGS (default: --fix fixed
+#                      --traction load:0,0,-1); the shared-data sweep is then skipped
 #
 # BLOCKAMG_BIN=path uses that binary instead of building cmd/blockamg.
 # NE = 0 skips the ex56 table (shared data only). The extra solve flags apply to both parts
@@ -49,6 +52,14 @@ for line in sys.stdin:
 '
 }
 
+if [[ $ne == *.msh ]]; then
+  read -r -a mesh_flags <<<"${MESH_FLAGS:---fix fixed --traction load:0,0,-1}"
+  echo "$ne, $threads thread(s), flags: ${mesh_flags[*]} $*"
+  for th in $thetas; do
+    echo "$th $(GOMAXPROCS=$threads "$bin" solve --json -q --mesh "$ne" "${mesh_flags[@]}" --threads "$threads" --steps 3 --w-stats --filter "$th" "$@" | compact)"
+  done | table
+  exit 0
+fi
 if [ "$ne" != 0 ]; then
   echo "ex56 ne=$ne, $threads thread(s), flags: $*"
   for th in $thetas; do

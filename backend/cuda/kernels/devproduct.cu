@@ -2,9 +2,8 @@
 // the pattern of C = A·B row by row (pat_*), the transpose of a pattern with the
 // block permutation (tr_*), and the numeric W = A·P and Ac = Pᵀ·W on those patterns,
 // one thread per output block, each operand found by a binary search in the row it
-// lies in, SEARCH_WAYS searches interleaved (spg_*). Every output is summed by one
-// thread in a fixed order (A's row order; Pᵀ's rows sorted by fine row), so the
-// products are deterministic.
+// lies in (spg_*). Every output is summed by one thread in a fixed order (A's row
+// order; Pᵀ's rows sorted by fine row), so the products are deterministic.
 
 #include "common.cuh"
 #include "search.cuh"
@@ -220,33 +219,17 @@ __device__ __forceinline__ void spg_w_body(i64 t, int rr, int cr, const int* __r
 #pragma unroll
     for (int q = 0; q < ACC; q++) acc[q] = 0.0;
     const int i = wrow[t], J = wcol[t];
-    const i64 k1 = arp[i + 1];
-    // SEARCH_WAYS terms at a time: their searches interleaved, their products added in
-    // A's row order, as one at a time would.
-    for (i64 k0 = arp[i]; k0 < k1; k0 += SEARCH_WAYS) {
-        i64 lo[SEARCH_WAYS], hi[SEARCH_WAYS], pos[SEARCH_WAYS];
-#pragma unroll
-        for (int w = 0; w < SEARCH_WAYS; w++) {
-            lo[w] = hi[w] = 0;
-            if (k0 + w < k1) {
-                const int j = acol[k0 + w];
-                lo[w] = prp[j];
-                hi[w] = prp[j + 1];
+    for (i64 k = arp[i]; k < arp[i + 1]; k++) {
+        const int j = acol[k];
+        const i64 s = find_col(pcol, prp[j], prp[j + 1], J);
+        if (s < 0) continue;
+        const double* a = aval + k * R * R;
+        const double* p = pval + s * R * C;
+        for (int r = 0; r < R; r++)
+            for (int q = 0; q < R; q++) {
+                const double x = a[r * R + q];
+                for (int c = 0; c < C; c++) acc[r * C + c] = fma(x, p[q * C + c], acc[r * C + c]);
             }
-        }
-        find_cols(pcol, lo, hi, J, pos);
-#pragma unroll
-        for (int w = 0; w < SEARCH_WAYS; w++) {
-            const i64 s = pos[w];
-            if (s < 0) continue;
-            const double* a = aval + (k0 + w) * R * R;
-            const double* p = pval + s * R * C;
-            for (int r = 0; r < R; r++)
-                for (int q = 0; q < R; q++) {
-                    const double x = a[r * R + q];
-                    for (int c = 0; c < C; c++) acc[r * C + c] = fma(x, p[q * C + c], acc[r * C + c]);
-                }
-        }
     }
     double* w = wval + t * R * C;
     for (int q = 0; q < R * C; q++) w[q] = acc[q];
@@ -266,32 +249,17 @@ __device__ __forceinline__ void spg_ac_body(i64 t, int rr, int cr, const int* __
 #pragma unroll
     for (int q = 0; q < ACC; q++) acc[q] = 0.0;
     const int I = crow[t], J = ccol[t];
-    const i64 u1 = tp[I + 1];
-    // SEARCH_WAYS terms at a time, as in spg_w_body.
-    for (i64 u0 = tp[I]; u0 < u1; u0 += SEARCH_WAYS) {
-        i64 lo[SEARCH_WAYS], hi[SEARCH_WAYS], pos[SEARCH_WAYS];
-#pragma unroll
-        for (int v = 0; v < SEARCH_WAYS; v++) {
-            lo[v] = hi[v] = 0;
-            if (u0 + v < u1) {
-                const int i = tcol[u0 + v];
-                lo[v] = wrp[i];
-                hi[v] = wrp[i + 1];
+    for (i64 u = tp[I]; u < tp[I + 1]; u++) {
+        const int i = tcol[u];
+        const i64 s = find_col(wcol, wrp[i], wrp[i + 1], J);
+        if (s < 0) continue;
+        const double* p = pval + tperm[u] * R * C;
+        const double* w = wval + s * R * C;
+        for (int q = 0; q < R; q++)
+            for (int a = 0; a < C; a++) {
+                const double x = p[q * C + a];
+                for (int c = 0; c < C; c++) acc[a * C + c] = fma(x, w[q * C + c], acc[a * C + c]);
             }
-        }
-        find_cols(wcol, lo, hi, J, pos);
-#pragma unroll
-        for (int v = 0; v < SEARCH_WAYS; v++) {
-            const i64 s = pos[v];
-            if (s < 0) continue;
-            const double* p = pval + tperm[u0 + v] * R * C;
-            const double* w = wval + s * R * C;
-            for (int q = 0; q < R; q++)
-                for (int a = 0; a < C; a++) {
-                    const double x = p[q * C + a];
-                    for (int c = 0; c < C; c++) acc[a * C + c] = fma(x, w[q * C + c], acc[a * C + c]);
-                }
-        }
     }
     double* o = cval + t * C * C;
     for (int q = 0; q < C * C; q++) o[q] = acc[q];

@@ -18,7 +18,16 @@ import (
 	"github.com/blockamg/blockamg/mesh"
 )
 
-const meshData = "../../mesh/testdata/"
+// meshData is mesh's test meshes: from the package folder (go test), or from the
+// repository root (a test binary run there, as on the GPU machine).
+var meshData = func() string {
+	for _, d := range []string{"../../mesh/testdata/", "mesh/testdata/"} {
+		if _, err := os.Stat(d + "two_tet4.msh"); err == nil {
+			return d
+		}
+	}
+	return "../../mesh/testdata/"
+}()
 
 // TestSolveMesh solves each test mesh clamped on "fixed" and pulled on "load"
 // (file order, so the unknowns are the file's), and checks the solution against a

@@ -177,6 +177,12 @@ func rangeText(lo, hi int64) string {
 
 // textInt reads a decimal integer in [lo, hi] from a text token.
 func (p *parser) textInt(what string, lo, hi int64) (int64, error) {
+	if v, ok := p.s.uint(); ok {
+		if v < lo || v > hi {
+			return 0, p.bad(p.s.buf[p.s.tokOff-p.s.base:p.s.pos], "expected %s (%s)", what, rangeText(lo, hi))
+		}
+		return v, nil
+	}
 	b, err := p.word(what)
 	if err != nil {
 		return 0, err
@@ -255,7 +261,7 @@ func (p *parser) real(what string) (float64, error) {
 // returns how many items to make room for.
 func (p *parser) promise(count, each int64, what string, at int64) (int, error) {
 	if p.size < 0 {
-		return int(min(count, 1<<16)), nil // unknown size: let appends grow
+		return int(min(count, 1<<10)), nil // unknown size: let appends grow
 	}
 	left := p.size - p.s.off()
 	if count > left/each {
@@ -575,6 +581,12 @@ func (p *parser) readNodes() error {
 		if par == 1 {
 			extra = int(dim)
 		}
+		if p.bin {
+			if err := p.binCoords(n, extra); err != nil {
+				return err
+			}
+			continue
+		}
 		for range n {
 			for range 3 {
 				x, err := p.real("a node coordinate")
@@ -592,6 +604,30 @@ func (p *parser) readNodes() error {
 	}
 	if int64(len(p.tags)) != nn {
 		return p.errAt(at, ErrSyntax, "the $Nodes header declares %d nodes, its %d blocks hold %d", nn, nb, len(p.tags))
+	}
+	return nil
+}
+
+// binCoords reads n nodes' coordinates, 3+extra doubles each, of which it keeps 3.
+func (p *parser) binCoords(n int64, extra int) error {
+	w := 8 * (3 + extra)
+	for range n {
+		b, ok := p.s.take(w)
+		if !ok {
+			return p.ended("a node's coordinates", w, len(b))
+		}
+		for d := range 3 {
+			x := math.Float64frombits(p.order.Uint64(b[8*d:]))
+			if math.IsNaN(x) || math.IsInf(x, 0) {
+				return p.errAt(p.s.tokOff+8*int64(d), ErrSyntax, "expected a node coordinate (a finite number), found %v", x)
+			}
+			p.coords = append(p.coords, x)
+		}
+		for d := 3; d < 3+extra; d++ {
+			if x := math.Float64frombits(p.order.Uint64(b[8*d:])); math.IsNaN(x) || math.IsInf(x, 0) {
+				return p.errAt(p.s.tokOff+8*int64(d), ErrSyntax, "expected a parametric coordinate (a finite number), found %v", x)
+			}
+		}
 	}
 	return nil
 }
@@ -651,12 +687,13 @@ func (p *parser) readElements() error {
 		case info.dim >= 2 && info.t == 0:
 			return p.errAt(tat, ErrUnsupported, "unsupported element type %d (%s) — supported: %s", gt, info.name, supportedTypes)
 		}
-		if _, err := p.promise(n, int64(info.nodes+1)*(each/2), info.name+" elements", hdr); err != nil {
+		room, err := p.promise(n, int64(info.nodes+1)*(each/2), info.name+" elements", hdr)
+		if err != nil {
 			return err
 		}
 		switch info.dim {
 		case 3:
-			err = p.volumeBlock(info.t, int32(etag), n, hdr)
+			err = p.volumeBlock(info.t, int32(etag), n, room, hdr)
 		case 2:
 			err = p.surfaceBlock(info.t, int32(etag), n, hdr)
 		default:
@@ -675,6 +712,9 @@ func (p *parser) readElements() error {
 
 // element reads one element's tag and node tags, the nodes as indices into p.scratch.
 func (p *parser) element(t string, nodes int) (tag, at int64, err error) {
+	if p.bin {
+		return p.binElement(t, nodes)
+	}
 	tag, err = p.sizeT("an element tag", 1, maxInt64)
 	if err != nil {
 		return 0, 0, err
@@ -695,6 +735,35 @@ func (p *parser) element(t string, nodes int) (tag, at int64, err error) {
 	return tag, at, nil
 }
 
+// binElement is element for binary files: one read for the element's 8·(1+nodes)
+// bytes (at most 1008, less than the scanner's buffer), then the decoding.
+func (p *parser) binElement(t string, nodes int) (tag, at int64, err error) {
+	w := 8 * (1 + nodes)
+	b, ok := p.s.take(w)
+	if !ok {
+		return 0, 0, p.ended(fmt.Sprintf("a %s element (a tag and %d node tags)", t, nodes), w, len(b))
+	}
+	at = p.s.tokOff
+	u := p.order.Uint64(b)
+	if u < 1 || u > maxInt64 {
+		return 0, 0, p.errAt(at, ErrSyntax, "expected an element tag (%s), found %d", rangeText(1, maxInt64), u)
+	}
+	tag = int64(u)
+	p.scratch = p.scratch[:0]
+	for j := 1; j <= nodes; j++ {
+		u := p.order.Uint64(b[8*j:])
+		if u < 1 || u > maxInt64 {
+			return 0, 0, p.errAt(at+8*int64(j), ErrSyntax, "expected a node tag (%s), found %d", rangeText(1, maxInt64), u)
+		}
+		i, ok := p.nodes.get(int64(u))
+		if !ok {
+			return 0, 0, p.errAt(at+8*int64(j), ErrUndefined, "element %d (%s) has node %d, which $Nodes does not define", tag, t, u)
+		}
+		p.scratch = append(p.scratch, i)
+	}
+	return tag, at, nil
+}
+
 func (p *parser) skipBlock(info gmshType, n int64) error {
 	for range n {
 		if _, _, err := p.element(info.name, info.nodes); err != nil {
@@ -704,14 +773,15 @@ func (p *parser) skipBlock(info gmshType, n int64) error {
 	return nil
 }
 
-func (p *parser) volumeBlock(t Type, entity int32, n int64, hdr int64) error {
+// volumeBlock reads n volume elements, making room for room of them at once.
+func (p *parser) volumeBlock(t Type, entity int32, n int64, room int, hdr int64) error {
 	group := p.volumeGroup(entity, hdr)
 	e := &p.vol[t]
 	e.Type = t
 	k := t.Nodes()
-	e.Nodes = slices.Grow(e.Nodes, int(n)*k)
-	e.Group = slices.Grow(e.Group, int(n))
-	e.Tag = slices.Grow(e.Tag, int(n))
+	e.Nodes = slices.Grow(e.Nodes, room*k)
+	e.Group = slices.Grow(e.Group, room)
+	e.Tag = slices.Grow(e.Tag, room)
 	name := t.String()
 	for range n {
 		tag, at, err := p.element(name, k)

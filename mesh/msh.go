@@ -66,11 +66,12 @@ type parser struct {
 	order binary.ByteOrder
 	warns []Warning
 
-	physNames, entities, nodesRead, elemsRead bool
-	done                                      bool // all sections read: finish's errors are not the cut's
+	physNames, entities, partitioned, nodesRead, elemsRead bool
+	done                                                   bool // all sections read: finish's errors are not the cut's
 
 	names  map[groupKey]string
 	phys   [4]map[int32][]int32 // entity tag → physical tags, by dimension
+	part   [4]map[int32][]int32 // the same for partitioned entities, nil without
 	warned map[groupKey]bool    // entities already warned about
 
 	coords []float64
@@ -317,6 +318,12 @@ func (p *parser) read() (*Mesh, error) {
 				break
 			}
 			err = p.once(&p.entities, at, name, p.readEntities)
+		case "PartitionedEntities":
+			if p.elemsRead {
+				err = p.errAt(at, ErrSyntax, "$PartitionedEntities after $Elements: the format puts it before $Nodes")
+				break
+			}
+			err = p.once(&p.partitioned, at, name, p.readPartitionedEntities)
 		case "Nodes":
 			err = p.once(&p.nodesRead, at, name, p.readNodes)
 		case "Elements":
@@ -451,9 +458,39 @@ func (p *parser) readPhysicalNames() error {
 	return nil
 }
 
-// readEntities keeps each surface's and volume's physical tags (and which point and
-// curve groups exist, to warn that they are not read).
+// readEntities keeps each entity's physical tags: those of surfaces and volumes for
+// their elements, those of points and curves to warn that they are not read.
 func (p *parser) readEntities() error {
+	return p.entityLists(p.phys, false)
+}
+
+// readPartitionedEntities keeps the physical tags of a partitioned mesh's entities,
+// which its element blocks refer to instead of the model's.
+func (p *parser) readPartitionedEntities() error {
+	if _, err := p.sizeT("the number of partitions", 0, maxInt64); err != nil {
+		return err
+	}
+	ng, err := p.sizeT("the number of ghost entities", 0, maxInt64)
+	if err != nil {
+		return err
+	}
+	for range ng {
+		if _, err := p.intT("a ghost entity tag", minInt32, maxInt32); err != nil {
+			return err
+		}
+		if _, err := p.intT("a partition tag", minInt32, maxInt32); err != nil {
+			return err
+		}
+	}
+	for d := range p.part {
+		p.part[d] = map[int32][]int32{}
+	}
+	return p.entityLists(p.part, true)
+}
+
+// entityLists reads the four lists of entities of $Entities or $PartitionedEntities
+// (whose entities also name a parent and their partitions) into phys.
+func (p *parser) entityLists(phys [4]map[int32][]int32, partitioned bool) error {
 	var counts [4]int64
 	for d, what := range []string{"the number of points", "the number of curves", "the number of surfaces", "the number of volumes"} {
 		n, err := p.sizeT(what, 0, maxInt64)
@@ -469,6 +506,24 @@ func (p *parser) readEntities() error {
 				return err
 			}
 			at := p.loc()
+			parentDim := int64(d)
+			if partitioned {
+				if parentDim, err = p.intT("a parent entity's dimension", 0, 3); err != nil {
+					return err
+				}
+				if _, err := p.intT("a parent entity's tag", minInt32, maxInt32); err != nil {
+					return err
+				}
+				np, err := p.sizeT("the number of partitions", 0, maxInt64)
+				if err != nil {
+					return err
+				}
+				for range np {
+					if _, err := p.intT("a partition tag", minInt32, maxInt32); err != nil {
+						return err
+					}
+				}
+			}
 			box := 6
 			if d == 0 {
 				box = 3
@@ -482,13 +537,13 @@ func (p *parser) readEntities() error {
 			if err != nil {
 				return err
 			}
-			var phys []int32
+			tags := []int32{}
 			for range np {
 				t, err := p.intT("a physical tag", 1, maxInt32)
 				if err != nil {
 					return err
 				}
-				phys = append(phys, int32(t))
+				tags = append(tags, int32(t))
 			}
 			if d > 0 {
 				nb, err := p.sizeT("the number of bounding entities", 0, maxInt64)
@@ -501,13 +556,15 @@ func (p *parser) readEntities() error {
 					}
 				}
 			}
-			if _, dup := p.phys[d][int32(tag)]; dup {
+			if _, dup := phys[d][int32(tag)]; dup {
 				return p.errAt(at, ErrDuplicate, "entity %d of dimension %d defined twice", tag, d)
 			}
-			if phys == nil {
-				phys = []int32{}
+			if parentDim != int64(d) {
+				// A partition boundary inside a parent of higher dimension carries the
+				// parent's groups, which are not groups of this dimension.
+				tags = []int32{}
 			}
-			p.phys[d][int32(tag)] = phys
+			phys[d][int32(tag)] = tags
 		}
 	}
 	return nil
@@ -819,18 +876,30 @@ func (p *parser) surfaceBlock(t Type, entity int32, n int64, hdr int64) error {
 	return nil
 }
 
+// entityPhys returns the physical tags of the entity an element block names: a
+// partitioned entity in a partitioned mesh, a model entity otherwise. The string names
+// the section that lacks it when !ok.
+func (p *parser) entityPhys(dim int, entity int32) ([]int32, bool, string) {
+	if p.partitioned {
+		phys, ok := p.part[dim][entity]
+		return phys, ok, "$PartitionedEntities"
+	}
+	phys, ok := p.phys[dim][entity]
+	return phys, ok, "$Entities"
+}
+
 // volumeGroup is the physical group of a volume entity's elements.
 func (p *parser) volumeGroup(entity int32, hdr int64) int32 {
-	if !p.entities {
+	if !p.entities && !p.partitioned {
 		return 0
 	}
-	phys, ok := p.phys[3][entity]
+	phys, ok, sec := p.entityPhys(3, entity)
 	k := groupKey{3, entity}
 	switch {
 	case !ok:
 		if !p.warned[k] {
 			p.warned[k] = true
-			p.warnAt(hdr, "volume entity %d is not in $Entities: its elements are in no physical group", entity)
+			p.warnAt(hdr, "volume entity %d is not in %s: its elements are in no physical group", entity, sec)
 		}
 		return 0
 	case len(phys) == 0:
@@ -846,17 +915,17 @@ func (p *parser) volumeGroup(entity int32, hdr int64) int32 {
 // them, several repeat them.
 func (p *parser) surfaceGroups(entity int32, hdr int64) []int32 {
 	k := groupKey{2, entity}
-	if !p.entities {
+	if !p.entities && !p.partitioned {
 		if !p.warned[k] {
 			p.warned[k] = true
 			p.warnAt(hdr, "no $Entities section before $Elements: the surface elements of entity %d are in no physical group and are dropped", entity)
 		}
 		return nil
 	}
-	phys, ok := p.phys[2][entity]
+	phys, ok, sec := p.entityPhys(2, entity)
 	if !ok && !p.warned[k] {
 		p.warned[k] = true
-		p.warnAt(hdr, "surface entity %d is not in $Entities: its elements are in no physical group and are dropped", entity)
+		p.warnAt(hdr, "surface entity %d is not in %s: its elements are in no physical group and are dropped", entity, sec)
 	}
 	return phys
 }
@@ -977,9 +1046,11 @@ func (p *parser) groups() []Group {
 		addKey(k)
 	}
 	for d := range p.phys {
-		for _, phys := range p.phys[d] {
-			for _, t := range phys {
-				addKey(groupKey{int32(d), t})
+		for _, m := range []map[int32][]int32{p.phys[d], p.part[d]} {
+			for _, phys := range m {
+				for _, t := range phys {
+					addKey(groupKey{int32(d), t})
+				}
 			}
 		}
 	}

@@ -3,6 +3,7 @@ package mesh
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"math"
 	"os"
@@ -284,5 +285,48 @@ func TestReadFailure(t *testing.T) {
 	}
 	if _, _, err := ReadFile("testdata/no such file.msh"); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("missing file: %v", err)
+	}
+}
+
+// TestPartitioned reads the cube partitioned in two by gmsh (-part 2): its element
+// blocks name partitioned entities, whose physical tags must give the same groups as
+// the unpartitioned mesh, element for element (compared by their corners' positions,
+// as partitioning may renumber), and no group for the interface between partitions.
+func TestPartitioned(t *testing.T) {
+	key := func(m *Mesh, e *Elements, i int) string {
+		k := e.Type.Nodes()
+		var pts []string
+		for _, n := range e.Nodes[i*k : (i+1)*k] {
+			pts = append(pts, fmt.Sprint(m.Coords[3*n:3*n+3]))
+		}
+		slices.Sort(pts)
+		return fmt.Sprint(e.Group[i], pts)
+	}
+	set := func(m *Mesh) map[string]int {
+		s := map[string]int{}
+		for _, list := range [][]Elements{m.Volumes, m.Surfaces} {
+			for j := range list {
+				for i := range list[j].Len() {
+					s[key(m, &list[j], i)]++
+				}
+			}
+		}
+		return s
+	}
+	for _, enc := range []string{".msh", ".bin.msh"} {
+		// Gmsh's ASCII coordinates are rounded, so each encoding has its reference.
+		ref, _ := mustRead(t, "testdata/cube_tet4"+enc)
+		want := set(ref)
+		name := "cube_part" + enc
+		m, w := mustRead(t, "testdata/"+name)
+		if len(w) > 0 {
+			t.Errorf("%s: warnings %v", name, w)
+		}
+		if m.Nodes() != ref.Nodes() || !reflect.DeepEqual(m.Groups, ref.Groups) {
+			t.Errorf("%s: %d nodes, groups %v; unpartitioned: %d, %v", name, m.Nodes(), m.Groups, ref.Nodes(), ref.Groups)
+		}
+		if got := set(m); !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: elements differ from the unpartitioned mesh's (%d and %d distinct)", name, len(got), len(want))
+		}
 	}
 }

@@ -349,7 +349,7 @@ func (p *parser) read() (*Mesh, error) {
 }
 
 // how41 tells how to get a file this package reads.
-const how41 = "ask gmsh for 4.1 with -format msh41 (gmsh -3 -format msh41 in.geo), or set Mesh.MshFileVersion = 4.1; in the .geo file"
+const how41 = "convert it with gmsh IN.msh -save -format msh41 -o OUT.msh, or mesh with gmsh -3 -format msh41 IN.geo (or Mesh.MshFileVersion = 4.1; in the .geo file)"
 
 // once reads a section that may occur once: its header line, its body and its end.
 func (p *parser) once(seen *bool, at int64, name string, body func() error) error {
@@ -740,7 +740,7 @@ func (p *parser) readElements() error {
 		case !ok:
 			return p.errAt(tat, ErrUnsupported, "unknown element type %d — supported: %s", gt, supportedTypes)
 		case info.dim != int(edim):
-			return p.errAt(tat, ErrSyntax, "element type %d (%s) is of dimension %d, its block's entity of dimension %d", gt, info.name, info.dim, edim)
+			return p.errAt(tat, ErrSyntax, "element type %d (%s) is of dimension %d, but its block's entity is of dimension %d", gt, info.name, info.dim, edim)
 		case info.dim >= 2 && info.t == 0:
 			return p.errAt(tat, ErrUnsupported, "unsupported element type %d (%s) — supported: %s", gt, info.name, supportedTypes)
 		}

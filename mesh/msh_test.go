@@ -2,6 +2,7 @@ package mesh
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -161,8 +162,8 @@ func TestBinaryMatchesASCII(t *testing.T) {
 }
 
 // TestGrid reads generated grids (exact coordinates, sparse tags, nodes written in
-// reverse, many blocks) in both encodings: identical meshes, bit for bit, and the
-// geometry the generator put there.
+// reverse, many blocks) in ASCII and binary of both byte orders: identical meshes, bit
+// for bit, and the geometry the generator put there.
 func TestGrid(t *testing.T) {
 	for _, tets := range []bool{false, true} {
 		for _, stride := range []int64{1, 7, 1 << 40} {
@@ -199,6 +200,13 @@ func TestGrid(t *testing.T) {
 			}
 			if !reflect.DeepEqual(ma[0], ma[1]) {
 				t.Errorf("tets %v stride %d: ASCII and binary differ", tets, stride)
+			}
+			var buf bytes.Buffer
+			if err := writeGridOrder(&buf, 13, tets, true, stride, binary.BigEndian); err != nil {
+				t.Fatal(err)
+			}
+			if m, _, err := Read(&buf, "grid"); err != nil || !reflect.DeepEqual(m, ma[1]) {
+				t.Errorf("tets %v stride %d: big-endian: %v, or the mesh differs", tets, stride, err)
 			}
 		}
 	}

@@ -338,3 +338,28 @@ func TestPartitioned(t *testing.T) {
 		}
 	}
 }
+
+// TestSkip: unknown sections end only at their own $EndName at the start of a line,
+// whatever they hold, however the input arrives.
+func TestSkip(t *testing.T) {
+	mesh, err := os.ReadFile("testdata/bad/truncated.msh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole := string(mesh) + "$EndElements\n"
+	at := strings.Index(whole, "$Nodes")
+	junk := "$Junk\n$EndJunkX\n $EndJunk\n$Nodes\n\x00\xff$EndJunk" + strings.Repeat("x", 70000) + "\n$EndJunk\n"
+	text := whole[:at] + junk + whole[at:] + "$Empty\n$EndEmpty"
+	for _, r := range []io.Reader{strings.NewReader(text), iotest.OneByteReader(strings.NewReader(text)), hideLen{strings.NewReader(text)}} {
+		m, _, err := Read(r, "skip.msh")
+		if err != nil || m.Volumes[0].Len() != 1 {
+			t.Fatalf("%v", err)
+		}
+	}
+	// A problem after the skipped section is on the line the whole text says.
+	bad := text[:len(text)-len("$Empty\n$EndEmpty")] + "oops\n"
+	_, _, err = Read(strings.NewReader(bad), "skip.msh")
+	if want := fmt.Sprintf("skip.msh:%d: ", strings.Count(bad, "\n")); err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("%v, want %q", err, want)
+	}
+}

@@ -285,13 +285,16 @@ func (s *scanner) take(n int) ([]byte, bool) {
 	return b, true
 }
 
-// skipTo consumes the input up to and including pat, which must be followed by
-// whitespace or the end of the input; false when the input ends first. Lines are
-// counted on the way.
+// skipTo consumes the input up to and including pat, which starts with a newline (a
+// section's end begins a line) and must be followed by whitespace or the end of the
+// input; false when the input ends first. Lines are counted on the way.
 func (s *scanner) skipTo(pat []byte) bool {
 	for {
 		if i := bytes.Index(s.buf[s.pos:s.end], pat); i >= 0 {
-			j := s.pos + i + len(pat)
+			// Move to the match, so that a refill to see the byte after it has room.
+			s.line += bytes.Count(s.buf[s.pos:s.pos+i], []byte{'\n'})
+			s.pos += i
+			j := s.pos + len(pat)
 			for j == s.end {
 				shift, ok := s.more(s.pos)
 				j -= shift
@@ -304,8 +307,8 @@ func (s *scanner) skipTo(pat []byte) bool {
 				s.pos = j
 				return true
 			}
-			s.line += bytes.Count(s.buf[s.pos:s.pos+i+1], []byte{'\n'})
-			s.pos += i + 1
+			s.line++ // pat starts with its newline
+			s.pos++
 			continue
 		}
 		// Keep the bytes that could start a match across the refill.

@@ -5,11 +5,13 @@
 //
 // Read and ReadFile take Gmsh's MSH 4.1 format, ASCII or binary (either byte order,
 // 8-byte size_t: what gmsh -format msh41 [-bin] writes). Other versions are refused
-// with the way to get 4.1 (gmsh -format msh41, or Mesh.MshFileVersion = 4.1; in the
-// .geo file). The sections read are $MeshFormat, $PhysicalNames, $Entities, $Nodes and
-// $Elements; every other one ($PartitionedEntities, $Periodic, $NodeData,
-// $GhostElements, $Comments, …) is skipped to its $EndName line. $Nodes must come
-// before $Elements and $Entities before $Elements, as the format orders them.
+// with the way to get 4.1 (gmsh IN.msh -save -format msh41 -o OUT.msh converts a
+// file; gmsh -format msh41 or Mesh.MshFileVersion = 4.1; in a .geo file meshes to
+// it). The sections read are $MeshFormat, $PhysicalNames, $Entities,
+// $PartitionedEntities, $Nodes and $Elements; every other one ($Periodic, $NodeData,
+// $ElementData, $GhostElements, $Parametrizations, $Comments, …) is skipped to the
+// line that starts with its $EndName. $Nodes, $Entities and $PartitionedEntities
+// must come before $Elements, as the format orders them.
 //
 // Element types: tet4, tet10 and hex8 are volumes, tri3, tri6 and quad4 surfaces
 // (Gmsh types 4, 11, 5, 2, 9, 3; Gmsh's node order, kept as is). Points and lines of
@@ -28,8 +30,10 @@
 // rows are the whole boundary it names (a traction on "load" and a support on "fixed"
 // may share a face). Mesh.Groups lists the volume groups, then the surface groups,
 // each by tag: those named and those some entity has, elements or not. Point and
-// curve groups are not read; each gets a Warning. Partitioned files read, but their
-// partition entities are not resolved to physical groups (a Warning per entity).
+// curve groups are not read; each gets a Warning. In a partitioned file (gmsh -part
+// N) the element blocks name partition entities, whose groups $PartitionedEntities
+// gives; a partition interface inside a volume gets none (the groups it carries are
+// its parent volume's), so its triangles are dropped like any ungrouped surface.
 //
 // # Nodes
 //
@@ -47,7 +51,8 @@
 // than the input holds), ErrVersion, ErrUnsupported (an element type, more than 2³¹−1
 // nodes), ErrDuplicate (a node tag, a volume element tag, an entity, a group name),
 // ErrUndefined (an element names an undefined node), ErrSurface (a surface node off
-// the volume mesh), ErrEmpty (no volume elements). Its message locates the problem:
+// the volume mesh), ErrEmpty (no volume elements); a failed read wraps the reader's
+// error instead of ErrMesh. Its message locates the problem:
 // "FILE:LINE: expected …, found …" in an ASCII file, "FILE: byte OFFSET: …" in a
 // binary one; a problem of the whole mesh (no volume elements) names the file alone.
 // Numbers in text must be decimal (Go's "1_0", "0x1p1" and "inf" are refused), finite,

@@ -10,7 +10,8 @@ import (
 	"strconv"
 )
 
-// ReadFile reads the Gmsh MSH 4.1 file at path; see Read.
+// ReadFile reads the Gmsh MSH 4.1 file at path; see Read. A file that cannot be
+// opened gives os.Open's error (an *fs.PathError).
 func ReadFile(path string) (*Mesh, []Warning, error) {
 	f, err := os.Open(path)
 	if err != nil {

@@ -988,12 +988,12 @@ func (p *parser) finish() (*Mesh, error) {
 		}
 	}
 	for i, j := range newIdx {
-		if j >= 0 {
+		if j >= 0 { // 3·j in int: an int32 index times 3 overflows int32
 			p.tags[j] = p.tags[i]
-			copy(p.coords[3*j:3*j+3], p.coords[3*i:3*i+3])
+			copy(p.coords[3*int(j):3*int(j)+3], p.coords[3*i:3*i+3])
 		}
 	}
-	m := &Mesh{Coords: slices.Clip(p.coords[:3*kept]), NodeTag: slices.Clip(p.tags[:kept])}
+	m := &Mesh{Coords: slices.Clip(p.coords[:3*int(kept)]), NodeTag: slices.Clip(p.tags[:kept])}
 	for _, t := range volumeTypes {
 		if e := p.vol[t]; e.Len() > 0 {
 			remap(e.Nodes, newIdx)

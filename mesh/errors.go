@@ -9,16 +9,20 @@ import (
 // them; test for one of these when the kind of problem matters.
 var (
 	// ErrSyntax: a token or number is not what the format puts there (a bad number, a
-	// missing section end, text where a section should start).
+	// missing section end, text where a section should start, sections out of order,
+	// counts that disagree with their header).
 	ErrSyntax = fmt.Errorf("%w: syntax", ErrMesh)
-	// ErrTruncated: the input ends inside a section.
+	// ErrTruncated: the input ends inside a section or before $Elements, or a header
+	// promises more data than the rest of the input can hold.
 	ErrTruncated = fmt.Errorf("%w: truncated", ErrMesh)
 	// ErrVersion: the file is not MSH 4.1 (or is binary with another word size or an
 	// unreadable byte order).
 	ErrVersion = fmt.Errorf("%w: unsupported version", ErrMesh)
-	// ErrUnsupported: an element type this package does not read.
-	ErrUnsupported = fmt.Errorf("%w: unsupported element type", ErrMesh)
-	// ErrDuplicate: a node tag, a volume element tag or an entity tag occurs twice.
+	// ErrUnsupported: an element type this package does not read, or more nodes than
+	// int32 indices reach.
+	ErrUnsupported = fmt.Errorf("%w: unsupported", ErrMesh)
+	// ErrDuplicate: a node tag, a volume element tag, an entity or a group name is
+	// defined twice.
 	ErrDuplicate = fmt.Errorf("%w: duplicate tag", ErrMesh)
 	// ErrUndefined: an element names a node tag that $Nodes does not define.
 	ErrUndefined = fmt.Errorf("%w: undefined node", ErrMesh)

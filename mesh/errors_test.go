@@ -175,6 +175,13 @@ func TestPrefixes(t *testing.T) {
 			if !errors.Is(err, ErrTruncated) {
 				t.Fatalf("%s cut at %d: %v, want ErrTruncated", name, n, err)
 			}
+			// Located no further than the cut.
+			var pe *ParseError
+			errors.As(err, &pe)
+			lines := bytes.Count(data[:n], []byte("\n")) + 1
+			if pe.Offset > int64(n) || pe.Line > lines || pe.Offset < 0 && pe.Line == 0 && n > 0 && !strings.Contains(pe.Msg, "no $Elements") {
+				t.Fatalf("%s cut at %d (line %d): %v", name, n, lines, err)
+			}
 		}
 		if _, _, err := Read(bytes.NewReader(data[:len(data)-1]), name); err != nil {
 			t.Errorf("%s without its last newline: %v", name, err)

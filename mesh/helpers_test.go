@@ -116,12 +116,16 @@ func naiveRead(t *testing.T, path string) *naiveMesh {
 }
 
 // writeGrid writes an n×n×n-node structured grid of the unit cube in MSH 4.1: hex8
-// elements, or six tet4 per cell. Node tags are 1 + stride·i (stride 1: contiguous),
+// elements, or six tet4 per cell; binary files little-endian, as gmsh writes them on
+// the usual machines (writeGridOrder: in a given byte order). Node tags are 1 + stride·i (stride 1: contiguous),
 // so that sparse numberings can be read at any size; nodes are written in blocks of at
 // most 1000 and in reverse order, so the file order differs from the grid order.
 func writeGrid(w io.Writer, n int, tets, bin bool, stride int64) error {
+	return writeGridOrder(w, n, tets, bin, stride, binary.LittleEndian)
+}
+
+func writeGridOrder(w io.Writer, n int, tets, bin bool, stride int64, le binary.AppendByteOrder) error {
 	bw := bufio.NewWriterSize(w, 1<<16)
-	le := binary.LittleEndian
 	var buf []byte
 	sizeT := func(v int64) {
 		if bin {

@@ -2,13 +2,13 @@ package mesh
 
 import "math"
 
-// Corner Jacobians. At a corner of a tet4 or hex8 the columns of the Jacobian matrix
-// are the element's edges from that corner (halved for the hex, whose reference
-// element is [-1, 1]³); at a vertex of a tet10 they are the tangents of its curved
-// edges, 4·m − 3·a − b for the edge from a to b with mid-edge node m (the derivative of
-// the quadratic map there). So each corner is measured by the triple product of three
-// edge vectors, taken in an order that makes it positive for an element of Gmsh's
-// orientation, and
+// Corner Jacobians. At a corner of a tet4 or hex8, the triple product of the
+// element's three edges from that corner, taken in the order that makes it positive
+// for an element of Gmsh's orientation, is the Jacobian determinant there (times 8 for
+// the hex, whose reference element is [-1, 1]³, so that its edges are twice the
+// Jacobian's columns). At a vertex of a tet10 the edges give way to the tangents of its
+// curved edges, 4·m − 3·a − b for the edge from a to b with mid-edge node m (the
+// quadratic map's derivative along the edge there). So
 //
 //	detJ   = triple / 8 for a hex8, the triple product itself for tets (Gmsh's
 //	         reference tet has unit legs);

@@ -10,7 +10,8 @@ import (
 	"strconv"
 )
 
-// ReadFile reads the Gmsh MSH 4.1 file at path; see Read.
+// ReadFile reads the Gmsh MSH 4.1 file at path; see Read. A file that cannot be
+// opened gives os.Open's error (an *fs.PathError).
 func ReadFile(path string) (*Mesh, []Warning, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -66,11 +67,12 @@ type parser struct {
 	order binary.ByteOrder
 	warns []Warning
 
-	physNames, entities, nodesRead, elemsRead bool
-	done                                      bool // all sections read: finish's errors are not the cut's
+	physNames, entities, partitioned, nodesRead, elemsRead bool
+	done                                                   bool // all sections read: finish's errors are not the cut's
 
 	names  map[groupKey]string
 	phys   [4]map[int32][]int32 // entity tag → physical tags, by dimension
+	part   [4]map[int32][]int32 // the same for partitioned entities, nil without
 	warned map[groupKey]bool    // entities already warned about
 
 	coords []float64
@@ -177,6 +179,12 @@ func rangeText(lo, hi int64) string {
 
 // textInt reads a decimal integer in [lo, hi] from a text token.
 func (p *parser) textInt(what string, lo, hi int64) (int64, error) {
+	if v, ok := p.s.uint(); ok {
+		if v < lo || v > hi {
+			return 0, p.bad(p.s.buf[p.s.tokOff-p.s.base:p.s.pos], "expected %s (%s)", what, rangeText(lo, hi))
+		}
+		return v, nil
+	}
 	b, err := p.word(what)
 	if err != nil {
 		return 0, err
@@ -255,7 +263,7 @@ func (p *parser) real(what string) (float64, error) {
 // returns how many items to make room for.
 func (p *parser) promise(count, each int64, what string, at int64) (int, error) {
 	if p.size < 0 {
-		return int(min(count, 1<<16)), nil // unknown size: let appends grow
+		return int(min(count, 1<<10)), nil // unknown size: let appends grow
 	}
 	left := p.size - p.s.off()
 	if count > left/each {
@@ -311,6 +319,12 @@ func (p *parser) read() (*Mesh, error) {
 				break
 			}
 			err = p.once(&p.entities, at, name, p.readEntities)
+		case "PartitionedEntities":
+			if p.elemsRead {
+				err = p.errAt(at, ErrSyntax, "$PartitionedEntities after $Elements: the format puts it before $Nodes")
+				break
+			}
+			err = p.once(&p.partitioned, at, name, p.readPartitionedEntities)
 		case "Nodes":
 			err = p.once(&p.nodesRead, at, name, p.readNodes)
 		case "Elements":
@@ -336,7 +350,7 @@ func (p *parser) read() (*Mesh, error) {
 }
 
 // how41 tells how to get a file this package reads.
-const how41 = "ask gmsh for 4.1 with -format msh41 (gmsh -3 -format msh41 in.geo), or set Mesh.MshFileVersion = 4.1; in the .geo file"
+const how41 = "convert it with gmsh IN.msh -save -format msh41 -o OUT.msh, or mesh with gmsh -3 -format msh41 IN.geo (or Mesh.MshFileVersion = 4.1; in the .geo file)"
 
 // once reads a section that may occur once: its header line, its body and its end.
 func (p *parser) once(seen *bool, at int64, name string, body func() error) error {
@@ -445,9 +459,39 @@ func (p *parser) readPhysicalNames() error {
 	return nil
 }
 
-// readEntities keeps each surface's and volume's physical tags (and which point and
-// curve groups exist, to warn that they are not read).
+// readEntities keeps each entity's physical tags: those of surfaces and volumes for
+// their elements, those of points and curves to warn that they are not read.
 func (p *parser) readEntities() error {
+	return p.entityLists(p.phys, false)
+}
+
+// readPartitionedEntities keeps the physical tags of a partitioned mesh's entities,
+// which its element blocks refer to instead of the model's.
+func (p *parser) readPartitionedEntities() error {
+	if _, err := p.sizeT("the number of partitions", 0, maxInt64); err != nil {
+		return err
+	}
+	ng, err := p.sizeT("the number of ghost entities", 0, maxInt64)
+	if err != nil {
+		return err
+	}
+	for range ng {
+		if _, err := p.intT("a ghost entity tag", minInt32, maxInt32); err != nil {
+			return err
+		}
+		if _, err := p.intT("a partition tag", minInt32, maxInt32); err != nil {
+			return err
+		}
+	}
+	for d := range p.part {
+		p.part[d] = map[int32][]int32{}
+	}
+	return p.entityLists(p.part, true)
+}
+
+// entityLists reads the four lists of entities of $Entities or $PartitionedEntities
+// (whose entities also name a parent and their partitions) into phys.
+func (p *parser) entityLists(phys [4]map[int32][]int32, partitioned bool) error {
 	var counts [4]int64
 	for d, what := range []string{"the number of points", "the number of curves", "the number of surfaces", "the number of volumes"} {
 		n, err := p.sizeT(what, 0, maxInt64)
@@ -463,6 +507,24 @@ func (p *parser) readEntities() error {
 				return err
 			}
 			at := p.loc()
+			parentDim := int64(d)
+			if partitioned {
+				if parentDim, err = p.intT("a parent entity's dimension", 0, 3); err != nil {
+					return err
+				}
+				if _, err := p.intT("a parent entity's tag", minInt32, maxInt32); err != nil {
+					return err
+				}
+				np, err := p.sizeT("the number of partitions", 0, maxInt64)
+				if err != nil {
+					return err
+				}
+				for range np {
+					if _, err := p.intT("a partition tag", minInt32, maxInt32); err != nil {
+						return err
+					}
+				}
+			}
 			box := 6
 			if d == 0 {
 				box = 3
@@ -476,13 +538,13 @@ func (p *parser) readEntities() error {
 			if err != nil {
 				return err
 			}
-			var phys []int32
+			tags := []int32{}
 			for range np {
 				t, err := p.intT("a physical tag", 1, maxInt32)
 				if err != nil {
 					return err
 				}
-				phys = append(phys, int32(t))
+				tags = append(tags, int32(t))
 			}
 			if d > 0 {
 				nb, err := p.sizeT("the number of bounding entities", 0, maxInt64)
@@ -495,13 +557,15 @@ func (p *parser) readEntities() error {
 					}
 				}
 			}
-			if _, dup := p.phys[d][int32(tag)]; dup {
+			if _, dup := phys[d][int32(tag)]; dup {
 				return p.errAt(at, ErrDuplicate, "entity %d of dimension %d defined twice", tag, d)
 			}
-			if phys == nil {
-				phys = []int32{}
+			if parentDim != int64(d) {
+				// A partition boundary inside a parent of higher dimension carries the
+				// parent's groups, which are not groups of this dimension.
+				tags = []int32{}
 			}
-			p.phys[d][int32(tag)] = phys
+			phys[d][int32(tag)] = tags
 		}
 	}
 	return nil
@@ -575,6 +639,12 @@ func (p *parser) readNodes() error {
 		if par == 1 {
 			extra = int(dim)
 		}
+		if p.bin {
+			if err := p.binCoords(n, extra); err != nil {
+				return err
+			}
+			continue
+		}
 		for range n {
 			for range 3 {
 				x, err := p.real("a node coordinate")
@@ -592,6 +662,30 @@ func (p *parser) readNodes() error {
 	}
 	if int64(len(p.tags)) != nn {
 		return p.errAt(at, ErrSyntax, "the $Nodes header declares %d nodes, its %d blocks hold %d", nn, nb, len(p.tags))
+	}
+	return nil
+}
+
+// binCoords reads n nodes' coordinates, 3+extra doubles each, of which it keeps 3.
+func (p *parser) binCoords(n int64, extra int) error {
+	w := 8 * (3 + extra)
+	for range n {
+		b, ok := p.s.take(w)
+		if !ok {
+			return p.ended("a node's coordinates", w, len(b))
+		}
+		for d := range 3 {
+			x := math.Float64frombits(p.order.Uint64(b[8*d:]))
+			if math.IsNaN(x) || math.IsInf(x, 0) {
+				return p.errAt(p.s.tokOff+8*int64(d), ErrSyntax, "expected a node coordinate (a finite number), found %v", x)
+			}
+			p.coords = append(p.coords, x)
+		}
+		for d := 3; d < 3+extra; d++ {
+			if x := math.Float64frombits(p.order.Uint64(b[8*d:])); math.IsNaN(x) || math.IsInf(x, 0) {
+				return p.errAt(p.s.tokOff+8*int64(d), ErrSyntax, "expected a parametric coordinate (a finite number), found %v", x)
+			}
+		}
 	}
 	return nil
 }
@@ -647,16 +741,17 @@ func (p *parser) readElements() error {
 		case !ok:
 			return p.errAt(tat, ErrUnsupported, "unknown element type %d — supported: %s", gt, supportedTypes)
 		case info.dim != int(edim):
-			return p.errAt(tat, ErrSyntax, "element type %d (%s) is of dimension %d, its block's entity of dimension %d", gt, info.name, info.dim, edim)
+			return p.errAt(tat, ErrSyntax, "element type %d (%s) is of dimension %d, but its block's entity is of dimension %d", gt, info.name, info.dim, edim)
 		case info.dim >= 2 && info.t == 0:
 			return p.errAt(tat, ErrUnsupported, "unsupported element type %d (%s) — supported: %s", gt, info.name, supportedTypes)
 		}
-		if _, err := p.promise(n, int64(info.nodes+1)*(each/2), info.name+" elements", hdr); err != nil {
+		room, err := p.promise(n, int64(info.nodes+1)*(each/2), info.name+" elements", hdr)
+		if err != nil {
 			return err
 		}
 		switch info.dim {
 		case 3:
-			err = p.volumeBlock(info.t, int32(etag), n, hdr)
+			err = p.volumeBlock(info.t, int32(etag), n, room, hdr)
 		case 2:
 			err = p.surfaceBlock(info.t, int32(etag), n, hdr)
 		default:
@@ -675,6 +770,9 @@ func (p *parser) readElements() error {
 
 // element reads one element's tag and node tags, the nodes as indices into p.scratch.
 func (p *parser) element(t string, nodes int) (tag, at int64, err error) {
+	if p.bin {
+		return p.binElement(t, nodes)
+	}
 	tag, err = p.sizeT("an element tag", 1, maxInt64)
 	if err != nil {
 		return 0, 0, err
@@ -695,6 +793,35 @@ func (p *parser) element(t string, nodes int) (tag, at int64, err error) {
 	return tag, at, nil
 }
 
+// binElement is element for binary files: one read for the element's 8·(1+nodes)
+// bytes (at most 1008, less than the scanner's buffer), then the decoding.
+func (p *parser) binElement(t string, nodes int) (tag, at int64, err error) {
+	w := 8 * (1 + nodes)
+	b, ok := p.s.take(w)
+	if !ok {
+		return 0, 0, p.ended(fmt.Sprintf("a %s element (a tag and %d node tags)", t, nodes), w, len(b))
+	}
+	at = p.s.tokOff
+	u := p.order.Uint64(b)
+	if u < 1 || u > maxInt64 {
+		return 0, 0, p.errAt(at, ErrSyntax, "expected an element tag (%s), found %d", rangeText(1, maxInt64), u)
+	}
+	tag = int64(u)
+	p.scratch = p.scratch[:0]
+	for j := 1; j <= nodes; j++ {
+		u := p.order.Uint64(b[8*j:])
+		if u < 1 || u > maxInt64 {
+			return 0, 0, p.errAt(at+8*int64(j), ErrSyntax, "expected a node tag (%s), found %d", rangeText(1, maxInt64), u)
+		}
+		i, ok := p.nodes.get(int64(u))
+		if !ok {
+			return 0, 0, p.errAt(at+8*int64(j), ErrUndefined, "element %d (%s) has node %d, which $Nodes does not define", tag, t, u)
+		}
+		p.scratch = append(p.scratch, i)
+	}
+	return tag, at, nil
+}
+
 func (p *parser) skipBlock(info gmshType, n int64) error {
 	for range n {
 		if _, _, err := p.element(info.name, info.nodes); err != nil {
@@ -704,14 +831,15 @@ func (p *parser) skipBlock(info gmshType, n int64) error {
 	return nil
 }
 
-func (p *parser) volumeBlock(t Type, entity int32, n int64, hdr int64) error {
+// volumeBlock reads n volume elements, making room for room of them at once.
+func (p *parser) volumeBlock(t Type, entity int32, n int64, room int, hdr int64) error {
 	group := p.volumeGroup(entity, hdr)
 	e := &p.vol[t]
 	e.Type = t
 	k := t.Nodes()
-	e.Nodes = slices.Grow(e.Nodes, int(n)*k)
-	e.Group = slices.Grow(e.Group, int(n))
-	e.Tag = slices.Grow(e.Tag, int(n))
+	e.Nodes = slices.Grow(e.Nodes, room*k)
+	e.Group = slices.Grow(e.Group, room)
+	e.Tag = slices.Grow(e.Tag, room)
 	name := t.String()
 	for range n {
 		tag, at, err := p.element(name, k)
@@ -749,18 +877,30 @@ func (p *parser) surfaceBlock(t Type, entity int32, n int64, hdr int64) error {
 	return nil
 }
 
+// entityPhys returns the physical tags of the entity an element block names: a
+// partitioned entity in a partitioned mesh, a model entity otherwise. The string names
+// the section that lacks it when !ok.
+func (p *parser) entityPhys(dim int, entity int32) ([]int32, bool, string) {
+	if p.partitioned {
+		phys, ok := p.part[dim][entity]
+		return phys, ok, "$PartitionedEntities"
+	}
+	phys, ok := p.phys[dim][entity]
+	return phys, ok, "$Entities"
+}
+
 // volumeGroup is the physical group of a volume entity's elements.
 func (p *parser) volumeGroup(entity int32, hdr int64) int32 {
-	if !p.entities {
+	if !p.entities && !p.partitioned {
 		return 0
 	}
-	phys, ok := p.phys[3][entity]
+	phys, ok, sec := p.entityPhys(3, entity)
 	k := groupKey{3, entity}
 	switch {
 	case !ok:
 		if !p.warned[k] {
 			p.warned[k] = true
-			p.warnAt(hdr, "volume entity %d is not in $Entities: its elements are in no physical group", entity)
+			p.warnAt(hdr, "volume entity %d is not in %s: its elements are in no physical group", entity, sec)
 		}
 		return 0
 	case len(phys) == 0:
@@ -776,17 +916,17 @@ func (p *parser) volumeGroup(entity int32, hdr int64) int32 {
 // them, several repeat them.
 func (p *parser) surfaceGroups(entity int32, hdr int64) []int32 {
 	k := groupKey{2, entity}
-	if !p.entities {
+	if !p.entities && !p.partitioned {
 		if !p.warned[k] {
 			p.warned[k] = true
 			p.warnAt(hdr, "no $Entities section before $Elements: the surface elements of entity %d are in no physical group and are dropped", entity)
 		}
 		return nil
 	}
-	phys, ok := p.phys[2][entity]
+	phys, ok, sec := p.entityPhys(2, entity)
 	if !ok && !p.warned[k] {
 		p.warned[k] = true
-		p.warnAt(hdr, "surface entity %d is not in $Entities: its elements are in no physical group and are dropped", entity)
+		p.warnAt(hdr, "surface entity %d is not in %s: its elements are in no physical group and are dropped", entity, sec)
 	}
 	return phys
 }
@@ -848,12 +988,12 @@ func (p *parser) finish() (*Mesh, error) {
 		}
 	}
 	for i, j := range newIdx {
-		if j >= 0 {
+		if j >= 0 { // 3·j in int: an int32 index times 3 overflows int32
 			p.tags[j] = p.tags[i]
-			copy(p.coords[3*j:3*j+3], p.coords[3*i:3*i+3])
+			copy(p.coords[3*int(j):3*int(j)+3], p.coords[3*i:3*i+3])
 		}
 	}
-	m := &Mesh{Coords: slices.Clip(p.coords[:3*kept]), NodeTag: slices.Clip(p.tags[:kept])}
+	m := &Mesh{Coords: slices.Clip(p.coords[:3*int(kept)]), NodeTag: slices.Clip(p.tags[:kept])}
 	for _, t := range volumeTypes {
 		if e := p.vol[t]; e.Len() > 0 {
 			remap(e.Nodes, newIdx)
@@ -907,9 +1047,11 @@ func (p *parser) groups() []Group {
 		addKey(k)
 	}
 	for d := range p.phys {
-		for _, phys := range p.phys[d] {
-			for _, t := range phys {
-				addKey(groupKey{int32(d), t})
+		for _, m := range []map[int32][]int32{p.phys[d], p.part[d]} {
+			for _, phys := range m {
+				for _, t := range phys {
+					addKey(groupKey{int32(d), t})
+				}
 			}
 		}
 	}

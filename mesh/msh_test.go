@@ -2,7 +2,9 @@ package mesh
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
+	"fmt"
 	"io"
 	"math"
 	"os"
@@ -160,8 +162,8 @@ func TestBinaryMatchesASCII(t *testing.T) {
 }
 
 // TestGrid reads generated grids (exact coordinates, sparse tags, nodes written in
-// reverse, many blocks) in both encodings: identical meshes, bit for bit, and the
-// geometry the generator put there.
+// reverse, many blocks) in ASCII and binary of both byte orders: identical meshes, bit
+// for bit, and the geometry the generator put there.
 func TestGrid(t *testing.T) {
 	for _, tets := range []bool{false, true} {
 		for _, stride := range []int64{1, 7, 1 << 40} {
@@ -198,6 +200,13 @@ func TestGrid(t *testing.T) {
 			}
 			if !reflect.DeepEqual(ma[0], ma[1]) {
 				t.Errorf("tets %v stride %d: ASCII and binary differ", tets, stride)
+			}
+			var buf bytes.Buffer
+			if err := writeGridOrder(&buf, 13, tets, true, stride, binary.BigEndian); err != nil {
+				t.Fatal(err)
+			}
+			if m, _, err := Read(&buf, "grid"); err != nil || !reflect.DeepEqual(m, ma[1]) {
+				t.Errorf("tets %v stride %d: big-endian: %v, or the mesh differs", tets, stride, err)
 			}
 		}
 	}
@@ -284,5 +293,73 @@ func TestReadFailure(t *testing.T) {
 	}
 	if _, _, err := ReadFile("testdata/no such file.msh"); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("missing file: %v", err)
+	}
+}
+
+// TestPartitioned reads the cube partitioned in two by gmsh (-part 2): its element
+// blocks name partitioned entities, whose physical tags must give the same groups as
+// the unpartitioned mesh, element for element (compared by their corners' positions,
+// as partitioning may renumber), and no group for the interface between partitions.
+func TestPartitioned(t *testing.T) {
+	key := func(m *Mesh, e *Elements, i int) string {
+		k := e.Type.Nodes()
+		var pts []string
+		for _, n := range e.Nodes[i*k : (i+1)*k] {
+			pts = append(pts, fmt.Sprint(m.Coords[3*n:3*n+3]))
+		}
+		slices.Sort(pts)
+		return fmt.Sprint(e.Group[i], pts)
+	}
+	set := func(m *Mesh) map[string]int {
+		s := map[string]int{}
+		for _, list := range [][]Elements{m.Volumes, m.Surfaces} {
+			for j := range list {
+				for i := range list[j].Len() {
+					s[key(m, &list[j], i)]++
+				}
+			}
+		}
+		return s
+	}
+	for _, enc := range []string{".msh", ".bin.msh"} {
+		// Gmsh's ASCII coordinates are rounded, so each encoding has its reference.
+		ref, _ := mustRead(t, "testdata/cube_tet4"+enc)
+		want := set(ref)
+		name := "cube_part" + enc
+		m, w := mustRead(t, "testdata/"+name)
+		if len(w) > 0 {
+			t.Errorf("%s: warnings %v", name, w)
+		}
+		if m.Nodes() != ref.Nodes() || !reflect.DeepEqual(m.Groups, ref.Groups) {
+			t.Errorf("%s: %d nodes, groups %v; unpartitioned: %d, %v", name, m.Nodes(), m.Groups, ref.Nodes(), ref.Groups)
+		}
+		if got := set(m); !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: elements differ from the unpartitioned mesh's (%d and %d distinct)", name, len(got), len(want))
+		}
+	}
+}
+
+// TestSkip: unknown sections end only at their own $EndName at the start of a line,
+// whatever they hold, however the input arrives.
+func TestSkip(t *testing.T) {
+	mesh, err := os.ReadFile("testdata/bad/truncated.msh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole := string(mesh) + "$EndElements\n"
+	at := strings.Index(whole, "$Nodes")
+	junk := "$Junk\n$EndJunkX\n $EndJunk\n$Nodes\n\x00\xff$EndJunk" + strings.Repeat("x", 70000) + "\n$EndJunk\n"
+	text := whole[:at] + junk + whole[at:] + "$Empty\n$EndEmpty"
+	for _, r := range []io.Reader{strings.NewReader(text), iotest.OneByteReader(strings.NewReader(text)), hideLen{strings.NewReader(text)}} {
+		m, _, err := Read(r, "skip.msh")
+		if err != nil || m.Volumes[0].Len() != 1 {
+			t.Fatalf("%v", err)
+		}
+	}
+	// A problem after the skipped section is on the line the whole text says.
+	bad := text[:len(text)-len("$Empty\n$EndEmpty")] + "oops\n"
+	_, _, err = Read(strings.NewReader(bad), "skip.msh")
+	if want := fmt.Sprintf("skip.msh:%d: ", strings.Count(bad, "\n")); err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("%v, want %q", err, want)
 	}
 }

@@ -136,25 +136,74 @@ func (s *scanner) skipSpace() bool {
 // token returns the next whitespace-separated token, and false when the input ends
 // first (or the token outgrows maxToken: s.long). tokLine and tokOff locate it.
 func (s *scanner) token() ([]byte, bool) {
-	if !s.skipSpace() {
+	// The common case, a token inside the buffer, runs on locals; refills take the
+	// general loops.
+	buf, i := s.buf[:s.end], s.pos
+	for i < len(buf) && space[buf[i]] {
+		if buf[i] == '\n' {
+			s.line++
+		}
+		i++
+	}
+	s.pos = i
+	if i == len(buf) && !s.skipSpace() {
 		s.tokLine, s.tokOff = s.line, s.off()
 		return nil, false
 	}
 	start := s.pos
 	s.tokLine, s.tokOff = s.line, s.off()
+	buf, i = s.buf[:s.end], start
+	for i < len(buf) && !space[buf[i]] {
+		i++
+	}
+	s.pos = i
+	if i < len(buf) {
+		return buf[start:i], true
+	}
 	for {
+		shift, ok := s.more(start)
+		start -= shift
+		if !ok {
+			return s.buf[start:s.pos], !s.long
+		}
 		for s.pos < s.end {
 			if space[s.buf[s.pos]] {
 				return s.buf[start:s.pos], true
 			}
 			s.pos++
 		}
-		shift, ok := s.more(start)
-		start -= shift
-		if !ok {
-			return s.buf[start:s.pos], !s.long
-		}
 	}
+}
+
+// uint reads the next token as an unsigned decimal integer of at most 18 digits in one
+// pass, when it lies inside the buffer: the common case of the text sections' tags.
+// Otherwise it returns false having consumed at most the whitespace before the token,
+// and token takes over.
+func (s *scanner) uint() (int64, bool) {
+	buf, i := s.buf[:s.end], s.pos
+	for i < len(buf) && space[buf[i]] {
+		if buf[i] == '\n' {
+			s.line++
+		}
+		i++
+	}
+	s.pos = i
+	start := i
+	var n int64
+	for i < len(buf) && i-start < 18 {
+		d := buf[i] - '0'
+		if d > 9 {
+			break
+		}
+		n = n*10 + int64(d)
+		i++
+	}
+	if i == start || i == len(buf) || !space[buf[i]] {
+		return 0, false
+	}
+	s.pos = i
+	s.tokLine, s.tokOff = s.line, s.base+int64(start)
+	return n, true
 }
 
 // endLine consumes blanks up to and including the next newline, and reports whether
@@ -236,13 +285,16 @@ func (s *scanner) take(n int) ([]byte, bool) {
 	return b, true
 }
 
-// skipTo consumes the input up to and including pat, which must be followed by
-// whitespace or the end of the input; false when the input ends first. Lines are
-// counted on the way.
+// skipTo consumes the input up to and including pat, which starts with a newline (a
+// section's end begins a line) and must be followed by whitespace or the end of the
+// input; false when the input ends first. Lines are counted on the way.
 func (s *scanner) skipTo(pat []byte) bool {
 	for {
 		if i := bytes.Index(s.buf[s.pos:s.end], pat); i >= 0 {
-			j := s.pos + i + len(pat)
+			// Move to the match, so that a refill to see the byte after it has room.
+			s.line += bytes.Count(s.buf[s.pos:s.pos+i], []byte{'\n'})
+			s.pos += i
+			j := s.pos + len(pat)
 			for j == s.end {
 				shift, ok := s.more(s.pos)
 				j -= shift
@@ -255,8 +307,8 @@ func (s *scanner) skipTo(pat []byte) bool {
 				s.pos = j
 				return true
 			}
-			s.line += bytes.Count(s.buf[s.pos:s.pos+i+1], []byte{'\n'})
-			s.pos += i + 1
+			s.line++ // pat starts with its newline
+			s.pos++
 			continue
 		}
 		// Keep the bytes that could start a match across the refill.
@@ -271,9 +323,9 @@ func (s *scanner) skipTo(pat []byte) bool {
 }
 
 // Number syntax. Text sections hold decimal numbers: ASCII digits, an optional sign,
-// for reals an optional fraction and e/E exponent. strconv alone would also accept Go
-// literal syntax ("1_0", "0x1p1", "inf"), so tokens are checked before they are
-// converted.
+// for reals an optional fraction and e/E exponent (at least one digit before it).
+// strconv alone would also accept Go literal syntax ("1_0", "0x1p1", "inf"), so the
+// parsers here check the syntax themselves.
 
 // parseInt parses an optionally signed decimal integer that fits int64.
 func parseInt(b []byte) (int64, bool) {
@@ -286,6 +338,19 @@ func parseInt(b []byte) (int64, bool) {
 		return 0, false
 	}
 	var n uint64
+	if len(b) <= 18 { // cannot overflow
+		for _, c := range b {
+			d := uint64(c - '0')
+			if d > 9 {
+				return 0, false
+			}
+			n = n*10 + d
+		}
+		if neg {
+			return -int64(n), true
+		}
+		return int64(n), true
+	}
 	for _, c := range b {
 		d := uint64(c - '0')
 		if d > 9 || n > (math.MaxInt64+1-d)/10 {
@@ -302,52 +367,68 @@ func parseInt(b []byte) (int64, bool) {
 	return int64(n), true
 }
 
-// digits returns how many leading bytes of b are ASCII digits.
-func digits(b []byte) int {
-	n := 0
-	for n < len(b) && b[n]-'0' <= 9 {
-		n++
-	}
-	return n
-}
+// pow10 holds the powers of ten that are exact in a float64.
+var pow10 = [23]float64{1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
+	1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22}
 
-// isDecimalReal reports whether b is an optional sign, digits with an optional
-// fraction (at least one digit in all), and an optional exponent.
-func isDecimalReal(b []byte) bool {
-	i := 0
-	if i < len(b) && (b[i] == '+' || b[i] == '-') {
-		i++
-	}
-	n := digits(b[i:])
-	i += n
-	if i < len(b) && b[i] == '.' {
-		i++
-		f := digits(b[i:])
-		i += f
-		n += f
-	}
-	if n == 0 {
-		return false
-	}
-	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
-		i++
-		if i < len(b) && (b[i] == '+' || b[i] == '-') {
-			i++
-		}
-		e := digits(b[i:])
-		if e == 0 {
-			return false
-		}
-		i += e
-	}
-	return i == len(b)
-}
-
-// parseReal parses a finite decimal real, correctly rounded.
+// parseReal parses a finite decimal real, correctly rounded. Most coordinates have at
+// most 15 or 16 significant digits and a small exponent: then the digits as an integer
+// and the power of ten are both exact in a float64, and one multiplication or division
+// rounds correctly. The rest go to strconv.
 func parseReal(b []byte) (float64, bool) {
-	if !isDecimalReal(b) {
+	i, neg := 0, false
+	if len(b) > 0 && (b[0] == '-' || b[0] == '+') {
+		neg, i = b[0] == '-', 1
+	}
+	var mant uint64
+	nd, frac := 0, 0 // digits, of which after the point
+	for ; i < len(b) && b[i]-'0' <= 9; i++ {
+		mant = mant*10 + uint64(b[i]-'0')
+		nd++
+	}
+	if i < len(b) && b[i] == '.' {
+		for i++; i < len(b) && b[i]-'0' <= 9; i++ {
+			mant = mant*10 + uint64(b[i]-'0')
+			nd++
+			frac++
+		}
+	}
+	exp := 0
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') && nd > 0 {
+		i++
+		eneg := false
+		if i < len(b) && (b[i] == '-' || b[i] == '+') {
+			eneg, i = b[i] == '-', i+1
+		}
+		ne := 0
+		for ; i < len(b) && b[i]-'0' <= 9; i++ {
+			if exp < 10000 {
+				exp = exp*10 + int(b[i]-'0')
+			}
+			ne++
+		}
+		if ne == 0 {
+			return 0, false
+		}
+		if eneg {
+			exp = -exp
+		}
+	}
+	if nd == 0 || i != len(b) {
 		return 0, false
 	}
+	if e := exp - frac; nd <= 19 && mant < 1<<53 && e >= -22 && e <= 22 {
+		f := float64(mant)
+		if e < 0 {
+			f /= pow10[-e]
+		} else {
+			f *= pow10[e]
+		}
+		if neg {
+			f = -f
+		}
+		return f, true
+	}
 	v, err := strconv.ParseFloat(string(b), 64)
-	return v, err == nil // err is ErrRange: beyond ±MaxFloat64
+	return v, err == nil // the syntax is decimal: err is ErrRange, beyond ±MaxFloat64
 }

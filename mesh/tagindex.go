@@ -25,8 +25,10 @@ func denseLimit(n int) int64 { return 4*int64(n) + 1024 }
 func (t *tagIndex) add(tag int64, idx int32) bool {
 	if tag >= t.lo && tag-t.lo < denseLimit(t.n) {
 		i := tag - t.lo
-		if _, dup := t.sparse[tag]; dup {
-			return false // added when the table did not reach it yet
+		if t.sparse != nil {
+			if _, dup := t.sparse[tag]; dup {
+				return false // added when the table did not reach it yet
+			}
 		}
 		if i >= int64(len(t.dense)) {
 			nl := min(max(2*int64(len(t.dense)), i+1), denseLimit(t.n))

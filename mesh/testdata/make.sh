@@ -15,3 +15,4 @@ mesh cube.geo cube_tet4
 mesh cube.geo cube_tet10 -order 2
 mesh hex.geo hex8
 mesh two.geo two_tet4
+mesh cube.geo cube_part -part 2

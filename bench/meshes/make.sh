@@ -105,10 +105,10 @@ for s in "${sets[@]}"; do
       # h for about 50k, 500k and 3M unknowns; unknowns grow roughly like h^-3.
       mesh bracket bracket.geo 1.2 tet4 1
       mesh bracket bracket.geo 0.52 tet4 1
-      [[ ${SCALE_3M:-0} == 1 ]] && mesh bracket bracket.geo 0.287 tet4 1
+      [[ ${SCALE_3M:-0} == 1 ]] && mesh bracket bracket.geo 0.273 tet4 1
       mesh bracket bracket.geo 2.67 tet10 1
       mesh bracket bracket.geo 1.07 tet10 1
-      mesh bracket bracket.geo 0.57 tet10 1
+      mesh bracket bracket.geo 0.563 tet10 1
       algo=(-setnumber Mesh.Algorithm3D 1 -nt 1)
       ;;
   esac

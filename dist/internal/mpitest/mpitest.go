@@ -42,8 +42,8 @@ func Run(t *testing.T, sizes []int, body func(t *testing.T, c *mpi.Comm)) {
 		inside(t, body)
 		return
 	}
-	mpiexec, err := exec.LookPath("mpiexec")
-	if err != nil {
+	mpiexec, _ := MPIExecArgs(0)
+	if mpiexec == "" {
 		t.Skip("mpiexec not found in PATH")
 	}
 	if err := mpi.Load(); err != nil {
@@ -51,7 +51,7 @@ func Run(t *testing.T, sizes []int, body func(t *testing.T, c *mpi.Comm)) {
 	}
 	for _, n := range sizes {
 		t.Run(fmt.Sprintf("ranks=%d", n), func(t *testing.T) {
-			args := []string{"--allow-run-as-root", "--oversubscribe", "-n", strconv.Itoa(n)}
+			_, args := MPIExecArgs(n)
 			launch(t, mpiexec, args, n)
 		})
 	}
@@ -74,12 +74,33 @@ func RunAlone(t *testing.T, body func(t *testing.T, c *mpi.Comm)) {
 // for the calling top-level test, and fails t unless it exits 0 and n ranks report
 // that the test passed.
 func launch(t *testing.T, prog string, args []string, n int) {
+	out, err := Launch(t, prog, args, n)
+	if err != nil {
+		t.Fatalf("%v:\n%s", err, out)
+	}
+	if testing.Verbose() {
+		t.Logf("%d ranks passed:\n%s", n, out)
+	}
+}
+
+// ErrLaunch is wrapped by Launch's error when the launch fails, times out, or fewer
+// than n ranks report a pass.
+var ErrLaunch = errors.New("mpitest: launch failed")
+
+// ErrTimeout is wrapped, with ErrLaunch, when the launch ran past Timeout.
+var ErrTimeout = errors.New("mpitest: launch timed out")
+
+// Launch runs this test binary for the calling top-level test, under prog with args
+// (directly when prog is ""), expecting n ranks, and returns the combined output and
+// an error wrapping ErrLaunch unless the launch exited 0 with n ranks reporting a
+// pass. Tests of failure handling call it directly.
+func Launch(t *testing.T, prog string, args []string, n int) (string, error) {
 	name := strings.SplitN(t.Name(), "/", 2)[0]
 	testArgs := []string{"-test.run=^" + name + "$", "-test.v", "-test.count=1"}
 	if prog == "" {
 		prog = os.Args[0]
 	} else {
-		args = append(args, os.Args[0])
+		args = append(append([]string(nil), args...), os.Args[0])
 	}
 	args = append(args, testArgs...)
 	ctx, cancel := context.WithTimeout(context.Background(), Timeout)
@@ -88,24 +109,34 @@ func launch(t *testing.T, prog string, args []string, n int) {
 	// mpiexec ends its ranks on SIGTERM; SIGKILL only if it does not exit in time.
 	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
 	cmd.WaitDelay = 10 * time.Second
-	cmd.Env = append(os.Environ(), envTest+"="+name, envSize+"="+strconv.Itoa(n),
-		"GOMAXPROCS=1", "OMPI_MCA_rmaps_base_oversubscribe=1")
+	cmd.Env = append(os.Environ(), envTest+"="+name, envSize+"="+strconv.Itoa(n), "GOMAXPROCS=1")
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	err := cmd.Run()
 	passed := strings.Count(out.String(), "--- PASS: "+name+" ")
 	switch {
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
-		t.Fatalf("launch of %d ranks timed out after %v:\n%s", n, Timeout, out.String())
+		return out.String(), fmt.Errorf("%w: %w: %d ranks after %v", ErrLaunch, ErrTimeout, n, Timeout)
 	case err != nil:
-		t.Fatalf("launch of %d ranks: %v:\n%s", n, err, out.String())
+		return out.String(), fmt.Errorf("%w: %d ranks: %v", ErrLaunch, n, err)
 	case passed != n:
-		t.Fatalf("launch of %d ranks: %d ranks report PASS:\n%s", n, passed, out.String())
+		return out.String(), fmt.Errorf("%w: %d ranks launched, %d report PASS", ErrLaunch, n, passed)
 	}
-	if testing.Verbose() {
-		t.Logf("%d ranks passed:\n%s", n, out.String())
-	}
+	return out.String(), nil
 }
+
+// MPIExecArgs returns mpiexec and the arguments Run launches n ranks with, or "" when
+// mpiexec is not in PATH.
+func MPIExecArgs(n int) (string, []string) {
+	p, err := exec.LookPath("mpiexec")
+	if err != nil {
+		return "", nil
+	}
+	return p, []string{"--allow-run-as-root", "--oversubscribe", "-n", strconv.Itoa(n)}
+}
+
+// Inside reports whether this process is a rank of a launch made by Run or Launch.
+func Inside() bool { return os.Getenv(envTest) != "" }
 
 // inside is the body's run on one rank.
 func inside(t *testing.T, body func(t *testing.T, c *mpi.Comm)) {

@@ -53,9 +53,16 @@ func ex56(t *testing.T, ne int) (*bsr.Matrix, []float64) {
 	return a, rhs
 }
 
-// layouts returns the layouts a test runs on: even, and one skewed towards the last
-// rank so that ranges differ in size.
-func layouts(n, size int) map[string]dist.Layout {
+// namedLayout is a layout a test runs on.
+type namedLayout struct {
+	name string
+	l    dist.Layout
+}
+
+// layouts returns the layouts a test runs on, in a fixed order (every rank must build
+// the same matrices in the same order): even, and one skewed towards the last rank
+// so that ranges differ in size.
+func layouts(n, size int) []namedLayout {
 	off := make([]int, size+1)
 	for r := 1; r < size; r++ {
 		off[r] = n * r / (2 * size)
@@ -65,7 +72,7 @@ func layouts(n, size int) map[string]dist.Layout {
 	if err != nil {
 		panic(err)
 	}
-	return map[string]dist.Layout{"even": dist.EvenLayout(n, size), "skewed": skew}
+	return []namedLayout{{"even", dist.EvenLayout(n, size)}, {"skewed", skew}}
 }
 
 // worldMax returns the maximum of v over the ranks.
@@ -81,7 +88,8 @@ func TestMulVec(t *testing.T) {
 	mpitest.Run(t, []int{2, 3}, func(t *testing.T, c *mpi.Comm) {
 		for _, ne := range []int{6, 9} {
 			a, _ := ex56(t, ne)
-			for name, l := range layouts(a.BlockRows, c.Size()) {
+			for _, nl := range layouts(a.BlockRows, c.Size()) {
+				name, l := nl.name, nl.l
 				lo, hi := l.Range(c.Rank())
 				m, err := dist.NewMatrix(c, l, dist.Slice(a, lo, hi))
 				if err != nil {

@@ -30,6 +30,7 @@ var laterUnits = map[string]string{
 	"galerkin.cu":     "the host-planned PᵀAP variants (NewGalerkin: --host-setup, the benchmarks) and their rate probes",
 	"filter.cu":       "the re-setup's prolongator filtering (FilterTheta > 0)",
 	"smoothsearch.cu": "the prolongator smoothing of patterns too large for a product list",
+	"elasticity.cu":   "the unstructured-mesh assembly (fem/cudafem.Elasticity: solve --mesh --gpu)",
 }
 
 // unitTable is every unit and the kernel → unit index.

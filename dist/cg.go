@@ -1,6 +1,9 @@
 package dist
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // Preconditioner applies z = M⁻¹r on this rank's part of distributed vectors. An
 // implementation that communicates must do so on every rank together.
@@ -21,6 +24,9 @@ type CGResult struct {
 // branches, and a rerun with the same layout gives the same bits.
 func CG(a *Matrix, m Preconditioner, b, x []float64, rtol float64, maxIter int) (CGResult, error) {
 	n := a.LocalLen()
+	if !slices.Equal(a.Layout.Offsets, a.ColLayout.Offsets) {
+		panic("dist: CG: the operator's columns are not distributed as its rows")
+	}
 	if len(b) != n || len(x) != n {
 		panic("dist: CG: vector length is not LocalLen")
 	}

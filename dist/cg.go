@@ -6,9 +6,19 @@ import (
 )
 
 // Preconditioner applies z = M⁻¹r on this rank's part of distributed vectors. An
-// implementation that communicates must do so on every rank together.
+// implementation that communicates must do so on every rank together; if it can fail
+// it also has an Err() error method (Hierarchy has), which CG checks after each Apply.
 type Preconditioner interface {
 	Apply(r, z []float64)
+}
+
+// apply runs m and returns the error it kept, if it keeps one.
+func apply(m Preconditioner, r, z []float64) error {
+	m.Apply(r, z)
+	if e, ok := m.(interface{ Err() error }); ok {
+		return e.Err()
+	}
+	return nil
 }
 
 // CGResult is what CG reports.
@@ -53,7 +63,9 @@ func CG(a *Matrix, m Preconditioner, b, x []float64, rtol float64, maxIter int) 
 	if res.Residual <= rtol {
 		return res, nil
 	}
-	m.Apply(r, z)
+	if err := apply(m, r, z); err != nil {
+		return res, err
+	}
 	copy(p, z)
 	rz, err := Dot(c, r, z)
 	if err != nil {
@@ -86,7 +98,9 @@ func CG(a *Matrix, m Preconditioner, b, x []float64, rtol float64, maxIter int) 
 		if res.Residual <= rtol {
 			return res, nil
 		}
-		m.Apply(r, z)
+		if err := apply(m, r, z); err != nil {
+			return res, err
+		}
 		rzNew, err := Dot(c, r, z)
 		if err != nil {
 			return res, err

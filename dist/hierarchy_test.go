@@ -1,13 +1,14 @@
 package dist_test
 
 import (
+	"errors"
 	"math"
 	"math/rand/v2"
-	"os"
 	"testing"
 	"time"
 
 	"github.com/blockamg/blockamg"
+	"github.com/blockamg/blockamg/amg"
 	"github.com/blockamg/blockamg/backend"
 	"github.com/blockamg/blockamg/dist"
 	"github.com/blockamg/blockamg/dist/internal/mpitest"
@@ -63,6 +64,15 @@ func TestHierarchyVCycle(t *testing.T) {
 		zs := make([]float64, n)
 		be.Download(zs, zv)
 
+		// Refusals: a fine layout of another size, a smoother the cycle does not run.
+		if _, err := dist.NewHierarchy(c, h, dist.EvenLayout(h.Levels[0].A.BlockRows+1, c.Size())); !errors.Is(err, dist.ErrLayout) {
+			t.Errorf("a layout of the wrong size: %v, want ErrLayout", err)
+		}
+		jac := *h
+		jac.Opt.Smoother = "jacobi"
+		if _, err := dist.NewHierarchy(c, &jac); !errors.Is(err, amg.ErrOptions) {
+			t.Errorf("the Jacobi smoother: %v, want amg.ErrOptions", err)
+		}
 		for _, nl := range layouts(h.Levels[0].A.BlockRows, c.Size()) {
 			d, err := dist.NewHierarchy(c, h, nl.l)
 			if err != nil {
@@ -170,11 +180,11 @@ func TestHierarchyPCG(t *testing.T) {
 }
 
 // TestHierarchyPCGLarge is the CPU done-when case of issue 26 on two ranks, ex56
-// ne = 39 (192k unknowns); BLOCKAMG_DIST_LARGE=1 runs it (every rank repeats the
-// serial set-up, which makes it too slow for the default run).
+// ne = 39 (192k unknowns). Every rank repeats the serial set-up, which is most of its
+// few seconds; -short skips it.
 func TestHierarchyPCGLarge(t *testing.T) {
-	if os.Getenv("BLOCKAMG_DIST_LARGE") == "" {
-		t.Skip("set BLOCKAMG_DIST_LARGE=1 to run ex56 ne = 39 on two ranks")
+	if testing.Short() {
+		t.Skip("-short: ex56 ne = 39 on two ranks")
 	}
 	mpitest.Run(t, []int{2}, func(t *testing.T, c *mpi.Comm) {
 		pcgCase(t, c, 39, 2)

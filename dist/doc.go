@@ -12,8 +12,8 @@
 // # Matrix
 //
 // NewMatrix takes a rank's block rows with global column indices and splits each row
-// into the columns the rank owns (the local part, numbered from its first column) and the
-// others (the ghost part). Ghost columns are numbered in ascending global order, so
+// into the columns the rank owns (the local part, numbered from its first column) and
+// the others (the ghost part). Ghost columns are numbered in ascending global order, so
 // each owner's ghosts are one contiguous range of the ghost vector, received in place
 // with no unpacking. Both parts are plain bsr.Matrix values on flat arrays with int64
 // value offsets, and multiply with bsr's kernels.

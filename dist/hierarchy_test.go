@@ -155,7 +155,17 @@ func pcgCase(t *testing.T, c *mpi.Comm, ne int, runs int) {
 		}
 		if run == 0 {
 			first = x
+			// A digest of the whole solution, to compare launches by their logs.
+			var dig uint64
+			for i, v := range x {
+				dig ^= math.Float64bits(v) * uint64(2*(lo*3+i)+1)
+			}
+			digs := []int64{int64(dig)}
+			if err := c.AllreduceInt64(mpi.Sum, digs); err != nil {
+				t.Fatal(err)
+			}
 			if c.Rank() == 0 {
+				t.Logf("ne=%d on %d ranks: solution digest %016x", ne, c.Size(), uint64(digs[0]))
 				t.Logf("ne=%d on %d ranks: %d iterations (serial %d), solutions within %.2g, %d levels; serial set-up+solve %v, distributed solve %v; rank 0 per V-cycle %d sends %d B, %d receives %d B; solve phase %d sends %d B, %d collectives, %v in MPI",
 					ne, c.Size(), dr.Iterations, res.Iterations, rel, len(d.Levels), serialTime.Round(time.Millisecond), time.Since(t0).Round(time.Millisecond),
 					cyc.Sends, cyc.BytesSent, cyc.Recvs, cyc.BytesRecv, got.Sends, got.BytesSent, got.Collectives, got.Time.Round(time.Microsecond))

@@ -1,11 +1,24 @@
 package dist
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // Preconditioner applies z = M⁻¹r on this rank's part of distributed vectors. An
-// implementation that communicates must do so on every rank together.
+// implementation that communicates must do so on every rank together; if it can fail
+// it also has an Err() error method (Hierarchy has), which CG checks after each Apply.
 type Preconditioner interface {
 	Apply(r, z []float64)
+}
+
+// apply runs m and returns the error it kept, if it keeps one.
+func apply(m Preconditioner, r, z []float64) error {
+	m.Apply(r, z)
+	if e, ok := m.(interface{ Err() error }); ok {
+		return e.Err()
+	}
+	return nil
 }
 
 // CGResult is what CG reports.
@@ -21,6 +34,9 @@ type CGResult struct {
 // branches, and a rerun with the same layout gives the same bits.
 func CG(a *Matrix, m Preconditioner, b, x []float64, rtol float64, maxIter int) (CGResult, error) {
 	n := a.LocalLen()
+	if !slices.Equal(a.Layout.Offsets, a.ColLayout.Offsets) {
+		panic("dist: CG: the operator's columns are not distributed as its rows")
+	}
 	if len(b) != n || len(x) != n {
 		panic("dist: CG: vector length is not LocalLen")
 	}
@@ -47,7 +63,9 @@ func CG(a *Matrix, m Preconditioner, b, x []float64, rtol float64, maxIter int) 
 	if res.Residual <= rtol {
 		return res, nil
 	}
-	m.Apply(r, z)
+	if err := apply(m, r, z); err != nil {
+		return res, err
+	}
 	copy(p, z)
 	rz, err := Dot(c, r, z)
 	if err != nil {
@@ -80,7 +98,9 @@ func CG(a *Matrix, m Preconditioner, b, x []float64, rtol float64, maxIter int) 
 		if res.Residual <= rtol {
 			return res, nil
 		}
-		m.Apply(r, z)
+		if err := apply(m, r, z); err != nil {
+			return res, err
+		}
 		rzNew, err := Dot(c, r, z)
 		if err != nil {
 			return res, err

@@ -12,11 +12,15 @@
 // # Matrix
 //
 // NewMatrix takes a rank's block rows with global column indices and splits each row
-// into the columns the rank owns (the local part, numbered from its first row) and the
-// others (the ghost part). Ghost columns are numbered in ascending global order, so
+// into the columns the rank owns (the local part, numbered from its first column) and
+// the others (the ghost part). Ghost columns are numbered in ascending global order, so
 // each owner's ghosts are one contiguous range of the ghost vector, received in place
 // with no unpacking. Both parts are plain bsr.Matrix values on flat arrays with int64
 // value offsets, and multiply with bsr's kernels.
+//
+// NewRectMatrix is the general case, a matrix whose columns have a layout of their
+// own: a prolongator's rows lie on the fine level's layout and its columns on the
+// coarse level's, so the halo fetches coarse x blocks by the coarse layout.
 //
 // # Halo plan
 //
@@ -38,11 +42,35 @@
 // bits from the serial SpMV and between rank counts, because the sums are grouped
 // differently.
 //
+// # Hierarchy
+//
+// NewHierarchy distributes an amg.Hierarchy that every rank holds whole, by slicing:
+// level l's operator on its layout (the caller's for the fine level, even splits of
+// the coarse block rows by default), its prolongator P (fine rows, coarse columns) and
+// the restriction Pᵀ as a matrix of its own (coarse rows, fine columns), built from
+// the global transpose so that restricting is one product with its own halo and no
+// partial sums travel back. The smoother's block-diagonal inverses and Chebyshev
+// intervals are the serial hierarchy's. This is the interim set-up: every rank runs
+// amg.Setup on the same global matrix, paying the whole serial set-up.
+//
+// Its V-cycle (Apply, VCycle) is amg/cycle's: Chebyshev of degree SmootherIts on
+// D⁻¹A, pre-smoothing from zero, residual, restriction, coarse correction,
+// prolongation, post-smoothing, in the same order, so that on one rank it gives the
+// serial cycle's result up to round-off. The coarsest level is solved redundantly:
+// its right-hand side is gathered on every rank by one Allgather (each rank's share
+// padded to the largest) and every rank solves it with the whole Cholesky factor and
+// keeps its rows, which saves the broadcast a solve on one rank would need. CG takes
+// the Hierarchy as its preconditioner, and CycleTraffic gives one cycle's messages
+// and bytes from the plans, which a phase's counters can be checked against.
+//
 // # Not done yet
 //
-// The distributed SA set-up (aggregation within each rank, P with ghost rows, PᵀAP
-// with remote rows gathered once per pattern), gathering coarse levels onto fewer
-// ranks and the coarsest onto one, the recurring step's reuse of those plans, slab and
-// graph partitioning of meshes, NCCL between GPUs, and `solve --json`'s ranks and
-// counters.
+// The distributed SA set-up, to replace the replicated one (aggregation within each
+// rank, P with ghost rows, PᵀAP with remote rows gathered once per pattern), and with
+// it the recurring step (Update's new values on the same plans, without a new
+// NewHierarchy); gathering coarse levels onto fewer ranks as they shrink, rather than
+// splitting every level over all ranks; smoothers other than Chebyshev and float32
+// smoothing in the distributed cycle; slab and graph partitioning of meshes; the
+// command line's `mpiexec -n N blockamg solve` and `solve --json`'s ranks and
+// counters; NCCL between GPUs.
 package dist

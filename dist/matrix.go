@@ -10,16 +10,21 @@ import (
 )
 
 // Matrix is one rank's share of a row-distributed BSR matrix: its block rows, split
-// into the columns it owns and the ghost columns other ranks own. x and y vectors are
-// distributed by the same layout (the operator is square in blocks). Its fields are
-// read-only after NewMatrix; values may be changed in place (Local.Val, Ghost.Val)
-// on the same pattern.
+// into the columns it owns and the ghost columns other ranks own. y is distributed by
+// the row layout and x by the column layout; a rank owns the columns whose x blocks it
+// holds. For a square operator (NewMatrix) both layouts are the same; a prolongator
+// has its rows on the fine layout and its columns on the coarse one (NewRectMatrix).
+// Its fields are read-only after construction; values may be changed in place
+// (Local.Val, Ghost.Val) on the same pattern.
 type Matrix struct {
 	Comm   *mpi.Comm
-	Layout Layout
-	Lo, Hi int // this rank's block rows [Lo, Hi)
+	Layout Layout // of the block rows (and of y)
+	Lo, Hi int    // this rank's block rows [Lo, Hi)
 
-	Local     *bsr.Matrix // (Hi-Lo)×(Hi-Lo) blocks: columns in [Lo, Hi), numbered from Lo
+	ColLayout    Layout // of the block columns (and of x): Layout for a square operator
+	ColLo, ColHi int    // this rank's block columns [ColLo, ColHi)
+
+	Local     *bsr.Matrix // (Hi-Lo)×(ColHi-ColLo) blocks: columns in [ColLo, ColHi), numbered from ColLo
 	Ghost     *bsr.Matrix // (Hi-Lo)×len(GhostCols) blocks: the other columns, by ghost index
 	GhostCols []int32     // global block column of each ghost index, ascending
 	Halo      *Halo       // the exchange that fills the ghost vector
@@ -34,24 +39,36 @@ type Matrix struct {
 // is not kept. Dimensions that do not match the layout are an error wrapping
 // ErrLayout.
 func NewMatrix(comm *mpi.Comm, layout Layout, rows *bsr.Matrix) (*Matrix, error) {
-	me := comm.Rank()
-	if layout.Size() != comm.Size() {
-		return nil, fmt.Errorf("%w: layout for %d ranks in a world of %d", ErrLayout, layout.Size(), comm.Size())
+	if rows.R != rows.C {
+		return nil, fmt.Errorf("%w: a square operator of %d×%d blocks (NewRectMatrix takes others)", ErrLayout, rows.R, rows.C)
 	}
-	lo, hi := layout.Range(me)
-	if rows.BlockRows != hi-lo || rows.BlockCols != layout.N() || rows.R != rows.C {
-		return nil, fmt.Errorf("%w: rank %d owns block rows [%d,%d) of %d, given %d×%d blocks of %d×%d",
-			ErrLayout, me, lo, hi, layout.N(), rows.BlockRows, rows.BlockCols, rows.R, rows.C)
+	return NewRectMatrix(comm, layout, layout, rows)
+}
+
+// NewRectMatrix is NewMatrix for a matrix whose columns are distributed by their own
+// layout: rows holds this rank's block rows of rowLayout with global block columns of
+// colLayout (rows.BlockCols == colLayout.N()), blocks of any R×C. The columns a rank
+// owns are those of its range in colLayout; the halo brings the others' x blocks.
+func NewRectMatrix(comm *mpi.Comm, rowLayout, colLayout Layout, rows *bsr.Matrix) (*Matrix, error) {
+	me := comm.Rank()
+	if rowLayout.Size() != comm.Size() || colLayout.Size() != comm.Size() {
+		return nil, fmt.Errorf("%w: layouts for %d and %d ranks in a world of %d", ErrLayout, rowLayout.Size(), colLayout.Size(), comm.Size())
+	}
+	lo, hi := rowLayout.Range(me)
+	clo, chi := colLayout.Range(me)
+	if rows.BlockRows != hi-lo || rows.BlockCols != colLayout.N() {
+		return nil, fmt.Errorf("%w: rank %d owns block rows [%d,%d) of %d and columns of %d, given %d×%d blocks of %d×%d",
+			ErrLayout, me, lo, hi, rowLayout.N(), colLayout.N(), rows.BlockRows, rows.BlockCols, rows.R, rows.C)
 	}
 	if err := rows.Validate(); err != nil {
 		return nil, err
 	}
-	n := hi - lo
+	n, nc := hi-lo, chi-clo
 	bs := int64(rows.R * rows.C)
-	// Ghost columns: every column outside [lo, hi), once, ascending.
+	// Ghost columns: every column outside [clo, chi), once, ascending.
 	var ghosts []int32
 	for _, j := range rows.ColIdx {
-		if int(j) < lo || int(j) >= hi {
+		if int(j) < clo || int(j) >= chi {
 			ghosts = append(ghosts, j)
 		}
 	}
@@ -62,14 +79,14 @@ func NewMatrix(comm *mpi.Comm, layout Layout, rows *bsr.Matrix) (*Matrix, error)
 	for i := 0; i < n; i++ {
 		lp[i+1], gp[i+1] = lp[i], gp[i]
 		for _, j := range rows.ColIdx[rows.RowPtr[i]:rows.RowPtr[i+1]] {
-			if int(j) >= lo && int(j) < hi {
+			if int(j) >= clo && int(j) < chi {
 				lp[i+1]++
 			} else {
 				gp[i+1]++
 			}
 		}
 	}
-	local := &bsr.Matrix{BlockRows: n, BlockCols: n, R: rows.R, C: rows.C, RowPtr: lp,
+	local := &bsr.Matrix{BlockRows: n, BlockCols: nc, R: rows.R, C: rows.C, RowPtr: lp,
 		ColIdx: make([]int32, lp[n]), Val: make([]float64, lp[n]*bs)}
 	ghost := &bsr.Matrix{BlockRows: n, BlockCols: len(ghosts), R: rows.R, C: rows.C, RowPtr: gp,
 		ColIdx: make([]int32, gp[n]), Val: make([]float64, gp[n]*bs)}
@@ -80,8 +97,8 @@ func NewMatrix(comm *mpi.Comm, layout Layout, rows *bsr.Matrix) (*Matrix, error)
 		for k := rows.RowPtr[i]; k < rows.RowPtr[i+1]; k++ {
 			j := rows.ColIdx[k]
 			src := rows.Val[k*bs : (k+1)*bs]
-			if int(j) >= lo && int(j) < hi {
-				local.ColIdx[kl] = j - int32(lo)
+			if int(j) >= clo && int(j) < chi {
+				local.ColIdx[kl] = j - int32(clo)
 				copy(local.Val[kl*bs:(kl+1)*bs], src)
 				kl++
 			} else {
@@ -91,11 +108,12 @@ func NewMatrix(comm *mpi.Comm, layout Layout, rows *bsr.Matrix) (*Matrix, error)
 			}
 		}
 	}
-	halo, err := buildHalo(comm, layout, ghosts, rows.C)
+	halo, err := buildHalo(comm, colLayout, ghosts, rows.C)
 	if err != nil {
 		return nil, err
 	}
-	return &Matrix{Comm: comm, Layout: layout, Lo: lo, Hi: hi, Local: local, Ghost: ghost,
+	return &Matrix{Comm: comm, Layout: rowLayout, Lo: lo, Hi: hi, ColLayout: colLayout, ColLo: clo, ColHi: chi,
+		Local: local, Ghost: ghost,
 		GhostCols: ghosts, Halo: halo, ghostX: make([]float64, len(ghosts)*rows.C)}, nil
 }
 
@@ -117,19 +135,23 @@ func Slice(a *bsr.Matrix, lo, hi int) *bsr.Matrix {
 		ColIdx: slices.Clone(a.ColIdx[p0:p1]), Val: slices.Clone(a.Val[p0*bs : p1*bs])}
 }
 
-// LocalLen returns the length of this rank's part of a distributed vector.
+// LocalLen returns the length of this rank's part of y (of the row layout): of any
+// distributed vector, for a square operator.
 func (m *Matrix) LocalLen() int { return (m.Hi - m.Lo) * m.Local.R }
 
+// ColLen returns the length of this rank's part of x (of the column layout).
+func (m *Matrix) ColLen() int { return (m.ColHi - m.ColLo) * m.Local.C }
+
 // MulVec computes this rank's part of y = A·x, x and y being this rank's parts of
-// distributed vectors (LocalLen values each). Every rank must call it together. It
+// distributed vectors (ColLen and LocalLen values). Every rank must call it together. It
 // starts the halo exchange, multiplies the local part while the messages travel,
 // waits, and adds the ghost part. Each y block is the local part's sum followed by the
 // ghost part's, in column order within each, so the result is bitwise the same on every
 // run with the same layout, whatever the order messages arrive in. Calls on one Matrix
 // must not overlap.
 func (m *Matrix) MulVec(x, y []float64) error {
-	if len(x) != m.LocalLen() || len(y) != m.LocalLen() {
-		panic("dist: MulVec: vector length is not LocalLen")
+	if len(x) != m.ColLen() || len(y) != m.LocalLen() {
+		panic("dist: MulVec: vector lengths are not ColLen and LocalLen")
 	}
 	e, err := m.Halo.start(m.Comm, x, m.ghostX)
 	if err != nil {

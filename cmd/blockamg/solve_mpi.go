@@ -14,6 +14,7 @@ import (
 	"github.com/blockamg/blockamg/amg/cycle"
 	"github.com/blockamg/blockamg/dist"
 	"github.com/blockamg/blockamg/dist/mpi"
+	"github.com/blockamg/blockamg/internal/cli"
 )
 
 // errNotUnderMPI is wrapped by the refusal of a flag the distributed solve does not
@@ -117,6 +118,9 @@ func solveMPI(c *solveConfig, set map[string]bool, stdout, stderr io.Writer) err
 		return fmt.Errorf("mpiexec: %w", err)
 	}
 	if err := solveOnWorld(c, comm, stdout, stderr); err != nil {
+		if cli.LineOpen(stderr) {
+			fmt.Fprintln(stderr)
+		}
 		fmt.Fprintf(stderr, "blockamg solve: rank %d of %d: %v\n", comm.Rank(), comm.Size(), err)
 		if f, ok := stdout.(*os.File); ok {
 			_ = f.Sync()

@@ -70,7 +70,16 @@
 // it the recurring step (Update's new values on the same plans, without a new
 // NewHierarchy); gathering coarse levels onto fewer ranks as they shrink, rather than
 // splitting every level over all ranks; smoothers other than Chebyshev and float32
-// smoothing in the distributed cycle; slab and graph partitioning of meshes; the
-// command line's `mpiexec -n N blockamg solve` and `solve --json`'s ranks and
-// counters; NCCL between GPUs.
+// smoothing in the distributed cycle; slab and graph partitioning of meshes (the
+// command line splits block rows evenly, which is slabs for ex56 only); NCCL between
+// GPUs.
+//
+// # Command line
+//
+// `mpiexec -n N blockamg solve` (N > 1) runs this package's CG and V-cycle on the
+// interim set-up: every rank loads the whole problem, sets the serial hierarchy up
+// and slices it with NewHierarchy, the fine level by an even split of block rows
+// (ex56 numbers its nodes z-major, so its ranks hold slabs along z). Rank 0 reports
+// the iterations, the true residual ‖b − A·x‖/‖b‖ computed distributed, and every
+// rank's counters per phase (set-up, solve, residual).
 package dist

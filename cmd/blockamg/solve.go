@@ -158,6 +158,11 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 	if err := cfg.checkHostMemory(); err != nil {
 		return err
 	}
+	if mpiWorldSize() > 1 {
+		set := map[string]bool{}
+		fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+		return solveMPI(&cfg, set, stdout, stderr)
+	}
 	if cfg.gpu {
 		return solveGPU(&cfg, stdout, stderr)
 	}

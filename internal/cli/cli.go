@@ -142,3 +142,11 @@ func ParseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
 		args = rest[1:]
 	}
 }
+
+// LineOpen reports whether w is the stderr Run gave a subcommand and its last write
+// left a line open: a subcommand that prints an error itself (rather than returning
+// it) starts a new line first, as Run does.
+func LineOpen(w io.Writer) bool {
+	l, ok := w.(*lineWriter)
+	return ok && l.open
+}

@@ -23,6 +23,7 @@ type Error struct {
 	Text string // MPI_Error_string's text for the code, when available
 }
 
+// Error names the MPI call, its error code and MPI's text for it.
 func (e *Error) Error() string {
 	if e.Text != "" {
 		return fmt.Sprintf("%s: %s (%d)", e.Call, e.Text, e.Code)

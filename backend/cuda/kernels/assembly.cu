@@ -26,6 +26,18 @@
 #define ASM_NF (ASM_NREF + 8 * 3)
 #define ASM_NI (8 + 8 * 27)
 
+// asm_box is node n's grid position (i, j, k) on the nn³ grid and, per axis, the
+// stencil offsets [l, h] ⊂ [−1, 1] whose neighbour lies in the grid.
+struct asm_box {
+    int i, j, k, lx, hx, ly, hy, lz, hz;
+};
+
+__device__ __forceinline__ asm_box asm_box_of(int n, int nn)
+{
+    const int i = n % nn, j = (n / nn) % nn, k = n / nn / nn;
+    return {i, j, k, i > 0 ? -1 : 0, i < nn - 1 ? 1 : 0, j > 0 ? -1 : 0, j < nn - 1 ? 1 : 0, k > 0 ? -1 : 0, k < nn - 1 ? 1 : 0};
+}
+
 static_assert(ASM_ROWS * 27 <= THREADS, "asm_numeric: one thread per stencil block of a thread block's rows");
 
 // bad, when not null, is asm_check_modulus's flag: a thread block whose flag shows a
@@ -57,12 +69,9 @@ extern "C" __global__ void __launch_bounds__(THREADS) asm_numeric(int nn, int ne
         const int r = threadIdx.x / 27, s = threadIdx.x % 27;
         const int n = n0 + r;
         if (r < ASM_ROWS && n < n1) {
-            const int i = n % nn, j = (n / nn) % nn, k = n / nn / nn;
+            // The row's grid position and the stencil offsets that stay in the grid.
+            const auto [i, j, k, lx, hx, ly, hy, lz, hz] = asm_box_of(n, nn);
             const int dx = s % 3 - 1, dy = (s / 3) % 3 - 1, dz = s / 9 - 1;
-            // Stencil offsets of this row that stay in the grid: [lo, hi] per axis.
-            const int lx = i > 0 ? -1 : 0, hx = i < nn - 1 ? 1 : 0;
-            const int ly = j > 0 ? -1 : 0, hy = j < nn - 1 ? 1 : 0;
-            const int lz = k > 0 ? -1 : 0, hz = k < nn - 1 ? 1 : 0;
             if (dx >= lx && dx <= hx && dy >= ly && dy <= hy && dz >= lz && dz <= hz) {
                 // Rank of s among the row's stored stencil positions (z, y, x order).
                 const int rank = ((dz - lz) * (hy - ly + 1) + (dy - ly)) * (hx - lx + 1) + (dx - lx);
@@ -135,10 +144,7 @@ extern "C" __global__ void __launch_bounds__(THREADS) asm_check_pattern(int nn, 
 {
     const int n = blockIdx.x * THREADS + threadIdx.x;
     if (n >= nodes) return;
-    const int i = n % nn, j = (n / nn) % nn, k = n / nn / nn;
-    const int lx = i > 0 ? -1 : 0, hx = i < nn - 1 ? 1 : 0;
-    const int ly = j > 0 ? -1 : 0, hy = j < nn - 1 ? 1 : 0;
-    const int lz = k > 0 ? -1 : 0, hz = k < nn - 1 ? 1 : 0;
+    const auto [i, j, k, lx, hx, ly, hy, lz, hz] = asm_box_of(n, nn);
     const i64 want = (i64)(hx - lx + 1) * (hy - ly + 1) * (hz - lz + 1);
     i64 q = rowPtr[n];
     bool ok = (n > 0 || q == 0) && q >= 0 && rowPtr[n + 1] <= nnz && rowPtr[n + 1] - q == want;
@@ -162,10 +168,7 @@ extern "C" __global__ void __launch_bounds__(THREADS) asm_pattern(int nn, int no
 {
     const int n = blockIdx.x * THREADS + threadIdx.x;
     if (n >= nodes) return;
-    const int i = n % nn, j = (n / nn) % nn, k = n / nn / nn;
-    const int lx = i > 0 ? -1 : 0, hx = i < nn - 1 ? 1 : 0;
-    const int ly = j > 0 ? -1 : 0, hy = j < nn - 1 ? 1 : 0;
-    const int lz = k > 0 ? -1 : 0, hz = k < nn - 1 ? 1 : 0;
+    const auto [i, j, k, lx, hx, ly, hy, lz, hz] = asm_box_of(n, nn);
     const i64 line = 3 * (i64)nn - 2; // stencil blocks of a whole line of nodes, per neighbour line
     i64 q = asm_stencil_before(k) * line * line +
             (i64)(hz - lz + 1) * (asm_stencil_before(j) * line + (i64)(hy - ly + 1) * asm_stencil_before(i));

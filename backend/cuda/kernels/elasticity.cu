@@ -118,6 +118,17 @@ __device__ __forceinline__ void ela_eliminate(double acc[9], i64 t, int a, int c
             if (((ma >> i | mc >> j) & 1) != 0 && (c != a || i != j)) acc[3 * i + j] = 0.0;
 }
 
+// ela_write_blocks writes the 3×3 blocks a thread block staged in sv (one per thread)
+// to val from stored block t0 on, consecutive threads on consecutive doubles so that
+// the stores coalesce (a thread's own 9 values are 72 bytes from its neighbour's).
+__device__ __forceinline__ void ela_write_blocks(const double* sv, double* __restrict__ val, i64 t0, i64 nnzb)
+{
+    __syncthreads();
+    const i64 span = min((i64)THREADS, nnzb - t0);
+    double* out = val + 9 * t0;
+    for (int x = threadIdx.x; x < 9 * span; x += THREADS) out[x] = sv[x];
+}
+
 // elas_numeric writes every value of the matrix. inc[k] = element·16 + local node of
 // incidence k; fixed (per node, null when nothing is fixed), elimPtr, elimSlot and
 // saved are the elimination's. bad, when not null, is elas_check's flag: a thread
@@ -164,10 +175,7 @@ extern "C" __global__ void __launch_bounds__(THREADS)
 #pragma unroll
         for (int r = 0; r < 9; r++) sv[9 * threadIdx.x + r] = acc[r];
     }
-    __syncthreads();
-    const i64 span = min((i64)THREADS, nnzb - t0);
-    double* out = val + 9 * t0;
-    for (int x = threadIdx.x; x < 9 * span; x += THREADS) out[x] = sv[x];
+    ela_write_blocks(sv, val, t0, nnzb);
 }
 
 // elas_pairs writes the same values as elas_numeric, one thread per stored block t,
@@ -210,8 +218,5 @@ extern "C" __global__ void __launch_bounds__(THREADS)
 #pragma unroll
         for (int r = 0; r < 9; r++) sv[9 * threadIdx.x + r] = acc[r];
     }
-    __syncthreads();
-    const i64 span = min((i64)THREADS, nnzb - t0);
-    double* out = val + 9 * t0;
-    for (int x = threadIdx.x; x < 9 * span; x += THREADS) out[x] = sv[x];
+    ela_write_blocks(sv, val, t0, nnzb);
 }

@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/blockamg/blockamg/bsr"
+	"github.com/blockamg/blockamg/internal/readsize"
 )
 
 // kind is what the first bytes of a file say it is.
@@ -126,7 +127,7 @@ func ReadDense(path string) (*Dense, error) {
 
 // ReadDenseFrom is ReadDense for a reader; name is used in error messages.
 func ReadDenseFrom(r io.Reader, name string) (*Dense, error) {
-	size := remaining(r)
+	size := readsize.Remaining(r)
 	return readDense(bufio.NewReaderSize(r, bufFor(size)), name, size)
 }
 

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"errors"
 	"io"
-	"os"
 )
 
 // Buffer sizes. Reads use up to maxBuf so that refills are rare, but no more than the
@@ -106,25 +105,4 @@ func blank(b []byte) bool {
 		}
 	}
 	return true
-}
-
-// remaining returns how many bytes r can still deliver when that is cheap to know, or
-// -1. Readers use it to refuse headers that promise more data than the input holds
-// before allocating anything from them.
-func remaining(r io.Reader) int64 {
-	switch v := r.(type) {
-	case interface{ Len() int }: // bytes.Reader, strings.Reader, bytes.Buffer
-		return int64(v.Len())
-	case *os.File:
-		st, err := v.Stat()
-		if err != nil || !st.Mode().IsRegular() {
-			return -1
-		}
-		pos, err := v.Seek(0, io.SeekCurrent)
-		if err != nil {
-			return -1
-		}
-		return st.Size() - pos
-	}
-	return -1
 }

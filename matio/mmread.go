@@ -8,6 +8,7 @@ import (
 	"sort"
 
 	"github.com/blockamg/blockamg/bsr"
+	"github.com/blockamg/blockamg/internal/readsize"
 )
 
 // Matrix Market symmetry kinds.
@@ -194,7 +195,7 @@ func sparseDimsMsg(rows, cols, nnz int64, checkRows bool) string {
 // (0 means 1). name is used in error messages. Partly filled blocks are completed with
 // explicit zeros; duplicate entries are an error.
 func ReadMatrixMarket(r io.Reader, name string, blockSize int) (*bsr.Matrix, error) {
-	return readMatrixMarket(r, name, blockSize, remaining(r))
+	return readMatrixMarket(r, name, blockSize, readsize.Remaining(r))
 }
 
 func readMatrixMarket(r io.Reader, name string, blockSize int, size int64) (*bsr.Matrix, error) {

@@ -10,6 +10,7 @@ import (
 	"slices"
 
 	"github.com/blockamg/blockamg/bsr"
+	"github.com/blockamg/blockamg/internal/readsize"
 )
 
 // PETSc binary class ids (petscsys.h: MAT_FILE_CLASSID, VEC_FILE_CLASSID). Files are
@@ -111,7 +112,7 @@ func classMismatch(name string, got int32, want int32) error {
 // Partly filled blocks are completed with explicit zeros. Data after the Mat (PETSc files
 // may hold several objects) is not read.
 func ReadPETScMat(r io.Reader, name string, blockSize int) (*bsr.Matrix, error) {
-	return readPETScMat(r, name, blockSize, remaining(r))
+	return readPETScMat(r, name, blockSize, readsize.Remaining(r))
 }
 
 func readPETScMat(r io.Reader, name string, blockSize int, size int64) (*bsr.Matrix, error) {
@@ -258,7 +259,7 @@ func WritePETScMat(w io.Writer, m *bsr.Matrix) error {
 
 // ReadPETScVec reads a PETSc binary Vec. name is used in error messages.
 func ReadPETScVec(r io.Reader, name string) ([]float64, error) {
-	return readPETScVec(r, name, remaining(r))
+	return readPETScVec(r, name, readsize.Remaining(r))
 }
 
 func readPETScVec(r io.Reader, name string, size int64) ([]float64, error) {

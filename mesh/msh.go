@@ -8,6 +8,8 @@ import (
 	"os"
 	"slices"
 	"strconv"
+
+	"github.com/blockamg/blockamg/internal/readsize"
 )
 
 // ReadFile reads the Gmsh MSH 4.1 file at path; see Read. A file that cannot be
@@ -36,7 +38,7 @@ func ReadFile(path string) (*Mesh, []Warning, error) {
 // ErrUndefined, ErrSurface, ErrEmpty); a failed read is a *ParseError wrapping the
 // reader's error. On error the mesh is nil.
 func Read(r io.Reader, name string) (*Mesh, []Warning, error) {
-	size := inputSize(r)
+	size := readsize.Remaining(r)
 	p := &parser{
 		s:      newScanner(r, bufFor(size)),
 		name:   name,

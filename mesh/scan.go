@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"io"
 	"math"
-	"os"
 	"strconv"
 )
 
@@ -49,26 +48,6 @@ func bufFor(size int64) int {
 		return unknownBuf
 	}
 	return int(min(max(size, minBuf), maxBuf))
-}
-
-// inputSize returns how many bytes r can still deliver when that is cheap to know, or
-// -1. Headers that promise more than that are refused before anything is allocated.
-func inputSize(r io.Reader) int64 {
-	switch v := r.(type) {
-	case interface{ Len() int }: // bytes.Reader, strings.Reader, bytes.Buffer
-		return int64(v.Len())
-	case *os.File:
-		st, err := v.Stat()
-		if err != nil || !st.Mode().IsRegular() {
-			return -1
-		}
-		pos, err := v.Seek(0, io.SeekCurrent)
-		if err != nil {
-			return -1
-		}
-		return st.Size() - pos
-	}
-	return -1
 }
 
 // off is the input offset of the next unread byte.

@@ -264,8 +264,8 @@ func (s *Solver) setup(A *bsr.Matrix, ns *NullSpace) error {
 	return nil
 }
 
-// setupDevice builds the hierarchy on co (cycle.SetupResident) from A and ns, checked
-// on the host first and uploaded. An error wrapping backend.ErrUnsupported means
+// setupDevice builds the hierarchy on co (cycle.SetupResident) from A and ns: ns
+// checked on the host, A by its upload. An error wrapping backend.ErrUnsupported means
 // that the host set-up can do what the device set-up cannot; the options alone are
 // checked before anything is uploaded.
 func (s *Solver) setupDevice(co backend.Coarsener, A *bsr.Matrix, ns *NullSpace) error {
@@ -273,11 +273,19 @@ func (s *Solver) setupDevice(co backend.Coarsener, A *bsr.Matrix, ns *NullSpace)
 		return fmt.Errorf("blockamg: device set-up: %w", err)
 	}
 	start := time.Now()
-	ns, err := amg.CheckInput(A, ns)
+	if A.BlockRows != A.BlockCols || A.R != A.C {
+		return fmt.Errorf("blockamg: set-up: %w: matrix must have square blocks and as many block rows as block columns", ErrInput)
+	}
+	ns, err := amg.CheckNullSpace(A.BlockRows, A.R, ns)
 	if err != nil {
 		return fmt.Errorf("blockamg: set-up: %w", err)
 	}
+	// The upload checks A (bsr.Matrix.Validate, backend.Backend's contract): one
+	// pass over the values, not a second one before it.
 	dA, err := co.UploadMatrix(A, false)
+	if errors.Is(err, bsr.ErrInvalid) {
+		return fmt.Errorf("blockamg: set-up: %w: %w", ErrInput, err)
+	}
 	if err != nil {
 		return fmt.Errorf("blockamg: device set-up: fine operator: %w", err)
 	}

@@ -39,7 +39,9 @@ type Backend interface {
 	NewVector(n int) (Vector, error)
 	// UploadMatrix copies m to the backend. withTranspose also prepares Aᵀ for
 	// SpMVTrans (a GPU stores it explicitly, built once, so that the transposed product
-	// is a deterministic gather).
+	// is a deterministic gather). m is checked first (bsr.Matrix.Validate: the pattern,
+	// finite values): an invalid m is an error wrapping bsr.ErrInvalid, so a caller
+	// need not check it again.
 	UploadMatrix(m *bsr.Matrix, withTranspose bool) (Matrix, error)
 	// UploadBlockDiag copies blocks row-major b×b blocks, stored consecutively in vals.
 	UploadBlockDiag(blocks, b int, vals []float64) (BlockDiag, error)

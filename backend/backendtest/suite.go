@@ -1,6 +1,7 @@
 package backendtest
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"testing"
@@ -14,6 +15,7 @@ import (
 func TestAll(t *testing.T, be backend.Backend) {
 	t.Run("Vectors", func(t *testing.T) { TestVectors(t, be) })
 	t.Run("DotNorm", func(t *testing.T) { TestDotNorm(t, be) })
+	t.Run("UploadInvalid", func(t *testing.T) { TestUploadInvalid(t, be) })
 	t.Run("SpMV", func(t *testing.T) { TestSpMV(t, be) })
 	t.Run("SpMVTrans", func(t *testing.T) { TestSpMVTrans(t, be) })
 	t.Run("BlockDiag", func(t *testing.T) { TestBlockDiag(t, be) })
@@ -194,6 +196,23 @@ func TestSpMV(t *testing.T, be backend.Backend) { testProduct(t, be, false) }
 
 // TestSpMVTrans checks y = alpha·Aᵀ·x + beta·y against the dense product.
 func TestSpMVTrans(t *testing.T, be backend.Backend) { testProduct(t, be, true) }
+
+// TestUploadInvalid checks UploadMatrix's contract: a matrix with a non-finite value
+// or a broken pattern is refused with an error wrapping bsr.ErrInvalid.
+func TestUploadInvalid(t *testing.T, be backend.Backend) {
+	nan := RandomBSR(3, 5, 5, 3, 3, 3)
+	nan.Val[len(nan.Val)/2] = math.NaN()
+	cols := RandomBSR(4, 5, 5, 3, 3, 3)
+	cols.ColIdx[0] = 7 // out of range
+	for name, m := range map[string]*bsr.Matrix{"a NaN value": nan, "a column out of range": cols} {
+		if a, err := be.UploadMatrix(m, false); !errors.Is(err, bsr.ErrInvalid) {
+			if a != nil {
+				a.Free()
+			}
+			t.Errorf("UploadMatrix of a matrix with %s: %v, want an error wrapping bsr.ErrInvalid", name, err)
+		}
+	}
+}
 
 func testProduct(t *testing.T, be backend.Backend, trans bool) {
 	for ci, tc := range spmvCases {

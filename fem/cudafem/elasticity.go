@@ -18,6 +18,10 @@ const (
 	elaPairElems = 1 << 23
 )
 
+// pairElems is the element count from which the assembly is elas_numeric's
+// (elaPairElems; a variable so that the tests run that kernel on small meshes).
+var pairElems = elaPairElems
+
 // Elasticity runs the numeric phase of fem.Elasticity — isotropic elasticity on an
 // unstructured mesh — on the GPU: it writes the values of a device BSR matrix from
 // per-element Young's moduli and Poisson ratios, so that a step with new materials
@@ -34,23 +38,51 @@ type Elasticity struct {
 	el              *fem.Elasticity
 	nodes, elements int
 	nnzb            int64
-	incPtr, qptr    *cuda.Buffer[int64]
-	slotPtr         *cuda.Buffer[int64]
-	inc, elemKind   *cuda.Buffer[int32]
-	kinds, slot     *cuda.Buffer[int32]
+	qptr            *cuda.Buffer[int64]
+	elemKind, kinds *cuda.Buffer[int32]
 	grad, qdata     *cuda.Buffer[float64]
-	fixed           *cuda.Buffer[int32] // nil when nothing is fixed
-	elimPtr         *cuda.Buffer[int64]
-	elimSlot        *cuda.Buffer[int64]
-	saved           *cuda.Buffer[float64]
-	e, nu, mu, lam  *cuda.Buffer[float64] // NumericHost's materials and the Lamé parameters
-	flag            *cuda.Flag
-	// pairPtr and pairs are elas_pairs' inverse slot map (nil: elas_numeric), and
-	// uniformQ the quadrature points of every element when all have as many (else 0).
-	pairPtr  *cuda.Buffer[int64]
-	pairs    *cuda.Buffer[int32]
+	// pairPtr and pairs are elas_pairs' inverse slot map; incPtr, inc, slotPtr and
+	// slot elas_numeric's incidences and slots, for meshes too large for the pairs'
+	// packing. Only one of the two maps is on the device.
+	pairPtr, incPtr, slotPtr *cuda.Buffer[int64]
+	pairs, inc, slot         *cuda.Buffer[int32]
+	// uniformQ is the quadrature points of every element when all have as many (else 0).
 	uniformQ int32
-	freed    bool
+	fixed    *cuda.Buffer[int32] // nil when nothing is fixed
+	elimPtr  *cuda.Buffer[int64]
+	elimSlot *cuda.Buffer[int64]
+	saved    *cuda.Buffer[float64]
+	e, nu    *cuda.Buffer[float64] // NumericHost's materials
+	mu, lam  *cuda.Buffer[float64] // the Lamé parameters
+	flag     *cuda.Flag
+	// owned is every buffer above, for Bytes and Free.
+	owned []interface {
+		Bytes() int64
+		Free()
+	}
+	freed bool
+}
+
+// hold records u among the buffers Bytes counts and Free frees, and returns it.
+func hold[T cuda.Elem](d *Elasticity, u *cuda.Buffer[T]) *cuda.Buffer[T] {
+	if u != nil {
+		d.owned = append(d.owned, u)
+	}
+	return u
+}
+
+// uploadOr uploads v as a held buffer unless *err is set, recording its own failure
+// there, so that a sequence of uploads checks once at its end.
+func uploadOr[T cuda.Elem](d *Elasticity, v []T, err *error) *cuda.Buffer[T] {
+	if *err != nil {
+		return nil
+	}
+	u, e := upload(d.b, v)
+	if e != nil {
+		*err = e
+		return nil
+	}
+	return hold(d, u)
 }
 
 // NewElasticity uploads el's symbolic phase to b's device and makes the matrix it
@@ -66,41 +98,6 @@ func NewElasticity(b *cuda.Backend, el *fem.Elasticity) (*Elasticity, *cuda.Matr
 	}
 	d := &Elasticity{b: b, el: el, nodes: l.Nodes, elements: l.Elements, nnzb: l.RowPtr[l.Nodes]}
 	var err error
-	up64 := func(v []int64) *cuda.Buffer[int64] {
-		if err != nil {
-			return nil
-		}
-		var u *cuda.Buffer[int64]
-		if u, err = upload(b, v); err != nil {
-			return nil
-		}
-		return u
-	}
-	up32 := func(v []int32) *cuda.Buffer[int32] {
-		if err != nil {
-			return nil
-		}
-		var u *cuda.Buffer[int32]
-		if u, err = upload(b, v); err != nil {
-			return nil
-		}
-		return u
-	}
-	upF := func(v []float64) *cuda.Buffer[float64] {
-		if err != nil {
-			return nil
-		}
-		var u *cuda.Buffer[float64]
-		if u, err = upload(b, v); err != nil {
-			return nil
-		}
-		return u
-	}
-	// The incidence's element and local node in one int32 (the kernel's inc).
-	inc := make([]int32, len(l.IncElem))
-	for k, e := range l.IncElem {
-		inc[k] = e<<4 | int32(l.IncLocal[k])
-	}
 	kind := make([]int32, len(l.ElemKind))
 	for e, K := range l.ElemKind {
 		kind[e] = int32(K)
@@ -111,37 +108,54 @@ func NewElasticity(b *cuda.Backend, el *fem.Elasticity) (*Elasticity, *cuda.Matr
 		kinds = append(kinds, int32(K.Nodes), int32(K.Points), int32(len(grad)))
 		grad = append(grad, K.Grad...)
 	}
-	d.incPtr, d.qptr, d.slotPtr = up64(l.IncPtr), up64(l.QPtr), up64(l.SlotPtr)
-	d.inc, d.elemKind, d.kinds, d.slot = up32(inc), up32(kind), up32(kinds), up32(l.Slot)
-	d.grad, d.qdata = upF(grad), upF(l.QData)
+	d.qptr = uploadOr(d, l.QPtr, &err)
+	d.elemKind, d.kinds = uploadOr(d, kind, &err), uploadOr(d, kinds, &err)
+	d.grad, d.qdata = uploadOr(d, grad, &err), uploadOr(d, l.QData, &err)
+	if l.Elements < pairElems {
+		ptr, pairs := inverseSlots(l)
+		d.pairPtr, d.pairs = uploadOr(d, ptr, &err), uploadOr(d, pairs, &err)
+		if len(l.Kinds) == 1 {
+			d.uniformQ = int32(l.Kinds[0].Points)
+		}
+	} else {
+		// The incidence's element and local node in one int32 (the kernel's inc).
+		inc := make([]int32, len(l.IncElem))
+		for k, e := range l.IncElem {
+			inc[k] = e<<4 | int32(l.IncLocal[k])
+		}
+		d.incPtr, d.inc = uploadOr(d, l.IncPtr, &err), uploadOr(d, inc, &err)
+		d.slotPtr, d.slot = uploadOr(d, l.SlotPtr, &err), uploadOr(d, l.Slot, &err)
+	}
 	if l.Fixed != nil {
 		fx := make([]int32, len(l.Fixed))
 		for a, m := range l.Fixed {
 			fx[a] = int32(m)
 		}
-		d.fixed, d.elimPtr, d.elimSlot = up32(fx), up64(l.ElimPtr), up64(l.ElimSlot)
+		d.fixed, d.elimPtr, d.elimSlot = uploadOr(d, fx, &err), uploadOr(d, l.ElimPtr, &err), uploadOr(d, l.ElimSlot, &err)
 		if err == nil {
-			d.saved, err = cuda.Alloc[float64](b, 9*len(l.ElimSlot))
+			var saved *cuda.Buffer[float64]
+			saved, err = cuda.Alloc[float64](b, 9*len(l.ElimSlot))
+			d.saved = hold(d, saved)
 		}
 	}
-	if l.Elements < elaPairElems {
-		ptr, pairs := inverseSlots(l)
-		d.pairPtr, d.pairs = up64(ptr), up32(pairs)
-		if len(l.Kinds) == 1 {
-			d.uniformQ = int32(l.Kinds[0].Points)
+	// The pattern is the matrix's, not the assembly's: uploaded apart.
+	var rp *cuda.Buffer[int64]
+	var col *cuda.Buffer[int32]
+	if err == nil {
+		if rp, err = upload(b, l.RowPtr); err == nil {
+			if col, err = upload(b, l.ColIdx); err != nil {
+				rp.Free()
+			}
 		}
 	}
-	rp, col := up64(l.RowPtr), up32(l.ColIdx)
 	for _, name := range []string{"elas_numeric", "elas_pairs", "elas_lame", "elas_check"} {
 		if err == nil {
 			err = b.LookupKernel(name)
 		}
 	}
 	if err != nil {
-		if rp != nil {
+		if rp != nil && col != nil {
 			rp.Free()
-		}
-		if col != nil {
 			col.Free()
 		}
 		d.Free()
@@ -235,13 +249,15 @@ func (d *Elasticity) Numeric(A *cuda.Matrix, E, nu *cuda.Buffer[float64]) error 
 // scratch allocates the materials' and Lamé parameters' buffers and the flag on
 // first use.
 func (d *Elasticity) scratch() error {
-	if d.e != nil {
+	if d.flag != nil { // the last of them
 		return nil
 	}
 	var err error
 	for _, p := range []**cuda.Buffer[float64]{&d.e, &d.nu, &d.mu, &d.lam} {
 		if err == nil {
-			*p, err = cuda.Alloc[float64](d.b, d.elements)
+			var u *cuda.Buffer[float64]
+			u, err = cuda.Alloc[float64](d.b, d.elements)
+			*p = hold(d, u)
 		}
 	}
 	if err == nil {
@@ -342,20 +358,8 @@ func (d *Elasticity) ValueBytes() int64 { return 9*8*d.nnzb + 16*int64(d.element
 // Bytes returns the device memory the assembly holds (the matrix excluded).
 func (d *Elasticity) Bytes() int64 {
 	var n int64
-	for _, u := range []*cuda.Buffer[int64]{d.incPtr, d.qptr, d.slotPtr, d.elimPtr, d.elimSlot, d.pairPtr} {
-		if u != nil {
-			n += u.Bytes()
-		}
-	}
-	for _, u := range []*cuda.Buffer[int32]{d.inc, d.elemKind, d.kinds, d.slot, d.fixed, d.pairs} {
-		if u != nil {
-			n += u.Bytes()
-		}
-	}
-	for _, u := range []*cuda.Buffer[float64]{d.grad, d.qdata, d.saved, d.e, d.nu, d.mu, d.lam} {
-		if u != nil {
-			n += u.Bytes()
-		}
+	for _, u := range d.owned {
+		n += u.Bytes()
 	}
 	return n
 }
@@ -366,20 +370,8 @@ func (d *Elasticity) Free() {
 		return
 	}
 	d.freed = true
-	for _, u := range []*cuda.Buffer[int64]{d.incPtr, d.qptr, d.slotPtr, d.elimPtr, d.elimSlot, d.pairPtr} {
-		if u != nil {
-			u.Free()
-		}
-	}
-	for _, u := range []*cuda.Buffer[int32]{d.inc, d.elemKind, d.kinds, d.slot, d.fixed, d.pairs} {
-		if u != nil {
-			u.Free()
-		}
-	}
-	for _, u := range []*cuda.Buffer[float64]{d.grad, d.qdata, d.saved, d.e, d.nu, d.mu, d.lam} {
-		if u != nil {
-			u.Free()
-		}
+	for _, u := range d.owned {
+		u.Free()
 	}
 	d.flag.Free()
 }

@@ -117,6 +117,25 @@ func asmDownload(t testing.TB, u *cuda.Buffer[float64]) []float64 {
 	return v
 }
 
+// medianMs times f on the device (cuda.Backend.TimeMedian: warm runs, then the median
+// of reps) and fails the test on f's first error or the timing's.
+func medianMs(t testing.TB, be *cuda.Backend, warm, reps int, f func() error) float64 {
+	t.Helper()
+	var ferr error
+	ms, err := be.TimeMedian(warm, reps, func() {
+		if e := f(); e != nil && ferr == nil {
+			ferr = e
+		}
+	})
+	if err == nil {
+		err = ferr
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ms
+}
+
 // asmSameBits fails at the first value whose bits differ, naming its block row, block
 // and entry.
 func asmSameBits(t testing.TB, what string, rowPtr []int64, got, want []float64) {
@@ -321,18 +340,7 @@ func TestAssemblyGPUPerf(t *testing.T) {
 	}
 	asmSameBits(t, fmt.Sprintf("ne=%d", ne), fa.Matrix.RowPtr, asmDownload(t, dA.Values()), fa.Matrix.Val)
 
-	var nerr error
-	ms, err := be.TimeMedian(2, reps, func() {
-		if e := da.Numeric(dA, mod); e != nil && nerr == nil {
-			nerr = e
-		}
-	})
-	if err == nil {
-		err = nerr
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
+	ms := medianMs(t, be, 2, reps, func() error { return da.Numeric(dA, mod) })
 	bytes := da.ValueBytes()
 	gbs := float64(bytes) / (ms * 1e6)
 	floor := float64(bytes) / (copyGBs * 1e6)

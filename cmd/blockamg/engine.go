@@ -246,12 +246,12 @@ func (e *backendEngine) rows() int {
 }
 
 // floorModel returns the floor model of the solver's hierarchy, set up on the device
-// or on the host (elements and bw as newFloorModel's).
-func (e *backendEngine) floorModel(elements int, bw float64) *floorModel {
+// or on the host (assembly and bw as newFloorModel's).
+func (e *backendEngine) floorModel(assembly int64, bw float64) *floorModel {
 	if ds := e.s.DeviceSetup(); ds != nil {
-		return newDeviceFloorModel(ds, e.amgOpt, elements, bw)
+		return newDeviceFloorModel(ds, e.amgOpt, assembly, bw)
 	}
-	return newFloorModel(e.s.Hierarchy(), elements, bw)
+	return newFloorModel(e.s.Hierarchy(), assembly, bw)
 }
 
 func (e *backendEngine) solve(b, x []float64, opt krylov.Options) (krylov.Result, error) {

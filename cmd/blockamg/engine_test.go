@@ -116,7 +116,9 @@ func runEngineText(t *testing.T, where int, jsonOut bool) (solveReport, string) 
 		var eng *backendEngine
 		setup = backendSetup(&c, be, &eng)
 		open = backendOpen(&eng, func(e *backendEngine, p *problem) error {
-			e.floor = e.floorModel(p.box.Elements(), 1e10)
+			// As cudafem.Assembly.ValueBytes counts ex56's assembly: the values
+			// written and one modulus per element read.
+			e.floor = e.floorModel(9*8*p.box.NNZBlocks()+8*int64(p.box.Elements()), 1e10)
 			return nil
 		})
 	}

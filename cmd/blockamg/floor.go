@@ -56,9 +56,11 @@ type floorLevel struct {
 	filtered    bool
 }
 
-// newFloorModel computes the byte counts for h (ex56 says whether the fine values
-// come from element moduli) with the copy bandwidth bw in bytes/s.
-func newFloorModel(h *amg.Hierarchy, elements int, bw float64) *floorModel {
+// newFloorModel computes the byte counts for h with the copy bandwidth bw in bytes/s.
+// assembly is what a device assembly of the fine values must move (its element data
+// read and values written: cudafem's ValueBytes and DataBytes); 0 means there is none,
+// and new values are an upload.
+func newFloorModel(h *amg.Hierarchy, assembly int64, bw float64) *floorModel {
 	levels := make([]floorLevel, len(h.Levels))
 	for l, L := range h.Levels {
 		fl := &levels[l]
@@ -72,13 +74,13 @@ func newFloorModel(h *amg.Hierarchy, elements int, bw float64) *floorModel {
 		}
 		fl.filtered = L.P != L.Psmooth
 	}
-	return floorOf(levels, h.Opt, elements, bw)
+	return floorOf(levels, h.Opt, assembly, bw)
 }
 
 // newDeviceFloorModel is newFloorModel for a hierarchy set up on the device (ds, with
 // options opt): the same counts from the sizes the device set-up reports, which has
 // no filtering and at most one smoothing step.
-func newDeviceFloorModel(ds *cycle.DeviceSetup, opt amg.Options, elements int, bw float64) *floorModel {
+func newDeviceFloorModel(ds *cycle.DeviceSetup, opt amg.Options, assembly int64, bw float64) *floorModel {
 	levels := make([]floorLevel, len(ds.Levels))
 	for l, d := range ds.Levels {
 		fl := &levels[l]
@@ -95,15 +97,15 @@ func newDeviceFloorModel(ds *cycle.DeviceSetup, opt amg.Options, elements int, b
 			fl.steps = []shape{fl.P}
 		}
 	}
-	return floorOf(levels, opt, elements, bw)
+	return floorOf(levels, opt, assembly, bw)
 }
 
 // floorOf computes the byte counts of the hierarchy levels (set up with opt).
-func floorOf(levels []floorLevel, opt amg.Options, elements int, bw float64) *floorModel {
+func floorOf(levels []floorLevel, opt amg.Options, assembly int64, bw float64) *floorModel {
 	f := &floorModel{bandwidth: bw}
 	L0 := levels[0].A
-	if elements > 0 {
-		f.assembly = L0.vals() + int64(elements)*8
+	if assembly > 0 {
+		f.assembly = assembly
 	} else {
 		f.assembly = 2 * L0.vals()
 	}

@@ -80,9 +80,7 @@ func solveGPU(c *solveConfig, stdout, stderr io.Writer) error {
 	more := func(e *backendEngine, p *problem) error {
 		e.hostAlloc, e.hostFree = be.HostAlloc, be.HostFree
 		e.startUpload = be.StartUpload
-		elements := 0
 		if p.box != nil {
-			elements = p.box.Elements()
 			fine := e.s.FineOperator().(*cuda.Matrix)
 			if asm == nil { // else made by the device assembly, on fine's pattern
 				var err error
@@ -122,12 +120,16 @@ func solveGPU(c *solveConfig, stdout, stderr io.Writer) error {
 			if err != nil {
 				return err
 			}
-			e.floor = e.floorModel(elements, max(bw.MemcpyGBs, bw.KernelGBs)*1e9)
-			if devEl != nil {
-				// What the unstructured assembly must read (element data, materials)
-				// and write (the values).
-				e.floor.assembly = devEl.DataBytes() + devEl.ValueBytes()
+			// What the step's device assembly must move: ex56's moduli read and
+			// values written; a mesh's element data and materials read too.
+			var assembly int64
+			switch {
+			case asm != nil:
+				assembly = asm.ValueBytes()
+			case devEl != nil:
+				assembly = devEl.DataBytes() + devEl.ValueBytes()
 			}
+			e.floor = e.floorModel(assembly, max(bw.MemcpyGBs, bw.KernelGBs)*1e9)
 		}
 		return nil
 	}

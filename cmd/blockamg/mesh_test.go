@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 
 	"os"
 	"path/filepath"
@@ -12,7 +11,6 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/blockamg/blockamg/backend/cuda"
 	"github.com/blockamg/blockamg/fem"
 	"github.com/blockamg/blockamg/matio"
 	"github.com/blockamg/blockamg/mesh"
@@ -166,14 +164,7 @@ func TestMeshCommand(t *testing.T) {
 // (assembled_on_device), set up there and solved in the CPU's iterations, first and
 // after steps of new materials, to the CPU's solution within 1e-9.
 func TestSolveGPUMesh(t *testing.T) {
-	be, err := cuda.New(cuda.Options{})
-	if errors.Is(err, cuda.ErrNoDriver) || errors.Is(err, cuda.ErrNoDevice) {
-		t.Skip(err)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	be.Close()
+	needGPU(t)
 	dir := t.TempDir()
 	args := []string{"--mesh", meshData + "two_tet4.msh", "--fix", "fixed", "--traction", "load:0,0,-1",
 		"--material", "steel:200,0.3", "--material", "rubber:1,0.45", "--steps", "2", "--threads", "1"}

@@ -212,11 +212,10 @@ func TestSolveHostSetupFlags(t *testing.T) {
 	}
 }
 
-// TestSolveGPUDeviceSetup: on a GPU (skipped without one) solve --gpu sets the
-// hierarchy up on the device — device_setup in the JSON, setup_seconds its total, the
-// levels and iterations of --host-setup — and falls back to the host set-up, saying
-// why, for --agg-nsmooths 2; the text report prints the device set-up's tables.
-func TestSolveGPUDeviceSetup(t *testing.T) {
+// needGPU skips the test, with the reason, where no CUDA driver or device is found:
+// the command's --gpu runs open the device themselves.
+func needGPU(t *testing.T) {
+	t.Helper()
 	be, err := cuda.New(cuda.Options{})
 	if errors.Is(err, cuda.ErrNoDriver) || errors.Is(err, cuda.ErrNoDevice) {
 		t.Skip(err)
@@ -225,6 +224,14 @@ func TestSolveGPUDeviceSetup(t *testing.T) {
 		t.Fatal(err)
 	}
 	be.Close()
+}
+
+// TestSolveGPUDeviceSetup: on a GPU (skipped without one) solve --gpu sets the
+// hierarchy up on the device — device_setup in the JSON, setup_seconds its total, the
+// levels and iterations of --host-setup — and falls back to the host set-up, saying
+// why, for --agg-nsmooths 2; the text report prints the device set-up's tables.
+func TestSolveGPUDeviceSetup(t *testing.T) {
+	needGPU(t)
 	dev := runSolveJSON(t, "--gpu", "--ne", "8", "--steps", "1", "-q")
 	host := runSolveJSON(t, "--gpu", "--ne", "8", "--steps", "1", "-q", "--host-setup")
 	ds := dev.DeviceSetup

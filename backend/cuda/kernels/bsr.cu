@@ -203,11 +203,5 @@ extern "C" __global__ void __launch_bounds__(THREADS) blockdiag_apply(
 {
     const i64 i = (i64)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= (i64)nb * B) return;
-    const i64 br = i / B;
-    const int r = (int)(i - br * B);
-    const double* row = d + br * B * B + (i64)r * B;
-    const double* xx = x + br * B;
-    double s = 0.0;
-    for (int c = 0; c < B; c++) s += row[c] * xx[c];
-    y[i] = s;
+    y[i] = blockdiag_row(B, d, x, i);
 }

@@ -112,4 +112,17 @@ __device__ __forceinline__ double cta_total(int nbrows, const i64* __restrict__ 
 #define LB0 __launch_bounds__(THREADS)
 #define LB4 __launch_bounds__(THREADS, 4)
 
+// blockdiag_row is scalar row i of D·x for nb row-major B×B blocks stored
+// consecutively in d: the row of its block times that block's part of x.
+__device__ __forceinline__ double blockdiag_row(int B, const double* __restrict__ d, const double* __restrict__ x, i64 i)
+{
+    const i64 br = i / B;
+    const int r = (int)(i - br * B);
+    const double* row = d + br * B * B + (i64)r * B;
+    const double* xx = x + br * B;
+    double s = 0.0;
+    for (int c = 0; c < B; c++) s += row[c] * xx[c];
+    return s;
+}
+
 #endif

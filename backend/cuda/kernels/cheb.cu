@@ -67,13 +67,7 @@ extern "C" __global__ void __launch_bounds__(THREADS) blockdiag_apply2(
 {
     const i64 i = (i64)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= (i64)nb * B) return;
-    const i64 br = i / B;
-    const int r = (int)(i - br * B);
-    const double* row = d + br * B * B + (i64)r * B;
-    const double* xx = x + br * B;
-    double t = 0.0;
-    for (int c = 0; c < B; c++) t += row[c] * xx[c];
-    t *= s;
+    const double t = blockdiag_row(B, d, x, i) * s;
     y[i] = t;
     z[i] = t;
 }

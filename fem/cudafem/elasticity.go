@@ -325,8 +325,7 @@ func (d *Elasticity) numeric(A *cuda.Matrix, E, nu *cuda.Buffer[float64], bad cu
 	}
 	nnzb, nodes := d.nnzb, int32(d.nodes)
 	rp, cp, vp := A.RowPtr().Ptr(), A.ColIdx().Ptr(), A.Values().Ptr()
-	ip, ic, ek, ks, gr := d.incPtr.Ptr(), d.inc.Ptr(), d.elemKind.Ptr(), d.kinds.Ptr(), d.grad.Ptr()
-	qp, qd, spp, slp := d.qptr.Ptr(), d.qdata.Ptr(), d.slotPtr.Ptr(), d.slot.Ptr()
+	ek, ks, gr, qp, qd := d.elemKind.Ptr(), d.kinds.Ptr(), d.grad.Ptr(), d.qptr.Ptr(), d.qdata.Ptr()
 	if d.pairs != nil {
 		pp, pr, uq := d.pairPtr.Ptr(), d.pairs.Ptr(), d.uniformQ
 		b.Launch("elas_pairs", cuda.BlocksFor(nnzb), func(a *cudadrv.Args) {
@@ -335,6 +334,8 @@ func (d *Elasticity) numeric(A *cuda.Matrix, E, nu *cuda.Buffer[float64], bad cu
 		})
 		return
 	}
+	// Only this kernel's assembly holds the incidences and slots.
+	ip, ic, spp, slp := d.incPtr.Ptr(), d.inc.Ptr(), d.slotPtr.Ptr(), d.slot.Ptr()
 	b.Launch("elas_numeric", cuda.BlocksFor(nnzb), func(a *cudadrv.Args) {
 		a.I64(nnzb).I32(nodes).Ptr(rp).Ptr(cp).Ptr(ip).Ptr(ic).Ptr(ek).Ptr(ks).Ptr(gr).Ptr(qp).Ptr(qd).Ptr(spp).Ptr(slp).
 			Ptr(mp).Ptr(lp).Ptr(fx).Ptr(ep2).Ptr(es).Ptr(sv).Ptr(bad).I32(n).Ptr(vp)

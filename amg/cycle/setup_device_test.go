@@ -3,6 +3,7 @@ package cycle
 import (
 	"errors"
 	"flag"
+	"strings"
 	"testing"
 	"time"
 
@@ -113,8 +114,8 @@ func TestSetupResidentMatchesHost(t *testing.T) {
 		if it2 != itd {
 			t.Fatalf("after Update of 2·A: %d iterations, want %d", it2, itd)
 		}
-		if tc.sym && c.res.levels[0].gal.Name() != "device-search-sym" {
-			t.Errorf("symmetric operator: device Galerkin %s, want its symmetric half", c.res.levels[0].gal.Name())
+		if name := c.res.levels[0].gal.Name(); tc.sym && !strings.HasSuffix(name, "-sym") {
+			t.Errorf("symmetric operator: device Galerkin %s, want its symmetric half", name)
 		}
 		t.Logf("ne %d θ %g smooth %d: %d levels, %d iterations, rel. diff %.2g; device set-up %v (level 0: coarsen %v, plan %v, numeric %v, %d MIS rounds)",
 			tc.ne, tc.th, tc.smooth, len(info.Levels), itd, relDiff(xd, xh), info.Total,

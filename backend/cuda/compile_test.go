@@ -504,7 +504,7 @@ func TestChooseVariant(t *testing.T) {
 
 // TestKernelConstants checks that the constants launchers share with the kernel source
 // agree: the block size (kernels/common.cuh's THREADS) and the tc-pairs entries a warp
-// (kernels/galerkin.cu's GAL_PAIR_ENTRIES), which size the grids. No GPU needed.
+// (kernels/galerkin_tc.cuh's GAL_PAIR_ENTRIES), which size the grids. No GPU needed.
 func TestKernelConstants(t *testing.T) {
 	tab := units(t)
 	for name, v := range map[string]int{"THREADS": threads, "GAL_PAIR_ENTRIES": pairEntriesPerWarp} {

@@ -26,9 +26,10 @@
 // New waits only for the units every run uses, and those compile in parallel (one
 // NVRTC program is single-threaded, and NVRTC is thread-safe): a goroutine per unit
 // of the start set (the vectors, SpMV, the smoother's fused kernels, CG, Lanczos,
-// scans, the re-setup and smoothing, the device set-up's coarsening and products,
-// the assembly), the modules then loaded on the device thread. The units that only
-// some runs use (laterUnits: galerkin.cu's host-planned PᵀAP variants, filter.cu,
+// scans, the re-setup and smoothing, the device set-up's coarsening, products and
+// product schedules, the tensor-core Galerkin kernels it runs (galerkin_tc.cu), the
+// assembly), the modules then loaded on the device thread. The units that only
+// some runs use (laterUnits: galerkin.cu's other host-planned PᵀAP variants, filter.cu,
 // smoothsearch.cu) are prepared in the background after that, a compilation on a
 // spare core where the cache lacks them, and are loaded by the first launch of one of
 // their kernels, which waits for them if need be. Which unit defines a kernel comes
@@ -67,7 +68,10 @@
 // host schedule and its statistics, one file per variant (its schedule, launches and
 // model terms, registered in galerkin_variant.go's galerkinTable), the traffic model
 // (galerkin_model.go), the device rates it takes (galerkin_rates.go) and
-// fused-recompute's cache replay (galerkin_fusedsim.go).
+// fused-recompute's cache replay (galerkin_fusedsim.go). The device set-up's own
+// coarsening (coarsen.go) and Galerkin plans: galerkin_device.go (the patterns, and
+// the search kernels' numeric phase) and galerkin_devtc.go (the tensor-core
+// variants' product lists built on the device).
 //
 // # Environment
 //

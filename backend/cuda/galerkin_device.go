@@ -141,21 +141,26 @@ func (b *Backend) transposeOnDevice(m *Matrix) error {
 
 // deviceGalerkin is Ac = PᵀAP planned on the device from the device patterns of A and
 // P: W = A·P's pattern, P's transpose, Ac = Pᵀ·W's pattern, all computed by kernels
-// (no pattern crosses the bus); the numeric phase searches each operand in its row
-// (spg_w, spg_ac), one thread per output block.
+// (no pattern crosses the bus). Its numeric phase runs the host plans' tensor-core
+// kernels on product lists built on the device (tc, galerkin_devtc.go) where they
+// fit in the device's memory, else kernels that search each operand in its row
+// (spg_w, spg_ac), one thread per output block, on the patterns alone.
 type deviceGalerkin struct {
-	b    *Backend
+	b   *Backend
+	suf string
+	ac  *Matrix
+	tc  *tcSchedule
+	// The search kernels' plan (tc nil): W with its row indices, Ac's row indices.
 	w    *Matrix
 	wrow *Buffer[int32]
-	ac   *Matrix
 	crow *Buffer[int32]
-	suf  string
 	// With a symmetric operator (Options.Symmetric) only Ac's blocks on and above the
 	// diagonal are summed (sel lists them) and the others mirrored from them (up,
 	// mirror): about half of Pᵀ·W's work.
 	sel    *Buffer[int64]
 	up     *Buffer[int32]
 	mirror *Buffer[int64]
+	sym    bool
 }
 
 // NewGalerkinOn implements backend.Coarsener: Ac = PᵀAP planned from a's and p's
@@ -190,7 +195,6 @@ func (b *Backend) NewGalerkinOn(a, p backend.Matrix) (backend.Galerkin, error) {
 		return fail(err)
 	}
 	g.w = &Matrix{b: b, blockRows: n, blockCols: m, r: R, c: C, rowPtr: wrp, col: wcol, val: &Buffer[float64]{b: b}}
-	g.w.val = alloc[float64](b, wcol.Len()*R*C, &err)
 	g.wrow = alloc[int32](b, wcol.Len(), &err)
 	if err != nil {
 		return fail(err)
@@ -215,10 +219,46 @@ func (b *Backend) NewGalerkinOn(a, p backend.Matrix) (backend.Galerkin, error) {
 			return fail(err)
 		}
 	}
+	g.sym = g.sel != nil
+	if !deviceTCOff {
+		if g.tc, err = g.newTCSchedule(A, P, g.sel); err != nil {
+			return fail(err)
+		}
+		if g.tc != nil {
+			// The search plan's buffers are not read by the tensor-core kernels.
+			g.freeSearch()
+		}
+	}
+	if g.tc == nil {
+		// W's values only the search kernels store, in W's pattern.
+		if g.w.val, err = Alloc[float64](b, wcol.Len()*R*C); err != nil {
+			return fail(err)
+		}
+	}
 	if err := b.Err(); err != nil {
 		return fail(err)
 	}
 	return g, nil
+}
+
+// freeSearch releases the search kernels' plan (all but Ac and the tc schedule).
+func (g *deviceGalerkin) freeSearch() {
+	if g.w != nil {
+		g.w.Free()
+		g.w = nil
+	}
+	for _, u := range []**Buffer[int32]{&g.wrow, &g.crow, &g.up} {
+		if *u != nil {
+			(*u).Free()
+			*u = nil
+		}
+	}
+	for _, u := range []**Buffer[int64]{&g.sel, &g.mirror} {
+		if *u != nil {
+			(*u).Free()
+			*u = nil
+		}
+	}
 }
 
 // splitSymmetric prepares the symmetric half: the blocks to sum and the mirror of each
@@ -266,6 +306,10 @@ func (g *deviceGalerkin) splitSymmetric() error {
 func (g *deviceGalerkin) Numeric(a, p backend.Matrix) error {
 	b := g.b
 	A, P := b.mat(a), b.mat(p)
+	if g.tc != nil {
+		g.tc.numeric(A, P, g.ac.val.Ptr())
+		return b.sticky()
+	}
 	R, C := int32(P.r), int32(P.c)
 	nw, nc := int64(g.w.col.Len()), int64(g.ac.col.Len())
 	wr, wc, arp, acol, aval := g.wrow.Ptr(), g.w.col.Ptr(), A.rowPtr.Ptr(), A.col.Ptr(), A.val.Ptr()
@@ -294,35 +338,34 @@ func (g *deviceGalerkin) Ac() backend.Matrix { return g.ac }
 
 // Name implements backend.Galerkin.
 func (g *deviceGalerkin) Name() string {
-	if g.sel != nil {
-		return "device-search-sym"
+	name := "device-search"
+	if g.tc != nil {
+		name = g.tc.name()
 	}
-	return "device-search"
+	if g.sym {
+		name += "-sym"
+	}
+	return name
 }
 
 // Free implements backend.Galerkin.
 func (g *deviceGalerkin) Free() {
-	for _, m := range []*Matrix{g.w, g.ac} {
-		if m != nil {
-			m.Free()
-		}
+	g.freeSearch()
+	if g.ac != nil {
+		g.ac.Free()
 	}
-	for _, u := range []*Buffer[int32]{g.wrow, g.crow, g.up} {
-		if u != nil {
-			u.Free()
-		}
-	}
-	for _, u := range []*Buffer[int64]{g.sel, g.mirror} {
-		if u != nil {
-			u.Free()
-		}
+	if g.tc != nil {
+		g.tc.Free()
 	}
 }
 
-// DeviceBytes returns the plan's device memory: W (pattern and values), the row
-// indices and the symmetric half's lists (Ac, the next level's operator, is not
-// counted).
+// DeviceBytes returns the plan's device memory: the tc schedule (its lists and W), or
+// the search plan's W (pattern and values), row indices and symmetric half's lists
+// (Ac, the next level's operator, is not counted).
 func (g *deviceGalerkin) DeviceBytes() int64 {
+	if g.tc != nil {
+		return g.tc.Bytes()
+	}
 	n := g.w.Bytes() + g.wrow.Bytes() + g.crow.Bytes()
 	if g.sel != nil {
 		n += g.sel.Bytes() + g.up.Bytes() + g.mirror.Bytes()

@@ -118,7 +118,7 @@ func (s *hostSchedule) pairLists(A, P *bsr.Matrix) {
 
 // blockEntries is the number of consecutive pair entries one thread block of the
 // tc-pairs kernel computes: pairEntriesPerWarp rounds of one entry for each of its
-// warps (kernels/galerkin.cu, gal_w_tcp: block x, round k, warp w computes entry
+// warps (kernels/galerkin_tc.cuh, gal_w_tcp: block x, round k, warp w computes entry
 // (x·pairEntriesPerWarp + k)·warps + w).
 const blockEntries = pairEntriesPerWarp * threads / 32
 
@@ -320,7 +320,7 @@ func pairsWhyNot(s GalerkinStats) string {
 }
 
 // pairEntriesPerWarp is the number of pair entries a tc-pairs warp computes in turn
-// (kernels/galerkin.cu's GAL_PAIR_ENTRIES must match): a thread block holds its
+// (kernels/galerkin_tc.cuh's GAL_PAIR_ENTRIES must match): a thread block holds its
 // multiprocessor slot until its longest warp is done, and two entries a warp even out
 // their lengths (H200, ex56 ne = 64 fine level 1.45 → 1.34 ms; BENCHMARKS.md).
 const pairEntriesPerWarp = 2

@@ -19,7 +19,7 @@ import (
 //
 // Options.Symmetric asks for it; the symbolic phase checks A (bsr's CheckSymmetric) and
 // finds each block's mirror in Ac's pattern (acMirrors). The kernel is the full
-// product's gal_ac_tcb (kernels/galerkin.cu) given a sel list: one warp per upper
+// product's gal_ac_tcb (kernels/galerkin_tc.cuh) given a sel list: one warp per upper
 // block, over compact lists that hold only the upper blocks' products (upperLists).
 // The half also leaves W blocks unread (unreadW); tc-pairs and tc-block then skip them
 // in their A·P stage, whose W is complete only where the half reads it.

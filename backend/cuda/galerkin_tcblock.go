@@ -123,19 +123,25 @@ func (s GalerkinStats) mmaStepBound(mc GalerkinMachine, stage Stage, cyclesAP, c
 
 // prefetchAhead is how many thread blocks ahead of itself a tc-pairs or tc-block A·P
 // block asks L2 for the lines of A, the list and P that block will read first
-// (gal_prefetch_share in kernels/galerkin.cu, l2Shares). H200, ex56 fine level: 8, 32
+// (gal_prefetch_share in kernels/galerkin_tc.cuh, l2Shares). H200, ex56 fine level: 8, 32
 // and 512 gave the same times; at 2048 the gain was gone.
 const prefetchAhead = 8
 
-// l2Shares returns the arguments of gal_prefetch_share (kernels/galerkin.cu) for an
+// l2Shares returns the arguments of gal_prefetch_share (kernels/galerkin_tc.cuh) for an
 // A·P kernel of nb thread blocks that reads A's values, a product list of listBytes
 // and P's values in about fine-row order: the bytes of each a block, and P's lead in
 // blocks (A's bandwidth in rows, scaled to blocks: the P rows a fine row reads lie up
 // to that far past it).
 func (st GalerkinStats) l2Shares(nb uint32, listBytes int64) (aper, lper, pper float64, plead int32) {
+	return l2SharesFor(nb, st.NnzA*int64(st.R*st.R*8), listBytes, st.NnzP*int64(st.R*st.C*8), st.ABand, st.N)
+}
+
+// l2SharesFor is l2Shares from the sizes themselves: A's and P's value bytes, the
+// list's, A's upper bandwidth and its block rows n.
+func l2SharesFor(nb uint32, aBytes, listBytes, pBytes int64, band, n int) (aper, lper, pper float64, plead int32) {
 	per := func(bytes int64) float64 { return float64(bytes) / float64(max(nb, 1)) }
-	plead = int32(float64(st.ABand) * float64(nb) / float64(max(st.N, 1)))
-	return per(st.NnzA * int64(st.R*st.R*8)), per(listBytes), per(st.NnzP * int64(st.R*st.C*8)), plead
+	plead = int32(float64(band) * float64(nb) / float64(max(n, 1)))
+	return per(aBytes), per(listBytes), per(pBytes), plead
 }
 
 // SM cycles a tensor-core warp kernel spends per mma.m8n8k4 step of its product walk

@@ -51,8 +51,9 @@ type tcSchedule struct {
 }
 
 // tcReserve is the share of the device's memory a tc schedule must leave free (for
-// the coarser levels' set-up and the solve's vectors): 1/tcReserve of the total.
-const tcReserve = 8
+// the coarser levels' set-up and the solve's vectors): 1/tcReserve of the total (a
+// variable so that a test can ask for the whole device, which no schedule leaves).
+var tcReserve uint64 = 8
 
 // deviceTCOff makes NewGalerkinOn plan every product with the search kernels, for
 // tests of that path.

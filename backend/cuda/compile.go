@@ -151,6 +151,7 @@ func (b *Backend) loadKernels(cacheOpt string) error {
 		return err
 	}
 	in := &b.info
+	in.NVRTCLoadTime = time.Since(start)
 	in.NVRTCPath = path
 	if in.NVRTCMajor, in.NVRTCMinor, err = cudadrv.NVRTCVersion(); err != nil {
 		return err

@@ -64,7 +64,10 @@ type Info struct {
 	KernelsFromDisk bool          // whether all of its CUBINs came from the cache
 	KernelsCompiled []string      // its files that NVRTC compiled (not found in the cache)
 	KernelTime      time.Duration // New's time on it: reading or compiling, and loading
-	Debug           bool          // BLOCKAMG_CUDA_DEBUG=1: synchronise and check after every launch
+	// NVRTCLoadTime is the part of KernelTime spent opening NVRTC (reading the
+	// library from disk on a machine's first run).
+	NVRTCLoadTime time.Duration
+	Debug         bool // BLOCKAMG_CUDA_DEBUG=1: synchronise and check after every launch
 }
 
 // Backend is the CUDA backend. It is not safe for concurrent use; see the package

@@ -63,7 +63,7 @@ func runGPUInfo(args []string, stdout, stderr io.Writer) error {
 		cache += " (compiled and written: " + strings.Join(in.KernelsCompiled, " ") + ")"
 	}
 	fmt.Fprintf(stdout, "kernel cache:       %s\n", cache)
-	fmt.Fprintf(stdout, "kernels:            the start set ready in %.2f s (the other files load on first use)\n", in.KernelTime.Seconds())
+	fmt.Fprintf(stdout, "kernels:            the start set ready in %.2f s, of which %.2f s opening NVRTC (the other files load on first use)\n", in.KernelTime.Seconds(), in.NVRTCLoadTime.Seconds())
 	if in.Debug {
 		fmt.Fprintf(stdout, "debug:              BLOCKAMG_CUDA_DEBUG=1, every launch is synchronised and checked\n")
 	}

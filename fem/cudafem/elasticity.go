@@ -48,13 +48,18 @@ type Elasticity struct {
 	pairs, inc, slot         *cuda.Buffer[int32]
 	// uniformQ is the quadrature points of every element when all have as many (else 0).
 	uniformQ int32
-	fixed    *cuda.Buffer[int32] // nil when nothing is fixed
-	elimPtr  *cuda.Buffer[int64]
-	elimSlot *cuda.Buffer[int64]
-	saved    *cuda.Buffer[float64]
-	e, nu    *cuda.Buffer[float64] // NumericHost's materials
-	mu, lam  *cuda.Buffer[float64] // the Lamé parameters
-	flag     *cuda.Flag
+	// pairsKernel is the inverse slot map's kernel: elas_pairs, a thread per stored
+	// block, where every element block is one quadrature point (tet4: a contribution
+	// is mostly its loads), else elas_pairs_rounds, which spreads a thread block's
+	// contributions evenly over its threads (kernels/elasticity.cu).
+	pairsKernel string
+	fixed       *cuda.Buffer[int32] // nil when nothing is fixed
+	elimPtr     *cuda.Buffer[int64]
+	elimSlot    *cuda.Buffer[int64]
+	saved       *cuda.Buffer[float64]
+	e, nu       *cuda.Buffer[float64] // NumericHost's materials
+	mu, lam     *cuda.Buffer[float64] // the Lamé parameters
+	flag        *cuda.Flag
 	// owned is every buffer above, for Bytes and Free.
 	owned []interface {
 		Bytes() int64
@@ -117,6 +122,12 @@ func NewElasticity(b *cuda.Backend, el *fem.Elasticity) (*Elasticity, *cuda.Matr
 		if len(l.Kinds) == 1 {
 			d.uniformQ = int32(l.Kinds[0].Points)
 		}
+		d.pairsKernel = "elas_pairs"
+		for _, K := range l.Kinds {
+			if K.Points > 1 {
+				d.pairsKernel = "elas_pairs_rounds"
+			}
+		}
 	} else {
 		// The incidence's element and local node in one int32 (the kernel's inc).
 		inc := make([]int32, len(l.IncElem))
@@ -148,7 +159,7 @@ func NewElasticity(b *cuda.Backend, el *fem.Elasticity) (*Elasticity, *cuda.Matr
 			}
 		}
 	}
-	for _, name := range []string{"elas_numeric", "elas_pairs", "elas_lame", "elas_check"} {
+	for _, name := range []string{"elas_numeric", "elas_pairs", "elas_pairs_rounds", "elas_lame", "elas_check"} {
 		if err == nil {
 			err = b.LookupKernel(name)
 		}
@@ -328,7 +339,7 @@ func (d *Elasticity) numeric(A *cuda.Matrix, E, nu *cuda.Buffer[float64], bad cu
 	ek, ks, gr, qp, qd := d.elemKind.Ptr(), d.kinds.Ptr(), d.grad.Ptr(), d.qptr.Ptr(), d.qdata.Ptr()
 	if d.pairs != nil {
 		pp, pr, uq := d.pairPtr.Ptr(), d.pairs.Ptr(), d.uniformQ
-		b.Launch("elas_pairs", cuda.BlocksFor(nnzb), func(a *cudadrv.Args) {
+		b.Launch(d.pairsKernel, cuda.BlocksFor(nnzb), func(a *cudadrv.Args) {
 			a.I64(nnzb).I32(nodes).Ptr(rp).Ptr(cp).Ptr(pp).Ptr(pr).Ptr(ek).Ptr(ks).Ptr(gr).I32(uq).Ptr(qp).Ptr(qd).
 				Ptr(mp).Ptr(lp).Ptr(fx).Ptr(ep2).Ptr(es).Ptr(sv).Ptr(bad).I32(n).Ptr(vp)
 		})

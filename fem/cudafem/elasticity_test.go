@@ -135,8 +135,9 @@ func TestElasticityGPUMatchesCPU(t *testing.T) {
 				t.Fatal(err)
 			}
 			what := fmt.Sprintf("%v, fixed %v", typ, fix)
-			// Both kernels: elas_pairs (chosen), elas_numeric (for the largest meshes,
-			// chosen here by lowering the bound), each writing A's values.
+			// Every kernel: the inverse slot map's chosen one and its other
+			// (elas_pairs, elas_pairs_rounds), and elas_numeric (for the largest
+			// meshes, chosen here by lowering the bound), each writing A's values.
 			if d.pairs == nil {
 				t.Fatalf("%s: no inverse slot map", what)
 			}
@@ -150,17 +151,21 @@ func TestElasticityGPUMatchesCPU(t *testing.T) {
 				t.Fatalf("%s: the large-mesh assembly has the inverse slot map, or no slots", what)
 			}
 			An.Free()
-			for run := 0; run < 3; run++ {
+			chosen := d.pairsKernel
+			other := map[string]string{"elas_pairs": "elas_pairs_rounds", "elas_pairs_rounds": "elas_pairs"}[chosen]
+			for run, kernel := range []string{chosen, chosen, other, "elas_numeric"} {
 				dr := d
-				if run == 2 {
+				d.pairsKernel = kernel
+				if kernel == "elas_numeric" {
 					dr = dn
 				}
 				asmPoison(t, A)
 				if err := dr.NumericHost(A, E, nu); err != nil {
 					t.Fatalf("%s: %v", what, err)
 				}
-				asmSameBits(t, fmt.Sprintf("%s, run %d (elas_pairs %v)", what, run+1, dr.pairs != nil), ref.RowPtr, asmDownload(t, A.Values()), ref.Val)
+				asmSameBits(t, fmt.Sprintf("%s, run %d (%s)", what, run+1, kernel), ref.RowPtr, asmDownload(t, A.Values()), ref.Val)
 			}
+			d.pairsKernel = chosen
 			dn.Free()
 			bad := append([]float64(nil), nu...)
 			bad[len(bad)/2] = 0.5
@@ -222,10 +227,16 @@ func TestElasticityGPUPerf(t *testing.T) {
 		dE, dnu := asmUpload(t, be, E), asmUpload(t, be, nu)
 		ms := medianMs(t, be, 2, reps, func() error { return d.Numeric(A, dE, dnu) })
 		hostMs := medianMs(t, be, 1, 5, func() error { return d.NumericHost(A, E, nu) })
+		chosen := d.pairsKernel
+		for _, k := range []string{"elas_pairs", "elas_pairs_rounds"} {
+			d.pairsKernel = k
+			t.Logf("%v: %s %.3f ms median of %d", tc.typ, k, medianMs(t, be, 2, reps, func() error { return d.Numeric(A, dE, dnu) }), reps)
+		}
+		d.pairsKernel = chosen
 		bytes := d.DataBytes() + d.ValueBytes()
 		floor := float64(bytes) / (copyGBs * 1e6)
-		t.Logf("elas_numeric %v (%d elements, %d unknowns, %d blocks): %.3f ms median of %d; %.3f GB must move (element data %.3f + values and materials %.3f) at %.0f GB/s copy: floor %.3f ms, %.2f× it; with the materials' upload (NumericHost) %.3f ms",
-			tc.typ, el.Elements(), 3*el.Nodes(), A.ColIdx().Len(), ms, reps, float64(bytes)/1e9, float64(d.DataBytes())/1e9, float64(d.ValueBytes())/1e9, copyGBs, floor, ms/floor, hostMs)
+		t.Logf("%s %v (%d elements, %d unknowns, %d blocks): %.3f ms median of %d; %.3f GB must move (element data %.3f + values and materials %.3f) at %.0f GB/s copy: floor %.3f ms, %.2f× it; with the materials' upload (NumericHost) %.3f ms",
+			chosen, tc.typ, el.Elements(), 3*el.Nodes(), A.ColIdx().Len(), ms, reps, float64(bytes)/1e9, float64(d.DataBytes())/1e9, float64(d.ValueBytes())/1e9, copyGBs, floor, ms/floor, hostMs)
 		dE.Free()
 		dnu.Free()
 		A.Free()

@@ -184,7 +184,8 @@ extern "C" __global__ void __launch_bounds__(THREADS)
 // row's local node la in the element, the column's b), in ascending element order.
 // The thread neither walks the row's incidences nor scans their slots: each
 // contribution costs its element's quadrature records and materials. uniformQ > 0
-// says every element has uniformQ quadrature points (qptr[e] = e·uniformQ).
+// says every element is of the one kind and has uniformQ quadrature points
+// (qptr[e] = e·uniformQ), so a contribution does not look its kind up.
 extern "C" __global__ void __launch_bounds__(THREADS)
     elas_pairs(i64 nnzb, int nodes, const i64* __restrict__ rowPtr, const int* __restrict__ col,
                const i64* __restrict__ pairPtr, const int* __restrict__ pairs, const int* __restrict__ elemKind,
@@ -194,6 +195,9 @@ extern "C" __global__ void __launch_bounds__(THREADS)
                double* __restrict__ saved, const int* __restrict__ bad, int elements, double* __restrict__ val)
 {
     if (bad != nullptr && *bad < elements) return;
+    // One element kind (uniformQ > 0): its node count and reference gradients, once.
+    const int n0 = kinds[0];
+    const double* gr0 = grad + kinds[2];
     __shared__ double sv[9 * THREADS];
     const i64 t0 = (i64)blockIdx.x * THREADS;
     const i64 t = t0 + threadIdx.x;
@@ -204,10 +208,13 @@ extern "C" __global__ void __launch_bounds__(THREADS)
         for (i64 u = pairPtr[t]; u < pairPtr[t + 1]; u++) {
             const int d = pairs[u];
             const int e = d >> 8, la = (d >> 4) & 15, b = d & 15;
-            const int K = elemKind[e];
-            const i64 q0 = uniformQ > 0 ? (i64)e * uniformQ : qptr[e];
             double kb[9];
-            ela_block(kb, mu[e], lambda[e], kinds[3 * K + 1], kinds[3 * K], la, b, grad + kinds[3 * K + 2], qdata + q0 * ELA_QREC);
+            if (uniformQ > 0)
+                ela_block(kb, mu[e], lambda[e], uniformQ, n0, la, b, gr0, qdata + (i64)e * uniformQ * ELA_QREC);
+            else {
+                const int K = elemKind[e];
+                ela_block(kb, mu[e], lambda[e], kinds[3 * K + 1], kinds[3 * K], la, b, grad + kinds[3 * K + 2], qdata + qptr[e] * ELA_QREC);
+            }
 #pragma unroll
             for (int r = 0; r < 9; r++) acc[r] = __dadd_rn(acc[r], kb[r]);
         }
@@ -219,4 +226,79 @@ extern "C" __global__ void __launch_bounds__(THREADS)
         for (int r = 0; r < 9; r++) sv[9 * threadIdx.x + r] = acc[r];
     }
     ela_write_blocks(sv, val, t0, nnzb);
+}
+
+// ELA_WINDOW is the contributions elas_pairs integrates a round (its shared memory
+// holds their blocks: 36 KiB, also the staging of the written blocks).
+#define ELA_WINDOW 512
+
+// elas_pairs_rounds writes the same values as elas_pairs, from the same inverse slot
+// map, for elements whose blocks cost several quadrature points each.
+//
+// Work split. A thread block owns THREADS consecutive stored blocks, whose
+// contributions are one contiguous range of pairs. Blocks differ in their counts
+// (a diagonal block sums every element around its node, about 24 for a tetrahedral
+// mesh, an off-diagonal one the few on its edge), so one thread per block left most
+// lanes of a warp waiting for its diagonal block. Here the range is integrated in
+// rounds of ELA_WINDOW contributions spread evenly over the threads, each element
+// block into shared memory; then each block's thread adds its own, in order, to its
+// accumulator. The sums are elas_numeric's, term for term and in the same order (each
+// element block is computed alone and added as before), so the bits are the CPU's.
+// H200, 3.09M unknowns (BENCHMARKS.md): tet10 (four points) 9.56 → 7.09 ms against
+// elas_pairs; tet4 (one point, so a contribution is mostly its loads) 4.26 → 4.92, so
+// tet4 keeps elas_pairs.
+extern "C" __global__ void __launch_bounds__(THREADS)
+    elas_pairs_rounds(i64 nnzb, int nodes, const i64* __restrict__ rowPtr, const int* __restrict__ col,
+               const i64* __restrict__ pairPtr, const int* __restrict__ pairs, const int* __restrict__ elemKind,
+               const int* __restrict__ kinds, const double* __restrict__ grad, int uniformQ, const i64* __restrict__ qptr,
+               const double* __restrict__ qdata, const double* __restrict__ mu, const double* __restrict__ lambda,
+               const int* __restrict__ fixed, const i64* __restrict__ elimPtr, const i64* __restrict__ elimSlot,
+               double* __restrict__ saved, const int* __restrict__ bad, int elements, double* __restrict__ val)
+{
+    if (bad != nullptr && *bad < elements) return;
+    // One element kind (uniformQ > 0): its node count and reference gradients, once.
+    const int n0 = kinds[0];
+    const double* gr0 = grad + kinds[2];
+    __shared__ double kbs[9 * ELA_WINDOW];
+    const i64 t0 = (i64)blockIdx.x * THREADS;
+    const i64 t = t0 + threadIdx.x;
+    const bool own = t < nnzb;
+    const i64 u0 = pairPtr[t0], u1 = pairPtr[min(t0 + THREADS, nnzb)];
+    const i64 m0 = own ? pairPtr[t] : 0, m1 = own ? pairPtr[t + 1] : 0;
+    double acc[9];
+#pragma unroll
+    for (int r = 0; r < 9; r++) acc[r] = 0.0;
+    for (i64 w0 = u0; w0 < u1; w0 += ELA_WINDOW) {
+        const i64 w1 = min(w0 + ELA_WINDOW, u1);
+        for (i64 u = w0 + threadIdx.x; u < w1; u += THREADS) {
+            const int d = pairs[u];
+            const int e = d >> 8, la = (d >> 4) & 15, b = d & 15;
+            double kb[9];
+            if (uniformQ > 0)
+                ela_block(kb, mu[e], lambda[e], uniformQ, n0, la, b, gr0, qdata + (i64)e * uniformQ * ELA_QREC);
+            else {
+                const int K = elemKind[e];
+                ela_block(kb, mu[e], lambda[e], kinds[3 * K + 1], kinds[3 * K], la, b, grad + kinds[3 * K + 2], qdata + qptr[e] * ELA_QREC);
+            }
+            double* o = kbs + 9 * (u - w0);
+#pragma unroll
+            for (int r = 0; r < 9; r++) o[r] = kb[r];
+        }
+        __syncthreads();
+        for (i64 u = max(m0, w0); u < min(m1, w1); u++) {
+            const double* k = kbs + 9 * (u - w0);
+#pragma unroll
+            for (int r = 0; r < 9; r++) acc[r] = __dadd_rn(acc[r], k[r]);
+        }
+        __syncthreads();
+    }
+    if (own) {
+        if (fixed != nullptr) {
+            const int a = ela_row(rowPtr, nodes, t);
+            ela_eliminate(acc, t, a, col[t], fixed, elimPtr, elimSlot, saved);
+        }
+#pragma unroll
+        for (int r = 0; r < 9; r++) kbs[9 * threadIdx.x + r] = acc[r];
+    }
+    ela_write_blocks(kbs, val, t0, nnzb);
 }

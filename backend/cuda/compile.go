@@ -183,6 +183,13 @@ func (b *Backend) loadKernels(cacheOpt string) error {
 		sort.SliceStable(o, func(i, j int) bool { return len(o[i].u.src) > len(o[j].u.src) })
 		return o
 	}
+	for _, s := range first {
+		if _, err := os.Stat(s.file); s.file == "" || err != nil {
+			// A compilation is coming: bring NVRTC into memory in one read first.
+			cudadrv.PrefetchNVRTC()
+			break
+		}
+	}
 	for _, s := range bySize(first) {
 		go s.prepare(ks.opts)
 	}

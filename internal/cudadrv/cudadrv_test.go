@@ -3,6 +3,8 @@ package cudadrv
 import (
 	"bytes"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -78,5 +80,29 @@ func TestCompile(t *testing.T) {
 	var ce *CompileError
 	if !errors.As(err, &ce) || !strings.Contains(log, "bad.cu") {
 		t.Fatalf("bad source: err %v, log %q", err, log)
+	}
+}
+
+// TestPrefetchNVRTC checks that the prefetch reads the NVRTC library and the builtins
+// beside it whole (files standing in for them; no NVRTC needed), and nothing when no
+// library was opened.
+func TestPrefetchNVRTC(t *testing.T) {
+	saved := nvrtc.path
+	defer func() { nvrtc.path = saved }()
+	nvrtc.path = ""
+	if n := PrefetchNVRTC(); n != 0 {
+		t.Errorf("no library: read %d bytes", n)
+	}
+	dir := t.TempDir()
+	lib, builtins := filepath.Join(dir, "libnvrtc.so.13"), filepath.Join(dir, "libnvrtc-builtins.so.13.0")
+	if err := os.WriteFile(lib, bytes.Repeat([]byte{1}, 9<<20+7), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(builtins, bytes.Repeat([]byte{2}, 1000), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	nvrtc.path = lib
+	if n, want := PrefetchNVRTC(), int64(9<<20+7+1000); n != want {
+		t.Errorf("read %d bytes, want %d", n, want)
 	}
 }

@@ -8,6 +8,8 @@ type Aggregates struct {
 	Ptr   []int64 // members of aggregate a are Nodes[Ptr[a]:Ptr[a+1]], ascending
 	Nodes []int32 // the members of every aggregate, aggregate after aggregate
 	Roots []int32 // the MIS root each aggregate grew from
+	// Rounds is the synchronous MIS rounds AggregateRounds took (0 from Aggregate).
+	Rounds int
 	// DiagExp is the graph's Graph.DiagExp (the scale of every unknown of the level,
 	// shared, not copied), for Tentative's row weights; nil when the graph had none.
 	DiagExp []int16

@@ -112,7 +112,7 @@ func MISRounds(g *Graph, distance2 bool, workers int) (state []uint8, rounds int
 //
 // The result equals Aggregate's, field for field.
 func AggregateRounds(g *Graph, distance2 bool, minNodes, workers int) *Aggregates {
-	state, _ := MISRounds(g, distance2, workers)
+	state, rounds := MISRounds(g, distance2, workers)
 	of, roots := misRoots(state)
 	near := make([]int32, g.Nodes)
 	lowest := func(dst, src []int32) {
@@ -137,7 +137,7 @@ func AggregateRounds(g *Graph, distance2 bool, minNodes, workers int) *Aggregate
 		copy(of, near)
 	}
 	agg := mergeSmall(g, of, roots, minNodes)
-	agg.DiagExp = g.DiagExp
+	agg.DiagExp, agg.Rounds = g.DiagExp, rounds
 	return agg
 }
 

@@ -58,9 +58,8 @@ func Coarsen(a backend.Matrix, B backend.Vector, k int, opt backend.CoarsenOptio
 	if err != nil {
 		return nil, err
 	}
-	_, rounds := amg.MISRounds(g, opt.Distance2, workers)
 	agg := amg.AggregateRounds(g, opt.Distance2, 1, workers)
-	co := &backend.Coarsening{Aggregates: agg.Count, Edges: int64(len(g.Adj)), Rounds: rounds}
+	co := &backend.Coarsening{Aggregates: agg.Count, Edges: int64(len(g.Adj)), Rounds: agg.Rounds}
 	for a := 0; a < agg.Count; a++ {
 		if agg.Ptr[a+1]-agg.Ptr[a] < int64(opt.MinNodes) {
 			co.Small = true

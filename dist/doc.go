@@ -63,12 +63,21 @@
 // the Hierarchy as its preconditioner, and CycleTraffic gives one cycle's messages
 // and bytes from the plans, which a phase's counters can be checked against.
 //
+// # Recurring step
+//
+// New values on the same pattern reuse every plan: Matrix.SetValues overwrites a
+// matrix's local and ghost values in place, checking the pattern against the one it
+// was built with (amg.ErrPattern otherwise), and Hierarchy.Refresh does it for every
+// level's operator, prolongator and restriction after amg.Hierarchy.Update on every
+// rank, taking the new block-diagonal inverses, Chebyshev intervals and coarse
+// factor. Nothing travels: the step's communication is its solve's. A refreshed
+// hierarchy is bitwise the one NewHierarchy would make from the updated serial one.
+//
 // # Not done yet
 //
 // The distributed SA set-up, to replace the replicated one (aggregation within each
 // rank, P with ghost rows, PᵀAP with remote rows gathered once per pattern), and with
-// it the recurring step (Update's new values on the same plans, without a new
-// NewHierarchy); gathering coarse levels onto fewer ranks as they shrink, rather than
+// it a recurring step whose Update runs on each rank's rows; gathering coarse levels onto fewer ranks as they shrink, rather than
 // splitting every level over all ranks; smoothers other than Chebyshev and float32
 // smoothing in the distributed cycle; slab and graph partitioning of meshes (the
 // command line splits block rows evenly, which is slabs for ex56 only); NCCL between

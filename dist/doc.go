@@ -90,5 +90,9 @@
 // and slices it with NewHierarchy, the fine level by an even split of block rows
 // (ex56 numbers its nodes z-major, so its ranks hold slabs along z). Rank 0 reports
 // the iterations, the true residual ‖b − A·x‖/‖b‖ computed distributed, and every
-// rank's counters per phase (set-up, solve, residual).
+// rank's counters per phase (set-up, solve, residual; with --steps also re-setup and
+// step solve, summed and per step). Its inputs are the serial solve's: ex56, a matrix
+// file with its near-null space or coordinates and right-hand side, or a Gmsh mesh.
+// --steps runs the serial step's new values and Update on every rank, then Refresh
+// and a distributed solve.
 package dist

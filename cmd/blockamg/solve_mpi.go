@@ -3,9 +3,11 @@ package main
 import (
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"text/tabwriter"
 	"time"
@@ -21,6 +23,29 @@ import (
 // run yet.
 var errNotUnderMPI = errors.New("not supported under mpiexec yet")
 
+// mpiUsage is the part of solve's --help about mpiexec.
+const mpiUsage = `
+under mpiexec (OpenMPI, mpiexec -n N blockamg solve ..., N > 1; CPU only):
+  every rank reads or assembles the whole problem (ex56, --matrix with --coords,
+  --nullspace and --rhs, or --mesh), sets the serial hierarchy up and keeps its
+  rows: an even split of the block rows, slabs along z for ex56. CG and the V-cycle
+  run distributed; rank 0 prints the iterations, the true residual and every rank's
+  MPI traffic per phase (--json: "ranks", "mpi"). --steps N repeats new values,
+  Update on every rank and a refresh of the distributed levels on their halo
+  plans, then the solve, with each step's traffic per rank ("steps"[].mpi).
+  --gpu, --host-setup, --gpu-galerkin, --plot, --manufactured, --w-stats, --atol,
+  --smoother other than chebyshev and --smoother-f32 are refused (exit 2).
+`
+
+// addMPIUsage appends mpiUsage to fs's usage.
+func addMPIUsage(fs *flag.FlagSet, stderr io.Writer) {
+	usage := fs.Usage
+	fs.Usage = func() {
+		usage()
+		fmt.Fprint(stderr, mpiUsage)
+	}
+}
+
 // mpiWorldSize returns the world size OpenMPI's mpiexec gives this process in
 // OMPI_COMM_WORLD_SIZE, or 1 outside mpiexec: read from the environment so that an
 // ordinary run neither loads libmpi nor initialises MPI.
@@ -34,7 +59,12 @@ func mpiWorldSize() int {
 
 // mpiPhases are the phases the distributed solve counts MPI traffic under, in the
 // order they run; every rank uses all of them, so the gathered table is rectangular.
-var mpiPhases = []string{"set-up", "solve", "residual"}
+// "residual" covers the true residual of the first solve and of every step;
+// "re-setup" and "step solve" are the recurring steps' (--steps), summed over them.
+var mpiPhases = []string{"set-up", "solve", "residual", "re-setup", "step solve"}
+
+// mpiStepPhases are the phases counted per recurring step, each step's share apart.
+var mpiStepPhases = mpiPhases[3:]
 
 // checkMPIFlags refuses, before MPI is initialised (so every rank refuses by itself
 // and none waits for another), the flags the distributed solve does not run.
@@ -48,7 +78,6 @@ func (c *solveConfig) checkMPIFlags(set map[string]bool) error {
 		{"gpu-galerkin", set["gpu-galerkin"]},
 		{"plot", c.plot != ""},
 		{"manufactured", c.mms},
-		{"steps", c.steps > 0},
 		{"w-stats", c.wStats},
 		{"atol", set["atol"]},
 		// The distributed cycle is Chebyshev in float64 only (dist.NewHierarchy).
@@ -81,6 +110,22 @@ type mpiRankReport struct {
 	Phases    []mpiPhaseReport `json:"phases"`
 }
 
+// mpiStepReport is one recurring step of a distributed solve (--steps): times of the
+// slowest rank, and every rank's traffic in the step's re-setup and solve.
+type mpiStepReport struct {
+	Step            int     `json:"step"`
+	AssemblySeconds float64 `json:"assembly_seconds"` // new values of the whole matrix, on every rank
+	// SetupSeconds is the re-setup: amg's Update of the replicated hierarchy and the
+	// Refresh of the distributed one on its plans (RefreshSeconds of it).
+	SetupSeconds     float64 `json:"setup_seconds"`
+	RefreshSeconds   float64 `json:"refresh_seconds"`
+	SolveSeconds     float64 `json:"solve_seconds"`
+	Iterations       int     `json:"iterations"`
+	RelativeResidual number  `json:"relative_residual"` // ‖b − A·x‖/‖b‖, computed distributed
+	// MPI holds each rank's traffic in this step, under mpiStepPhases.
+	MPI []mpiRankReport `json:"mpi"`
+}
+
 // mpiSolveReport is the --json report of a distributed solve: the serial report's
 // fields that it fills, and the ranks and their counters.
 type mpiSolveReport struct {
@@ -100,6 +145,9 @@ type mpiSolveReport struct {
 	SymmetricGalerkin  bool    `json:"symmetric_galerkin"`
 	SetupMode          string  `json:"setup"`
 	Levels             int     `json:"levels"`
+	// ResetupSeconds is the median over the recurring steps of their re-setup.
+	ResetupSeconds float64         `json:"resetup_seconds,omitempty"`
+	Steps          []mpiStepReport `json:"steps,omitempty"`
 	// MPI holds each rank's traffic per phase (dist/mpi's counters).
 	MPI []mpiRankReport `json:"mpi"`
 }
@@ -150,6 +198,7 @@ func solveOnWorld(c *solveConfig, comm *mpi.Comm, stdout, stderr io.Writer) erro
 		return err
 	}
 	n := p.rows()
+	pr.on = pr.on && n >= 100_000
 	c.amg.Symmetric = c.half && p.A.CheckSymmetric() == nil
 
 	comm.SetPhase(mpiPhases[0])
@@ -182,31 +231,74 @@ func solveOnWorld(c *solveConfig, comm *mpi.Comm, stdout, stderr io.Writer) erro
 		return fmt.Errorf("%s on %d ranks: %w", p.name, size, err)
 	}
 
-	comm.SetPhase(mpiPhases[2])
-	r := make([]float64, len(b))
-	if err := dh.Operator().MulVec(x, r); err != nil {
-		return err
-	}
-	for i := range r {
-		r[i] = b[i] - r[i]
-	}
-	rn, err := dist.Norm(comm, r)
-	if err != nil {
-		return err
-	}
-	bn, err := dist.Norm(comm, b)
+	rel, err := trueResidual(comm, dh.Operator(), b, x)
 	if err != nil {
 		return err
 	}
 
+	// Recurring steps: the serial step's new values and Update on every rank (the
+	// replicated set-up), the distributed hierarchy refreshed on its plans, a solve
+	// from x = 0.
+	steps, stepTraffic := make([]mpiStepReport, c.steps), make([]int64, 0, c.steps*len(mpiStepPhases)*trafficFields)
+	stepTimes := make([]float64, 0, 4*c.steps)
+	eng := &cpuEngine{s: s}
+	for k := 1; k <= c.steps; k++ {
+		done := pr.start("step %d: new values, Update, Refresh, solve", k)
+		before := trafficOf(comm, mpiStepPhases)
+		comm.SetPhase(mpiStepPhases[0])
+		var sr stepResult
+		if err := eng.step(k, p, nil, c.threads, &sr); err != nil {
+			return fmt.Errorf("step %d: %w", k, err)
+		}
+		tr := time.Now()
+		if err := dh.Refresh(s.Hierarchy()); err != nil {
+			return fmt.Errorf("step %d: %w", k, err)
+		}
+		refresh := time.Since(tr)
+		resetup := time.Duration(sr.SetupSeconds*float64(time.Second)) + refresh
+		comm.SetPhase(mpiStepPhases[1])
+		clear(x)
+		t = time.Now()
+		r, err := dist.CG(dh.Operator(), dh, b, x, c.kry.RelTol, c.kry.MaxIter)
+		stepSolve := time.Since(t)
+		if err != nil {
+			return fmt.Errorf("%s on %d ranks, step %d: %w", p.name, size, k, err)
+		}
+		srel, err := trueResidual(comm, dh.Operator(), b, x)
+		if err != nil {
+			return err
+		}
+		done()
+		after := trafficOf(comm, mpiStepPhases)
+		for i := range after {
+			stepTraffic = append(stepTraffic, after[i]-before[i])
+		}
+		stepTimes = append(stepTimes, sr.AssemblySeconds, resetup.Seconds(), refresh.Seconds(), stepSolve.Seconds())
+		steps[k-1] = mpiStepReport{Step: k, Iterations: r.Iterations, RelativeResidual: number(srel)}
+	}
+
 	comm.SetPhase("report")
-	times := []float64{serialSetup.Seconds(), setup.Seconds(), solve.Seconds()}
+	times := append([]float64{serialSetup.Seconds(), setup.Seconds(), solve.Seconds()}, stepTimes...)
 	if err := comm.AllreduceFloat64(mpi.Max, times); err != nil {
 		return err
 	}
-	ranks, err := gatherCounters(comm, lay)
+	ranks, err := gatherCounters(comm, lay, mpiPhases, trafficOf(comm, mpiPhases))
 	if err != nil {
 		return err
+	}
+	if c.steps > 0 {
+		per, err := gatherCounters(comm, lay, mpiStepPhases, stepTraffic)
+		if err != nil {
+			return err
+		}
+		for k := range steps {
+			st, v := &steps[k], times[3+4*k:]
+			st.AssemblySeconds, st.SetupSeconds, st.RefreshSeconds, st.SolveSeconds = v[0], v[1], v[2], v[3]
+			for _, rk := range per {
+				n := len(mpiStepPhases)
+				st.MPI = append(st.MPI, mpiRankReport{Rank: rk.Rank, BlockRows: rk.BlockRows, Phases: rk.Phases[k*n : (k+1)*n]})
+			}
+		}
 	}
 	var whole []float64
 	if c.solution != "" || p.mesh != nil {
@@ -219,11 +311,18 @@ func solveOnWorld(c *solveConfig, comm *mpi.Comm, stdout, stderr io.Writer) erro
 	}
 	rep := &mpiSolveReport{
 		Problem: p.name, Unknowns: n, BlockSize: bs, NullSpace: bs, Threads: workersOf(c.threads), Ranks: size,
-		Iterations: res.Iterations, RelativeResidual: number(rn / nonzero(bn)),
+		Iterations: res.Iterations, RelativeResidual: number(rel),
 		SerialSetupSeconds: times[0], SetupSeconds: times[1], SolveSeconds: times[2],
 		SymmetricGalerkin: c.amg.Symmetric, Levels: len(h.Levels),
 		SetupMode: "replicated: every rank runs the serial set-up on the whole matrix and keeps its rows",
-		MPI:       ranks,
+		MPI:       ranks, Steps: steps,
+	}
+	if len(steps) > 0 {
+		var rs []float64
+		for _, st := range steps {
+			rs = append(rs, st.SetupSeconds)
+		}
+		rep.ResetupSeconds = median(rs)
 	}
 	if p.ns != nil {
 		rep.NullSpace = p.ns.Cols
@@ -247,30 +346,61 @@ func solveOnWorld(c *solveConfig, comm *mpi.Comm, stdout, stderr io.Writer) erro
 	return nil
 }
 
-// gatherCounters gathers every rank's traffic under mpiPhases (one Allgather; every
-// rank gets the table, rank 0 reports it).
-func gatherCounters(comm *mpi.Comm, lay dist.Layout) ([]mpiRankReport, error) {
-	const k = 7 // int64 fields per phase
-	send := make([]int64, 0, k*len(mpiPhases))
-	for _, ph := range mpiPhases {
+// trafficFields is the number of int64 values trafficOf gives per phase.
+const trafficFields = 7
+
+// trafficOf returns this rank's counters under phases, trafficFields values each.
+func trafficOf(comm *mpi.Comm, phases []string) []int64 {
+	out := make([]int64, 0, trafficFields*len(phases))
+	for _, ph := range phases {
 		t := comm.Traffic(ph)
-		send = append(send, t.BytesSent, t.BytesRecv, t.Sends, t.Recvs, t.Collectives, t.CollectiveBytes, int64(t.Time))
+		out = append(out, t.BytesSent, t.BytesRecv, t.Sends, t.Recvs, t.Collectives, t.CollectiveBytes, int64(t.Time))
 	}
+	return out
+}
+
+// gatherCounters gathers every rank's counters send (trafficOf's values, for phases
+// repeated as often as send holds them) with one Allgather: every rank gets the table,
+// rank 0 reports it.
+func gatherCounters(comm *mpi.Comm, lay dist.Layout, phases []string, send []int64) ([]mpiRankReport, error) {
 	recv := make([]int64, len(send)*comm.Size())
 	if err := comm.AllgatherInt64(send, recv); err != nil {
 		return nil, err
 	}
+	per := len(send) / trafficFields
 	out := make([]mpiRankReport, comm.Size())
 	for r := range out {
 		lo, hi := lay.Range(r)
 		out[r] = mpiRankReport{Rank: r, BlockRows: hi - lo}
-		for i, ph := range mpiPhases {
-			v := recv[(r*len(mpiPhases)+i)*k:]
-			out[r].Phases = append(out[r].Phases, mpiPhaseReport{Phase: ph, BytesSent: v[0], BytesRecv: v[1], Sends: v[2], Recvs: v[3],
+		for i := 0; i < per; i++ {
+			v := recv[(r*per+i)*trafficFields:]
+			out[r].Phases = append(out[r].Phases, mpiPhaseReport{Phase: phases[i%len(phases)], BytesSent: v[0], BytesRecv: v[1], Sends: v[2], Recvs: v[3],
 				Collectives: v[4], CollectiveBytes: v[5], Seconds: time.Duration(v[6]).Seconds()})
 		}
 	}
 	return out, nil
+}
+
+// trueResidual returns ‖b − A·x‖/‖b‖ of distributed vectors, under the "residual"
+// phase (the phase is restored after).
+func trueResidual(comm *mpi.Comm, a *dist.Matrix, b, x []float64) (float64, error) {
+	defer comm.SetPhase(comm.SetPhase(mpiPhases[2]))
+	r := make([]float64, len(b))
+	if err := a.MulVec(x, r); err != nil {
+		return 0, err
+	}
+	for i := range r {
+		r[i] = b[i] - r[i]
+	}
+	rn, err := dist.Norm(comm, r)
+	if err != nil {
+		return 0, err
+	}
+	bn, err := dist.Norm(comm, b)
+	if err != nil {
+		return 0, err
+	}
+	return rn / nonzero(bn), nil
 }
 
 // gatherVector returns the whole vector whose rank parts x are distributed by lay in
@@ -310,11 +440,34 @@ func printMPISolve(w io.Writer, r *mpiSolveReport, slabs bool) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "phase\trank\tblock rows\tbytes sent\tbytes recv\tsends\trecvs\tcollectives\tcoll. bytes\tMPI s\t")
 	for i, ph := range mpiPhases {
+		if len(r.Steps) == 0 && slices.Contains(mpiStepPhases, ph) {
+			continue
+		}
 		for _, rk := range r.MPI {
 			t := rk.Phases[i]
 			fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%.4f\t\n", ph, rk.Rank, rk.BlockRows,
 				t.BytesSent, t.BytesRecv, t.Sends, t.Recvs, t.Collectives, t.CollectiveBytes, t.Seconds)
 		}
+	}
+	tw.Flush()
+	if len(r.Steps) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\nrecurring steps: new values, Update on every rank, Refresh of the distributed levels on their plans, solve from x = 0 (slowest rank's times; messages and bytes summed over the ranks)\n")
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "step\tassembly s\tre-setup s\trefresh s\tsolve s\titerations\trel. residual\tre-setup sends\tsolve sends\tsolve MB sent\tsolve collectives\tsolve MPI s (max)\t")
+	for _, st := range r.Steps {
+		var rs, ss, sb, sc int64
+		ms := 0.0
+		for _, rk := range st.MPI {
+			rs += rk.Phases[0].Sends
+			ss += rk.Phases[1].Sends
+			sb += rk.Phases[1].BytesSent
+			sc += rk.Phases[1].Collectives
+			ms = max(ms, rk.Phases[1].Seconds)
+		}
+		fmt.Fprintf(tw, "%d\t%.4f\t%.4f\t%.4f\t%.4f\t%d\t%.3e\t%d\t%d\t%.2f\t%d\t%.4f\t\n", st.Step, st.AssemblySeconds, st.SetupSeconds, st.RefreshSeconds,
+			st.SolveSeconds, st.Iterations, float64(st.RelativeResidual), rs, ss, float64(sb)/1e6, sc, ms)
 	}
 	tw.Flush()
 }

@@ -6,9 +6,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -129,7 +131,7 @@ func TestSolveMPI(t *testing.T) {
 // TestSolveMPIRefused checks that a flag the distributed solve does not run ends every
 // rank with exit 2 and the reason, rather than a hang.
 func TestSolveMPIRefused(t *testing.T) {
-	for _, flag := range [][]string{{"--steps", "1"}, {"--gpu"}} {
+	for _, flag := range [][]string{{"--manufactured"}, {"--gpu"}} {
 		_, stderr, code := mpiLaunch(t, 2, append([]string{"solve", "--ne", "4"}, flag...)...)
 		if code != exitBadInput {
 			t.Errorf("%v: exit %d, want %d\n%s", flag, code, exitBadInput, stderr)
@@ -149,5 +151,166 @@ func TestSolveMPIFailure(t *testing.T) {
 	}
 	if !strings.Contains(stderr, "rank 0 of 2") && !strings.Contains(stderr, "rank 1 of 2") {
 		t.Errorf("no rank said why:\n%s", stderr)
+	}
+}
+
+// mpiDataDir is ../shared/data seen from this package.
+const mpiDataDir = "../../../shared/data"
+
+// mpiDataCases are the systems of ../shared/data with the flags the serial solve
+// reads them with: every folder, and both PETSc ex56 sizes.
+var mpiDataCases = []struct {
+	name string
+	args []string
+}{
+	{"hypre_elast2d", []string{"--matrix", "hypre_elast2d/A.mtx", "--block-size", "2", "--nullspace", "hypre_elast2d/rbm3.mtx"}},
+	{"hypre_beam_tet_459", []string{"--matrix", "hypre_beam_tet_459/A.mtx", "--block-size", "3", "--nullspace", "hypre_beam_tet_459/B6.mtx", "--rhs", "hypre_beam_tet_459/b.mtx"}},
+	{"hypre_beam_hex_459", []string{"--matrix", "hypre_beam_hex_459/A.mtx", "--block-size", "3", "--coords", "hypre_beam_hex_459/coords.mtx", "--rhs", "hypre_beam_hex_459/b.mtx"}},
+	{"pyamg_bar", []string{"--matrix", "pyamg_bar/A.mtx", "--block-size", "3", "--nullspace", "pyamg_bar/B.mtx"}},
+	{"petsc_ex56_ne9", []string{"--matrix", "petsc_ex56/A_ne9.petsc", "--block-size", "3", "--coords", "petsc_ex56/coords_ne9.mtx", "--rhs", "petsc_ex56/b_ne9.petsc"}},
+	{"petsc_ex56_ne11", []string{"--matrix", "petsc_ex56/A_ne11.petsc", "--block-size", "3", "--coords", "petsc_ex56/coords_ne11.mtx", "--rhs", "petsc_ex56/b_ne11.petsc"}},
+}
+
+// dataArgs returns args with the file arguments of the flags that take one rooted at
+// ../shared/data.
+func dataArgs(args []string) []string {
+	out := slices.Clone(args)
+	for i := 1; i < len(out); i++ {
+		switch out[i-1] {
+		case "--matrix", "--nullspace", "--coords", "--rhs":
+			out[i] = filepath.Join(mpiDataDir, out[i])
+		}
+	}
+	return out
+}
+
+// mpiAgainstSerial runs `solve args --json --solution` serially and on two ranks,
+// twice, and checks the distributed runs against the serial one: the iterations of
+// the first solve and of every recurring step within one, the last solution within
+// 1e-8 relative, and the two distributed runs' solutions bitwise the same. It returns
+// the first distributed report.
+func mpiAgainstSerial(t *testing.T, args ...string) *mpiSolveReport {
+	t.Helper()
+	dir := t.TempDir()
+	serialX := filepath.Join(dir, "serial.mtx")
+	var out, errb bytes.Buffer
+	if code := run(append([]string{"solve", "--json", "--solution", serialX}, args...), &out, &errb); code != 0 {
+		t.Fatalf("serial solve %v: exit %d: %s", args, code, errb.String())
+	}
+	var serial solveReport
+	if err := json.Unmarshal(out.Bytes(), &serial); err != nil {
+		t.Fatal(err)
+	}
+	xs, err := matio.ReadDense(serialX)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var first *mpiSolveReport
+	var firstX []float64
+	for run := 0; run < 2; run++ {
+		path := filepath.Join(dir, fmt.Sprintf("x%d.mtx", run))
+		stdout, stderr, code := mpiLaunch(t, 2, append([]string{"solve", "--json", "--solution", path}, args...)...)
+		if code != 0 {
+			t.Fatalf("mpiexec -n 2 solve %v: exit %d\nstderr:\n%s", args, code, stderr)
+		}
+		var r mpiSolveReport
+		if err := json.Unmarshal([]byte(stdout), &r); err != nil {
+			t.Fatalf("stdout is not a JSON report: %v\n%s", err, stdout)
+		}
+		xd, err := matio.ReadDense(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if run == 1 {
+			for i := range xd.Data {
+				if math.Float64bits(xd.Data[i]) != math.Float64bits(firstX[i]) {
+					t.Fatalf("%v: the second run on 2 ranks differs at %d: %v vs %v", args, i, xd.Data[i], firstX[i])
+				}
+			}
+			break
+		}
+		first, firstX = &r, xd.Data
+		if d := r.Iterations - serial.Iterations; d < -1 || d > 1 || !(float64(r.RelativeResidual) <= 1e-8) {
+			t.Errorf("%v: %d iterations, residual %.3g on 2 ranks; serial %d, %.3g", args, r.Iterations, float64(r.RelativeResidual),
+				serial.Iterations, float64(serial.RelativeResidual))
+		}
+		if len(r.Steps) != len(serial.Steps) {
+			t.Fatalf("%v: %d steps on 2 ranks, serial %d", args, len(r.Steps), len(serial.Steps))
+		}
+		for k, st := range r.Steps {
+			if d := st.Iterations - serial.Steps[k].Iterations; d < -1 || d > 1 {
+				t.Errorf("%v: step %d: %d iterations on 2 ranks, serial %d", args, st.Step, st.Iterations, serial.Steps[k].Iterations)
+			}
+		}
+		if len(xd.Data) != len(xs.Data) {
+			t.Fatalf("%v: solution has %d values, serial %d", args, len(xd.Data), len(xs.Data))
+		}
+		d := relDiff(xd.Data, xs.Data)
+		if !(d <= 1e-8) {
+			t.Errorf("%v: solution differs from the serial one by %.3g relative", args, d)
+		}
+		t.Logf("serial %d iterations, 2 ranks %d; steps %d; solutions within %.2g", serial.Iterations, r.Iterations, len(r.Steps), d)
+	}
+	return first
+}
+
+// TestSolveMPIData runs every system of ../shared/data on two ranks against the
+// serial solve (mpiAgainstSerial).
+func TestSolveMPIData(t *testing.T) {
+	if _, err := os.Stat(mpiDataDir); err != nil {
+		t.Skip("../shared/data absent: skipping the distributed solves of its systems")
+	}
+	for _, dc := range mpiDataCases {
+		t.Run(dc.name, func(t *testing.T) {
+			mpiAgainstSerial(t, dataArgs(dc.args)...)
+		})
+	}
+}
+
+// TestSolveMPISteps checks --steps on two ranks against the serial recurring steps,
+// on ex56 (new values by re-assembly) and a matrix file (new values by scaling): every
+// step's iterations within one and the last solution within 1e-8, on a Gmsh mesh
+// (new values by re-assembly with new materials) too, and the step's
+// traffic reported per step and rank: a re-setup that sends nothing (every plan is
+// reused) and a solve that does.
+func TestSolveMPISteps(t *testing.T) {
+	cases := [][]string{{"--ne", "8", "--steps", "2"},
+		{"--mesh", meshData + "cube_tet4.msh", "--fix", "fixed", "--traction", "load:0,0.5,-1", "--material", "0.7,0.3", "--steps", "2"}}
+	if _, err := os.Stat(mpiDataDir); err == nil {
+		cases = append(cases, append(dataArgs(mpiDataCases[2].args), "--steps", "2"))
+	}
+	for _, args := range cases {
+		r := mpiAgainstSerial(t, args...)
+		if r == nil {
+			continue
+		}
+		if r.ResetupSeconds <= 0 {
+			t.Errorf("%v: re-setup time %g", args, r.ResetupSeconds)
+		}
+		for _, st := range r.Steps {
+			if len(st.MPI) != 2 {
+				t.Fatalf("%v: step %d has counters of %d ranks, want 2", args, st.Step, len(st.MPI))
+			}
+			for _, rk := range st.MPI {
+				if len(rk.Phases) != 2 || rk.Phases[0].Phase != "re-setup" || rk.Phases[1].Phase != "step solve" {
+					t.Fatalf("%v: step %d rank %d phases %+v", args, st.Step, rk.Rank, rk.Phases)
+				}
+				if rs := rk.Phases[0]; rs.Sends != 0 || rs.Recvs != 0 || rs.Collectives != 0 {
+					t.Errorf("%v: step %d rank %d: the re-setup communicated (%+v); every plan should be reused", args, st.Step, rk.Rank, rs)
+				}
+				if ss := rk.Phases[1]; ss.Sends == 0 || ss.Collectives == 0 {
+					t.Errorf("%v: step %d rank %d: the solve counted no messages (%+v)", args, st.Step, rk.Rank, ss)
+				}
+			}
+		}
+		for _, rk := range r.MPI {
+			var sum int64
+			for _, st := range r.Steps {
+				sum += st.MPI[rk.Rank].Phases[1].Sends
+			}
+			if got := rk.Phases[slices.Index(mpiPhases, "step solve")].Sends; got != sum {
+				t.Errorf("%v: rank %d: step solve phase %d sends, the steps' sum %d", args, rk.Rank, got, sum)
+			}
+		}
 	}
 }

@@ -73,6 +73,16 @@
 // factor. Nothing travels: the step's communication is its solve's. A refreshed
 // hierarchy is bitwise the one NewHierarchy would make from the updated serial one.
 //
+// # Launch check
+//
+// Ranks that hold different matrices would agree halo plans that do not fit
+// together, which can hang or give a wrong answer, so a launch first compares what
+// its ranks hold: Digest hashes numbers, strings and matrices the same way on every
+// machine, and Agree gathers one sum per rank and fails every rank alike, with
+// ErrMismatch naming the ranks that differ from rank 0. A rank that dies ends the
+// launch through OpenMPI (mpiexec kills the others); one that stalls, or never starts
+// MPI, through package mpi's watchdog (SetWatchdog).
+//
 // # Not done yet
 //
 // The distributed SA set-up, to replace the replicated one (aggregation within each
@@ -94,5 +104,7 @@
 // step solve, summed and per step). Its inputs are the serial solve's: ex56, a matrix
 // file with its near-null space or coordinates and right-hand side, or a Gmsh mesh.
 // --steps runs the serial step's new values and Update on every rank, then Refresh
-// and a distributed solve.
+// and a distributed solve. Before anything else the ranks Agree on the program (the
+// executable's bytes, the Go release, the MPI library), the options and, once loaded,
+// the inputs; every MPI call is bounded by --mpi-timeout (5 minutes by default).
 package dist

@@ -63,6 +63,7 @@ type solveConfig struct {
 	half        bool   // --galerkin-half
 	solution    string // --solution: write the last solve's x here
 	meshFlags   meshFlags
+	mpi         mpiFlags // under mpiexec
 }
 
 // problem is what solve works on: the matrix, its right-hand side and near-null space,
@@ -106,7 +107,7 @@ func (p *problem) blockSize() int {
 func runSolve(args []string, stdout, stderr io.Writer) error {
 	cfg := solveConfig{kry: krylov.DefaultOptions(), amg: amg.DefaultOptions()}
 	fs := newFlags("solve", "[--ne N --alpha A | --matrix FILE [--block-size b] [--coords FILE | --nullspace FILE] [--rhs FILE]] [flags]", stderr)
-	addMPIUsage(fs, stderr)
+	cfg.mpi.register(fs, stderr)
 	cfg.meshFlags.register(fs)
 	fs.IntVar(&cfg.ne, "ne", defaultSolveNe, "ex56 problem: elements per side of the unit cube")
 	fs.Float64Var(&cfg.alpha, "alpha", fem.Ex56(1).Alpha, "ex56 problem: modulus factor inside the soft sphere")
@@ -160,9 +161,7 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if mpiWorldSize() > 1 {
-		set := map[string]bool{}
-		fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-		return solveMPI(&cfg, set, stdout, stderr)
+		return solveMPI(&cfg, fs, stdout, stderr)
 	}
 	if cfg.gpu {
 		return solveGPU(&cfg, stdout, stderr)

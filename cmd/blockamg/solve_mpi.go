@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"slices"
 	"strconv"
 	"text/tabwriter"
@@ -33,17 +34,82 @@ under mpiexec (OpenMPI, mpiexec -n N blockamg solve ..., N > 1; CPU only):
   MPI traffic per phase (--json: "ranks", "mpi"). --steps N repeats new values,
   Update on every rank and a refresh of the distributed levels on their halo
   plans, then the solve, with each step's traffic per rank ("steps"[].mpi).
+  The ranks first compare digests of the executable, the options and the inputs
+  and all end with exit 2 when one differs; a rank that waits longer than
+  --mpi-timeout in one MPI call (a peer died, stalled or never started) ends
+  with exit 2, and mpiexec ends the others.
   --gpu, --host-setup, --gpu-galerkin, --plot, --manufactured, --w-stats, --atol,
   --smoother other than chebyshev and --smoother-f32 are refused (exit 2).
 `
 
-// addMPIUsage appends mpiUsage to fs's usage.
-func addMPIUsage(fs *flag.FlagSet, stderr io.Writer) {
+// mpiFlags are solve's flags for a run under mpiexec.
+type mpiFlags struct {
+	timeout time.Duration // --mpi-timeout
+}
+
+// defaultMPITimeout bounds one blocking MPI call by default: far above any wait of a
+// healthy run (ranks do the same work between two collectives), short enough that a
+// broken launch ends on its own.
+const defaultMPITimeout = 5 * time.Minute
+
+// register adds the flags to fs and mpiUsage to its usage.
+func (m *mpiFlags) register(fs *flag.FlagSet, stderr io.Writer) {
+	fs.DurationVar(&m.timeout, "mpi-timeout", defaultMPITimeout,
+		"under mpiexec: end this rank with an error when one MPI call blocks longer (a peer died, stalled or never started MPI; 0: wait forever)")
 	usage := fs.Usage
 	fs.Usage = func() {
 		usage()
 		fmt.Fprint(stderr, mpiUsage)
 	}
+}
+
+// inputFlags name files: the launch check compares the files' contents (the inputs'
+// digest) rather than their names, and only rank 0 writes the outputs.
+var inputFlags = map[string]bool{"matrix": true, "coords": true, "nullspace": true, "rhs": true, "mesh": true,
+	"solution": true, "vtu": true, "png": true}
+
+// optionsDigest is the digest of every flag's value but inputFlags', in flag order:
+// the same on ranks that run the same options, however they were spelled.
+func optionsDigest(fs *flag.FlagSet) uint64 {
+	var d dist.Digest
+	fs.VisitAll(func(f *flag.Flag) {
+		if !inputFlags[f.Name] {
+			d.String(f.Name + "=" + f.Value.String())
+		}
+	})
+	return d.Sum()
+}
+
+// programDigest is the digest of this executable's bytes, the Go release it was built
+// with and the MPI library's version line: ranks that run different builds differ.
+func programDigest(comm *mpi.Comm) (uint64, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return 0, fmt.Errorf("launch check: %w", err)
+	}
+	data, err := os.ReadFile(exe)
+	if err != nil {
+		return 0, fmt.Errorf("launch check: %w", err)
+	}
+	var d dist.Digest
+	d.Bytes(data)
+	d.String(runtime.Version())
+	d.String(comm.LibraryVersion())
+	return d.Sum(), nil
+}
+
+// inputsDigest is the digest of the problem every rank loaded: its matrix, near-null
+// space and right-hand side.
+func inputsDigest(p *problem) uint64 {
+	var d dist.Digest
+	d.Matrix(p.A)
+	if p.ns != nil {
+		d.Int(p.ns.Rows)
+		d.Int(p.ns.Cols)
+		d.Float64s(p.ns.Data)
+	}
+	d.Float64s(p.b)
+	return d.Sum()
 }
 
 // mpiWorldSize returns the world size OpenMPI's mpiexec gives this process in
@@ -156,16 +222,32 @@ type mpiSolveReport struct {
 // once MPI is initialised ends the whole world with MPI_Abort(2), after this rank has
 // printed it on stderr: a rank that returned instead would leave the others waiting in
 // a collective.
-func solveMPI(c *solveConfig, set map[string]bool, stdout, stderr io.Writer) error {
+func solveMPI(c *solveConfig, fs *flag.FlagSet, stdout, stderr io.Writer) error {
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	if err := c.checkMPIFlags(set); err != nil {
 		return err
 	}
+	// The watchdog covers MPI_Init_thread too, which never returns while a rank of the
+	// launch has not started MPI; the rank is known from mpiexec's environment.
+	rank := os.Getenv("OMPI_COMM_WORLD_RANK")
+	mpi.SetWatchdog(c.mpi.timeout, func(call string, waited time.Duration) {
+		if cli.LineOpen(stderr) {
+			fmt.Fprintln(stderr)
+		}
+		fmt.Fprintf(stderr, "blockamg solve: rank %s of %d: %s has waited %v for the other ranks (--mpi-timeout %v): one of them died, stalled, or runs another program; ending this rank\n",
+			rank, mpiWorldSize(), call, waited.Round(time.Second), c.mpi.timeout)
+		if f, ok := stdout.(*os.File); ok {
+			_ = f.Sync()
+		}
+		os.Exit(exitBadInput)
+	})
 	comm, err := mpi.Init()
 	if err != nil {
 		// No world to abort: each rank fails alone, and mpiexec ends the others.
 		return fmt.Errorf("mpiexec: %w", err)
 	}
-	if err := solveOnWorld(c, comm, stdout, stderr); err != nil {
+	if err := solveOnWorld(c, fs, comm, stdout, stderr); err != nil {
 		if cli.LineOpen(stderr) {
 			fmt.Fprintln(stderr)
 		}
@@ -186,22 +268,38 @@ func solveMPI(c *solveConfig, set map[string]bool, stdout, stderr io.Writer) err
 // sets the serial hierarchy up whole (the interim, replicated set-up of package
 // dist), slices it by an even split of the fine block rows, and solves with dist.CG
 // preconditioned by the distributed V-cycle. Rank 0 reports.
-func solveOnWorld(c *solveConfig, comm *mpi.Comm, stdout, stderr io.Writer) error {
+func solveOnWorld(c *solveConfig, fs *flag.FlagSet, comm *mpi.Comm, stdout, stderr io.Writer) error {
 	me, size := comm.Rank(), comm.Size()
 	root := me == 0
 	if !root {
 		stdout, stderr = io.Discard, io.Discard
+	}
+	// The launch check, before any plan is agreed: ranks of other builds, options or
+	// inputs would agree halo plans that do not fit together (a hang or a wrong
+	// answer). Under the set-up phase: three small Allgathers.
+	comm.SetPhase(mpiPhases[0])
+	prog, err := programDigest(comm)
+	if err != nil {
+		return err
+	}
+	if err := dist.Agree(comm, "programs (executable, Go release, MPI library)", prog); err != nil {
+		return err
+	}
+	if err := dist.Agree(comm, "options", optionsDigest(fs)); err != nil {
+		return err
 	}
 	pr := progress{w: stderr, on: root && !c.quiet && !c.jsonOut}
 	p, err := loadProblem(c, pr)
 	if err != nil {
 		return err
 	}
+	if err := dist.Agree(comm, "inputs (matrix, near-null space, right-hand side)", inputsDigest(p)); err != nil {
+		return err
+	}
 	n := p.rows()
 	pr.on = pr.on && n >= 100_000
 	c.amg.Symmetric = c.half && p.A.CheckSymmetric() == nil
 
-	comm.SetPhase(mpiPhases[0])
 	t := time.Now()
 	s, err := blockamg.NewSolver(p.A, p.ns, c.solverOptions(nil))
 	if err != nil {

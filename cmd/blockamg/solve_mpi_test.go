@@ -36,6 +36,13 @@ func TestMain(m *testing.M) {
 // and the launch's exit status.
 func mpiLaunch(t *testing.T, n int, args ...string) (string, string, int) {
 	t.Helper()
+	return mpiLaunchApps(t, append([]string{"-n", fmt.Sprint(n), os.Args[0]}, args...))
+}
+
+// mpiLaunchApps is mpiLaunch for mpiexec's application list apps (MPMD: "-n", "1",
+// program, args…, ":", "-n", "1", …), every program run as the blockamg command.
+func mpiLaunchApps(t *testing.T, apps []string) (string, string, int) {
+	t.Helper()
 	mpiexec, err := exec.LookPath("mpiexec")
 	if err != nil {
 		t.Skip("mpiexec not found in PATH")
@@ -45,7 +52,7 @@ func mpiLaunch(t *testing.T, n int, args ...string) (string, string, int) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, mpiexec, append([]string{"--allow-run-as-root", "--oversubscribe", "-n", fmt.Sprint(n), os.Args[0]}, args...)...)
+	cmd := exec.CommandContext(ctx, mpiexec, append([]string{"--allow-run-as-root", "--oversubscribe"}, apps...)...)
 	// mpiexec ends its ranks on SIGTERM; SIGKILL only if it does not exit in time.
 	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
 	cmd.WaitDelay = 10 * time.Second
@@ -54,7 +61,7 @@ func mpiLaunch(t *testing.T, n int, args ...string) (string, string, int) {
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err = cmd.Run()
 	if ctx.Err() != nil {
-		t.Fatalf("mpiexec -n %d blockamg %v: no end within the timeout\nstdout:\n%s\nstderr:\n%s", n, args, out.String(), errb.String())
+		t.Fatalf("mpiexec %v: no end within the timeout\nstdout:\n%s\nstderr:\n%s", apps, out.String(), errb.String())
 	}
 	code := 0
 	var ee *exec.ExitError
@@ -314,3 +321,111 @@ func TestSolveMPISteps(t *testing.T) {
 		}
 	}
 }
+
+// TestSolveMPIMismatch launches two ranks that do not run the same thing and checks
+// that the launch ends with exit 2 within the timeout, every rank that got to say it
+// naming what differs: other options (--rtol), other inputs under the same options
+// (two matrix files of one size), another build of the program (the executable with
+// one byte more), and a rank that runs another command and exits without starting
+// MPI (the others' watchdog ends them).
+func TestSolveMPIMismatch(t *testing.T) {
+	if _, err := exec.LookPath("mpiexec"); err != nil {
+		t.Skip("mpiexec not found in PATH")
+	}
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.mtx"), filepath.Join(dir, "b.mtx")
+	os.WriteFile(a, []byte("%%MatrixMarket matrix coordinate real symmetric\n2 2 3\n1 1 4\n2 1 1\n2 2 4\n"), 0o644)
+	os.WriteFile(b, []byte("%%MatrixMarket matrix coordinate real symmetric\n2 2 3\n1 1 4\n2 1 1\n2 2 5\n"), 0o644)
+	other := filepath.Join(dir, "blockamg-other")
+	exe, err := os.ReadFile(os.Args[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(other, append(exe, 0), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	me := os.Args[0]
+	app := func(prog string, args ...string) []string { return append([]string{"-n", "1", prog}, args...) }
+	both := func(x, y []string) []string { return append(append(x, ":"), y...) }
+	for _, tc := range []struct {
+		name string
+		apps []string
+		want string
+	}{
+		{"options", both(app(me, "solve", "--ne", "4"), app(me, "solve", "--ne", "4", "--rtol", "1e-9")), "the options of rank 1 differ"},
+		{"inputs", both(app(me, "solve", "--matrix", a), app(me, "solve", "--matrix", b)), "the inputs (matrix, near-null space, right-hand side) of rank 1 differ"},
+		{"sizes", both(app(me, "solve", "--ne", "4"), app(me, "solve", "--ne", "5")), "the options of rank 1 differ"},
+		{"program", both(app(me, "solve", "--ne", "4"), app(other, "solve", "--ne", "4")), "the programs (executable, Go release, MPI library) of rank 1 differ"},
+		{"rank exits early", both(app(me, "solve", "--ne", "4", "--mpi-timeout", "3s"), app(me, "info", a)),
+			"MPI_Init_thread has waited 3s for the other ranks (--mpi-timeout 3s)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t0 := time.Now()
+			_, stderr, code := mpiLaunchApps(t, tc.apps)
+			if code != exitBadInput {
+				t.Errorf("exit %d, want %d\n%s", code, exitBadInput, stderr)
+			}
+			if !strings.Contains(stderr, tc.want) || !strings.Contains(stderr, "blockamg solve: rank ") {
+				t.Errorf("no rank said %q:\n%s", tc.want, stderr)
+			}
+			t.Logf("ended in %v", time.Since(t0).Round(time.Millisecond))
+		})
+	}
+}
+
+// TestSolveMPIKilledRank SIGKILLs rank 1 of a running distributed solve and checks
+// that the launch ends with a failure and OpenMPI's report of the signal, well within
+// the timeout, rather than rank 0 waiting for its peer.
+func TestSolveMPIKilledRank(t *testing.T) {
+	mpiexec, err := exec.LookPath("mpiexec")
+	if err != nil {
+		t.Skip("mpiexec not found in PATH")
+	}
+	if err := mpi.Load(); err != nil {
+		t.Skip(err.Error())
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, mpiexec, "--allow-run-as-root", "--oversubscribe", "-n", "2", os.Args[0],
+		"solve", "-q", "--ne", "12", "--steps", maxSolveStepsArg())
+	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
+	cmd.WaitDelay = 10 * time.Second
+	cmd.Env = append(os.Environ(), envAsCommand+"=1", "GOMAXPROCS=1")
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// mpiexec starts the ranks as its own children; rank 1 is the second, once both run.
+	var victim int
+	for deadline := time.Now().Add(20 * time.Second); victim == 0 && time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+		data, _ := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/children", cmd.Process.Pid, cmd.Process.Pid))
+		if pids := strings.Fields(string(data)); len(pids) == 2 {
+			time.Sleep(time.Second) // into the solve steps
+			fmt.Sscan(pids[1], &victim)
+		}
+	}
+	if victim == 0 {
+		cmd.Process.Signal(syscall.SIGTERM)
+		cmd.Wait()
+		t.Skip("could not find the ranks among mpiexec's children (/proc)")
+	}
+	t0 := time.Now()
+	if err := syscall.Kill(victim, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	err = cmd.Wait()
+	if ctx.Err() != nil {
+		t.Fatalf("no end within the timeout after rank 1 was killed:\n%s", errb.String())
+	}
+	if err == nil {
+		t.Fatalf("exit 0 after rank 1 was killed:\n%s", errb.String())
+	}
+	if !strings.Contains(errb.String(), "signal 9") {
+		t.Errorf("mpiexec did not report the killed rank:\n%s", errb.String())
+	}
+	t.Logf("ended %v after the kill: %v", time.Since(t0).Round(time.Millisecond), err)
+}
+
+// maxSolveStepsArg is --steps at its limit: a run that outlasts the test.
+func maxSolveStepsArg() string { return fmt.Sprint(maxSolveSteps) }

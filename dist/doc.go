@@ -83,6 +83,17 @@
 // launch through OpenMPI (mpiexec kills the others); one that stalls, or never starts
 // MPI, through package mpi's watchdog (SetWatchdog).
 //
+// # Scaling model
+//
+// Model predicts the weak scaling of the recurring step from a measured run:
+// LevelShapes gives each level's rows, halos and stored blocks per row from the plans,
+// and the caller measures one CG iteration's computation and the Update (`mpiexec -n 2
+// blockamg-bench scaling`). WeakScaling gives every rank a cube of the measured load,
+// scales the measured one-face halos to a cube's faces, edges and corners, and costs
+// the exchanges and collectives on a Network (latency, per-message overhead,
+// bandwidth), with iterations growing as fitted (IterationFit) and one level added per
+// coarsening ratio.
+//
 // # Not done yet
 //
 // The distributed SA set-up, to replace the replicated one (aggregation within each

@@ -128,3 +128,34 @@ func TestHierarchyRefresh(t *testing.T) {
 		}
 	})
 }
+
+// TestLevelShapes: the scaling model's shapes are the plans' figures: every level's
+// rows add up over the ranks to the serial level's, the ghost counts are the halos'
+// receives, and the stored blocks per row add up to the serial operator's.
+func TestLevelShapes(t *testing.T) {
+	mpitest.Run(t, []int{2}, func(t *testing.T, c *mpi.Comm) {
+		s, _ := reference(t, 9)
+		h := s.Hierarchy()
+		d, err := dist.NewHierarchy(c, h, dist.EvenLayout(h.Levels[0].A.BlockRows, c.Size()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for l, sh := range d.LevelShapes() {
+			L, lv := h.Levels[l], d.Levels[l]
+			sums := []int64{int64(sh.Rows), int64(math.Round(sh.ANnzRow * float64(sh.Rows)))}
+			if err := c.AllreduceInt64(mpi.Sum, sums); err != nil {
+				t.Fatal(err)
+			}
+			if sums[0] != int64(L.A.BlockRows) || sums[1] != L.A.NNZBlocks() {
+				t.Errorf("level %d: %d rows and %d blocks over the ranks, serial %d and %d", l, sums[0], sums[1], L.A.BlockRows, L.A.NNZBlocks())
+			}
+			if sh.AHalo != len(lv.A.GhostCols) || sh.Block != L.A.R {
+				t.Errorf("level %d: A halo %d (ghosts %d), block %d (serial %d)", l, sh.AHalo, len(lv.A.GhostCols), sh.Block, L.A.R)
+			}
+			if lv.P != nil && (sh.PHalo != len(lv.P.GhostCols) || sh.RHalo != len(lv.PT.GhostCols) || sh.NextBlock != L.P.C) {
+				t.Errorf("level %d: P halo %d (ghosts %d), Pᵀ halo %d (ghosts %d), next block %d (P has %d columns a block)",
+					l, sh.PHalo, len(lv.P.GhostCols), sh.RHalo, len(lv.PT.GhostCols), sh.NextBlock, L.P.C)
+			}
+		}
+	})
+}

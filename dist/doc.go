@@ -94,11 +94,22 @@
 // bandwidth), with iterations growing as fitted (IterationFit) and one level added per
 // coarsening ratio.
 //
+// # Distributed set-up: coarsening
+//
+// Coarsen is the first step of the set-up that is to replace the replicated one: on
+// each rank, amg's Strength on the local part of the operator (the couplings between
+// the rank's own rows), amg's Aggregate on that graph and amg's Tentative on the
+// rank's rows of the near-null space, so that no aggregate crosses a rank (PETSc
+// GAMG's and AMGX's choice); one Allgather of the aggregate counts gives the coarse
+// layout, each rank owning its aggregates. The tentative prolongator has no ghost
+// column. On one rank it is the serial set-up's level bit for bit; on more, the
+// serial functions on the serial strength graph without its edges between ranks.
+//
 // # Not done yet
 //
-// The distributed SA set-up, to replace the replicated one (aggregation within each
-// rank, P with ghost rows, PᵀAP with remote rows gathered once per pattern), and with
-// it a recurring step whose Update runs on each rank's rows; gathering coarse levels onto fewer ranks as they shrink, rather than
+// The rest of the distributed SA set-up: P smoothed with the ghost rows of P_tent,
+// the λ estimate distributed, PᵀAP with remote rows gathered once per pattern, and
+// with it a recurring step whose Update runs on each rank's rows; gathering coarse levels onto fewer ranks as they shrink, rather than
 // splitting every level over all ranks; smoothers other than Chebyshev and float32
 // smoothing in the distributed cycle; slab and graph partitioning of meshes (the
 // command line splits block rows evenly, which is slabs for ex56 only); NCCL between

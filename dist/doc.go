@@ -104,11 +104,14 @@
 // layout, each rank owning its aggregates. The tentative prolongator has no ghost
 // column. On one rank it is the serial set-up's level bit for bit; on more, the
 // serial functions on the serial strength graph without its edges between ranks.
+// The smoother's set-up is distributed too: InvertDiag inverts this rank's diagonal
+// blocks as amg does (the same bits), and EstimateEigenvalues runs amg's CG–Lanczos
+// estimate of λ(D⁻¹A) on the distributed operator, from the same start vector.
 //
 // # Not done yet
 //
 // The rest of the distributed SA set-up: P smoothed with the ghost rows of P_tent,
-// the λ estimate distributed, PᵀAP with remote rows gathered once per pattern, and
+// PᵀAP with remote rows gathered once per pattern, and
 // with it a recurring step whose Update runs on each rank's rows; gathering coarse levels onto fewer ranks as they shrink, rather than
 // splitting every level over all ranks; smoothers other than Chebyshev and float32
 // smoothing in the distributed cycle; slab and graph partitioning of meshes (the

@@ -107,11 +107,14 @@
 // The smoother's set-up is distributed too: InvertDiag inverts this rank's diagonal
 // blocks as amg does (the same bits), and EstimateEigenvalues runs amg's CG–Lanczos
 // estimate of λ(D⁻¹A) on the distributed operator, from the same start vector.
+// SmoothProlongator smooths the tentative prolongator, P = (I − ω·D⁻¹A)·P_tent, with
+// the rows of P_tent that the operator's ghost columns name fetched from their owners
+// over the operator's own halo plan (GhostRows: row lengths, then columns and
+// values).
 //
 // # Not done yet
 //
-// The rest of the distributed SA set-up: P smoothed with the ghost rows of P_tent,
-// PᵀAP with remote rows gathered once per pattern, and
+// The rest of the distributed SA set-up: PᵀAP with remote rows gathered once per pattern, and
 // with it a recurring step whose Update runs on each rank's rows; gathering coarse levels onto fewer ranks as they shrink, rather than
 // splitting every level over all ranks; smoothers other than Chebyshev and float32
 // smoothing in the distributed cycle; slab and graph partitioning of meshes (the

@@ -110,16 +110,20 @@
 // SmoothProlongator smooths the tentative prolongator, P = (I − ω·D⁻¹A)·P_tent, with
 // the rows of P_tent that the operator's ghost columns name fetched from their owners
 // over the operator's own halo plan (GhostRows: row lengths, then columns and
-// values).
+// values). Galerkin forms Ac = Pᵀ·A·P: W = A·P on each rank's rows with P's fetched
+// rows, then Pᵀ·W's partial rows sent to the owners of their coarse rows, which add
+// them in rank order; Transpose gathers the restriction's rows the same way.
 //
 // # Not done yet
 //
-// The rest of the distributed SA set-up: PᵀAP with remote rows gathered once per pattern, and
-// with it a recurring step whose Update runs on each rank's rows; gathering coarse levels onto fewer ranks as they shrink, rather than
-// splitting every level over all ranks; smoothers other than Chebyshev and float32
-// smoothing in the distributed cycle; slab and graph partitioning of meshes (the
-// command line splits block rows evenly, which is slabs for ex56 only); NCCL between
-// GPUs.
+// The rest of the distributed SA set-up: these steps chained level by level into a
+// Hierarchy (the coarsest operator gathered and factored), their communication plans
+// kept so that the recurring step's Update runs on each rank's rows (today the
+// Galerkin product and the ghost rows agree their patterns on every call); gathering
+// coarse levels onto fewer ranks as they shrink, rather than splitting every level
+// over all ranks; smoothers other than Chebyshev and float32 smoothing in the
+// distributed cycle; slab and graph partitioning of meshes (the command line splits
+// block rows evenly, which is slabs for ex56 only); NCCL between GPUs.
 //
 // # Command line
 //

@@ -10,10 +10,12 @@ import (
 	"runtime"
 	"slices"
 	"strconv"
+	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/blockamg/blockamg"
+	"github.com/blockamg/blockamg/amg"
 	"github.com/blockamg/blockamg/amg/cycle"
 	"github.com/blockamg/blockamg/dist"
 	"github.com/blockamg/blockamg/dist/mpi"
@@ -38,13 +40,16 @@ under mpiexec (OpenMPI, mpiexec -n N blockamg solve ..., N > 1; CPU only):
   and all end with exit 2 when one differs; a rank that waits longer than
   --mpi-timeout in one MPI call (a peer died, stalled or never started) ends
   with exit 2, and mpiexec ends the others.
+  --dist-setup sets the hierarchy up from each rank's rows instead (dist.Setup:
+  aggregation within each rank; no --steps with it).
   --gpu, --host-setup, --gpu-galerkin, --plot, --manufactured, --w-stats, --atol,
   --smoother other than chebyshev and --smoother-f32 are refused (exit 2).
 `
 
 // mpiFlags are solve's flags for a run under mpiexec.
 type mpiFlags struct {
-	timeout time.Duration // --mpi-timeout
+	timeout   time.Duration // --mpi-timeout
+	distSetup bool          // --dist-setup
 }
 
 // defaultMPITimeout bounds one blocking MPI call by default: far above any wait of a
@@ -56,11 +61,30 @@ const defaultMPITimeout = 5 * time.Minute
 func (m *mpiFlags) register(fs *flag.FlagSet, stderr io.Writer) {
 	fs.DurationVar(&m.timeout, "mpi-timeout", defaultMPITimeout,
 		"under mpiexec: end this rank with an error when one MPI call blocks longer (a peer died, stalled or never started MPI; 0: wait forever)")
+	fs.BoolVar(&m.distSetup, "dist-setup", false,
+		"under mpiexec: set the hierarchy up from each rank's rows (aggregation within each rank, P smoothed and PᵀAP formed distributed) instead of the serial set-up on every rank; not with --steps")
 	usage := fs.Usage
 	fs.Usage = func() {
 		usage()
 		fmt.Fprint(stderr, mpiUsage)
 	}
+}
+
+// distributedSetup sets the hierarchy up with dist.Setup from this rank's rows of the
+// problem every rank loaded: its block rows of A by lay and of the near-null space as
+// amg.CheckInput leaves it (orthonormalised; constant modes when none was given).
+func distributedSetup(c *solveConfig, comm *mpi.Comm, p *problem, lay dist.Layout) (*dist.Hierarchy, error) {
+	ns, err := amg.CheckInput(p.A, p.ns)
+	if err != nil {
+		return nil, err
+	}
+	lo, hi := lay.Range(comm.Rank())
+	a, err := dist.NewMatrix(comm, lay, dist.Slice(p.A, lo, hi))
+	if err != nil {
+		return nil, err
+	}
+	bk := p.A.R * ns.Cols
+	return dist.Setup(a, ns.Data[lo*bk:hi*bk], ns.Cols, c.amg)
 }
 
 // inputFlags name files: the launch check compares the files' contents (the inputs'
@@ -135,6 +159,9 @@ var mpiStepPhases = mpiPhases[3:]
 // checkMPIFlags refuses, before MPI is initialised (so every rank refuses by itself
 // and none waits for another), the flags the distributed solve does not run.
 func (c *solveConfig) checkMPIFlags(set map[string]bool) error {
+	if c.mpi.distSetup && c.steps > 0 {
+		return fmt.Errorf("--steps with --dist-setup: %w (the distributed set-up does not keep its plans for a re-setup yet)", errNotUnderMPI)
+	}
 	for _, f := range []struct {
 		name string
 		on   bool
@@ -300,20 +327,26 @@ func solveOnWorld(c *solveConfig, fs *flag.FlagSet, comm *mpi.Comm, stdout, stde
 	pr.on = pr.on && n >= 100_000
 	c.amg.Symmetric = c.half && p.A.CheckSymmetric() == nil
 
-	t := time.Now()
-	s, err := blockamg.NewSolver(p.A, p.ns, c.solverOptions(nil))
-	if err != nil {
-		return err
-	}
-	defer s.Close()
-	serialSetup := time.Since(t)
-	h := s.Hierarchy()
 	// ex56 numbers its nodes z-major, so an even split of the block rows is a split of
 	// the cube into slabs along z; a matrix file or a mesh is split as it is numbered.
 	lay := dist.EvenLayout(p.A.BlockRows, size)
-	dh, err := dist.NewHierarchy(comm, h, lay)
-	if err != nil {
-		return err
+	t := time.Now()
+	var s *blockamg.Solver
+	var dh *dist.Hierarchy
+	var serialSetup time.Duration
+	if c.mpi.distSetup {
+		if dh, err = distributedSetup(c, comm, p, lay); err != nil {
+			return err
+		}
+	} else {
+		if s, err = blockamg.NewSolver(p.A, p.ns, c.solverOptions(nil)); err != nil {
+			return err
+		}
+		defer s.Close()
+		serialSetup = time.Since(t)
+		if dh, err = dist.NewHierarchy(comm, s.Hierarchy(), lay); err != nil {
+			return err
+		}
 	}
 	setup := time.Since(t)
 
@@ -411,9 +444,13 @@ func solveOnWorld(c *solveConfig, fs *flag.FlagSet, comm *mpi.Comm, stdout, stde
 		Problem: p.name, Unknowns: n, BlockSize: bs, NullSpace: bs, Threads: workersOf(c.threads), Ranks: size,
 		Iterations: res.Iterations, RelativeResidual: number(rel),
 		SerialSetupSeconds: times[0], SetupSeconds: times[1], SolveSeconds: times[2],
-		SymmetricGalerkin: c.amg.Symmetric, Levels: len(h.Levels),
+		SymmetricGalerkin: c.amg.Symmetric, Levels: len(dh.Levels),
 		SetupMode: "replicated: every rank runs the serial set-up on the whole matrix and keeps its rows",
 		MPI:       ranks, Steps: steps,
+	}
+	if c.mpi.distSetup {
+		rep.SymmetricGalerkin = false
+		rep.SetupMode = "distributed: each rank aggregates, smooths P and forms its rows of PᵀAP from its own rows (dist.Setup)"
 	}
 	if len(steps) > 0 {
 		var rs []float64
@@ -531,10 +568,19 @@ func printMPISolve(w io.Writer, r *mpiSolveReport, slabs bool) {
 		split = "even ranges of block rows: slabs along z (ex56 numbers its nodes z-major)"
 	}
 	fmt.Fprintf(w, "%s: %d unknowns, %d×%d blocks, %d near-null vectors, %d ranks\n", r.Problem, r.Unknowns, r.BlockSize, r.BlockSize, r.NullSpace, r.Ranks)
-	fmt.Fprintf(w, "fine level split into %s; coarse levels split evenly; coarsest solved redundantly\n", split)
-	fmt.Fprintf(w, "set-up: interim, replicated: every rank ran the serial AMG set-up on the whole matrix (%d levels) and keeps its rows\n\n", r.Levels)
+	if strings.HasPrefix(r.SetupMode, "distributed") {
+		fmt.Fprintf(w, "fine level split into %s; each coarse level owned as its aggregates are (within each rank); coarsest solved redundantly\n", split)
+		fmt.Fprintf(w, "set-up: distributed (--dist-setup): each rank aggregated its own rows, smoothed P and formed its rows of PᵀAP (%d levels)\n\n", r.Levels)
+	} else {
+		fmt.Fprintf(w, "fine level split into %s; coarse levels split evenly; coarsest solved redundantly\n", split)
+		fmt.Fprintf(w, "set-up: interim, replicated: every rank ran the serial AMG set-up on the whole matrix (%d levels) and keeps its rows\n\n", r.Levels)
+	}
 	fmt.Fprintf(w, "distributed PCG + V-cycle: %d iterations, relative true residual ‖b−Ax‖/‖b‖ = %.3g\n", r.Iterations, float64(r.RelativeResidual))
-	fmt.Fprintf(w, "set-up %.3f s (serial set-up %.3f s of it), solve %.3f s (slowest rank)\n\n", r.SetupSeconds, r.SerialSetupSeconds, r.SolveSeconds)
+	if r.SerialSetupSeconds > 0 {
+		fmt.Fprintf(w, "set-up %.3f s (serial set-up %.3f s of it), solve %.3f s (slowest rank)\n\n", r.SetupSeconds, r.SerialSetupSeconds, r.SolveSeconds)
+	} else {
+		fmt.Fprintf(w, "set-up %.3f s, solve %.3f s (slowest rank)\n\n", r.SetupSeconds, r.SolveSeconds)
+	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "phase\trank\tblock rows\tbytes sent\tbytes recv\tsends\trecvs\tcollectives\tcoll. bytes\tMPI s\t")
 	for i, ph := range mpiPhases {

@@ -437,3 +437,81 @@ func TestSolveMPIKilledRank(t *testing.T) {
 
 // maxSolveStepsArg is --steps at its limit: a run that outlasts the test.
 func maxSolveStepsArg() string { return fmt.Sprint(maxSolveSteps) }
+
+// TestSolveMPIDistSetup runs --dist-setup (the hierarchy set up from each rank's rows)
+// on two ranks against the serial solve: ex56 in at most two iterations more or fewer
+// than the serial count, a matrix of ../shared/data converged to the same tolerance;
+// both to the serial solution within 1e-6 (the same system, another preconditioner),
+// bitwise the same on a second run, the set-up phase communicating; and --steps with it
+// refused on every rank.
+func TestSolveMPIDistSetup(t *testing.T) {
+	cases := [][]string{{"--ne", "9"}, {"--ne", "15"}}
+	if _, err := os.Stat(mpiDataDir); err == nil {
+		cases = append(cases, dataArgs(mpiDataCases[2].args))
+	}
+	dir := t.TempDir()
+	for ci, args := range cases {
+		serialX := filepath.Join(dir, fmt.Sprintf("s%d.mtx", ci))
+		var out, errb bytes.Buffer
+		if code := run(append([]string{"solve", "--json", "--solution", serialX}, args...), &out, &errb); code != 0 {
+			t.Fatalf("serial solve %v: exit %d: %s", args, code, errb.String())
+		}
+		var serial solveReport
+		if err := json.Unmarshal(out.Bytes(), &serial); err != nil {
+			t.Fatal(err)
+		}
+		xs, err := matio.ReadDense(serialX)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var first []float64
+		for run := 0; run < 2; run++ {
+			path := filepath.Join(dir, fmt.Sprintf("d%d_%d.mtx", ci, run))
+			stdout, stderr, code := mpiLaunch(t, 2, append([]string{"solve", "--dist-setup", "--json", "--solution", path}, args...)...)
+			if code != 0 {
+				t.Fatalf("%v: exit %d\n%s", args, code, stderr)
+			}
+			var r mpiSolveReport
+			if err := json.Unmarshal([]byte(stdout), &r); err != nil {
+				t.Fatalf("stdout is not a JSON report: %v\n%s", err, stdout)
+			}
+			xd, err := matio.ReadDense(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if run == 1 {
+				for i := range xd.Data {
+					if math.Float64bits(xd.Data[i]) != math.Float64bits(first[i]) {
+						t.Fatalf("%v: the second run differs at %d", args, i)
+					}
+				}
+				continue
+			}
+			first = xd.Data
+			if !strings.HasPrefix(r.SetupMode, "distributed") || r.SerialSetupSeconds != 0 {
+				t.Errorf("%v: set-up %q, serial set-up %g s: want the distributed one", args, r.SetupMode, r.SerialSetupSeconds)
+			}
+			if args[0] == "--ne" {
+				if d := r.Iterations - serial.Iterations; d < -2 || d > 2 {
+					t.Errorf("%v: %d iterations on 2 ranks, serial %d", args, r.Iterations, serial.Iterations)
+				}
+			}
+			if !(float64(r.RelativeResidual) <= 1e-8) {
+				t.Errorf("%v: relative residual %g", args, float64(r.RelativeResidual))
+			}
+			if d := relDiff(xd.Data, xs.Data); !(d <= 1e-6) {
+				t.Errorf("%v: solution differs from the serial one by %.3g", args, d)
+			}
+			for _, rk := range r.MPI {
+				if rk.Phases[0].Sends == 0 {
+					t.Errorf("%v: rank %d: the distributed set-up sent no message", args, rk.Rank)
+				}
+			}
+			t.Logf("%v: serial %d iterations, 2 ranks with --dist-setup %d", args, serial.Iterations, r.Iterations)
+		}
+	}
+	_, stderr, code := mpiLaunch(t, 2, "solve", "--ne", "4", "--dist-setup", "--steps", "1")
+	if code != exitBadInput || strings.Count(stderr, "--steps with --dist-setup") != 2 {
+		t.Errorf("--steps with --dist-setup: exit %d, want %d from both ranks:\n%s", code, exitBadInput, stderr)
+	}
+}

@@ -144,4 +144,6 @@
 // and a distributed solve. Before anything else the ranks Agree on the program (the
 // executable's bytes, the Go release, the MPI library), the options and, once loaded,
 // the inputs; every MPI call is bounded by --mpi-timeout (5 minutes by default).
+// --dist-setup replaces the replicated set-up by Setup on each rank's rows of the
+// loaded problem (without --steps).
 package dist

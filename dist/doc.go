@@ -63,16 +63,72 @@
 // the Hierarchy as its preconditioner, and CycleTraffic gives one cycle's messages
 // and bytes from the plans, which a phase's counters can be checked against.
 //
+// # Recurring step
+//
+// New values on the same pattern reuse every plan: Matrix.SetValues overwrites a
+// matrix's local and ghost values in place, checking the pattern against the one it
+// was built with (amg.ErrPattern otherwise), and Hierarchy.Refresh does it for every
+// level's operator, prolongator and restriction after amg.Hierarchy.Update on every
+// rank, taking the new block-diagonal inverses, Chebyshev intervals and coarse
+// factor. Nothing travels: the step's communication is its solve's. A refreshed
+// hierarchy is bitwise the one NewHierarchy would make from the updated serial one.
+//
+// # Launch check
+//
+// Ranks that hold different matrices would agree halo plans that do not fit
+// together, which can hang or give a wrong answer, so a launch first compares what
+// its ranks hold: Digest hashes numbers, strings and matrices the same way on every
+// machine, and Agree gathers one sum per rank and fails every rank alike, with
+// ErrMismatch naming the ranks that differ from rank 0. A rank that dies ends the
+// launch through OpenMPI (mpiexec kills the others); one that stalls, or never starts
+// MPI, through package mpi's watchdog (SetWatchdog).
+//
+// # Scaling model
+//
+// Model predicts the weak scaling of the recurring step from a measured run:
+// LevelShapes gives each level's rows, halos and stored blocks per row from the plans,
+// and the caller measures one CG iteration's computation and the Update (`mpiexec -n 2
+// blockamg-bench scaling`). WeakScaling gives every rank a cube of the measured load,
+// scales the measured one-face halos to a cube's faces, edges and corners, and costs
+// the exchanges and collectives on a Network (latency, per-message overhead,
+// bandwidth), with iterations growing as fitted (IterationFit) and one level added per
+// coarsening ratio.
+//
+// # Distributed set-up: coarsening
+//
+// Coarsen is the first step of the set-up that is to replace the replicated one: on
+// each rank, amg's Strength on the local part of the operator (the couplings between
+// the rank's own rows), amg's Aggregate on that graph and amg's Tentative on the
+// rank's rows of the near-null space, so that no aggregate crosses a rank (PETSc
+// GAMG's and AMGX's choice); one Allgather of the aggregate counts gives the coarse
+// layout, each rank owning its aggregates. The tentative prolongator has no ghost
+// column. On one rank it is the serial set-up's level bit for bit; on more, the
+// serial functions on the serial strength graph without its edges between ranks.
+// The smoother's set-up is distributed too: InvertDiag inverts this rank's diagonal
+// blocks as amg does (the same bits), and EstimateEigenvalues runs amg's CG–Lanczos
+// estimate of λ(D⁻¹A) on the distributed operator, from the same start vector.
+// SmoothProlongator smooths the tentative prolongator, P = (I − ω·D⁻¹A)·P_tent, with
+// the rows of P_tent that the operator's ghost columns name fetched from their owners
+// over the operator's own halo plan (GhostRows: row lengths, then columns and
+// values). Galerkin forms Ac = Pᵀ·A·P: W = A·P on each rank's rows with P's fetched
+// rows, then Pᵀ·W's partial rows sent to the owners of their coarse rows, which add
+// them in rank order; Transpose gathers the restriction's rows the same way. Setup
+// chains them level by level into a Hierarchy, with amg.Setup's stopping rules, and
+// gathers the coarsest operator on every rank to factor it: no rank holds more than
+// its rows of any other level. On one rank it is the serial hierarchy to round-off;
+// on more, the aggregates stop at rank boundaries and CG needs about the serial
+// iterations (ex56: 9 to 12 on 2 and 3 ranks where the serial solve needs 11).
+//
 // # Not done yet
 //
-// The distributed SA set-up, to replace the replicated one (aggregation within each
-// rank, P with ghost rows, PᵀAP with remote rows gathered once per pattern), and with
-// it the recurring step (Update's new values on the same plans, without a new
-// NewHierarchy); gathering coarse levels onto fewer ranks as they shrink, rather than
-// splitting every level over all ranks; smoothers other than Chebyshev and float32
-// smoothing in the distributed cycle; slab and graph partitioning of meshes (the
-// command line splits block rows evenly, which is slabs for ex56 only); NCCL between
-// GPUs.
+// The distributed set-up's recurring step: its communication plans kept so that an
+// Update runs on each rank's rows (today the Galerkin product and the ghost rows agree
+// their patterns on every call, and Refresh takes the replicated hierarchy only);
+// AggNSmooths other than 1 and filtering in it; gathering
+// coarse levels onto fewer ranks as they shrink, rather than splitting every level
+// over all ranks; smoothers other than Chebyshev and float32 smoothing in the
+// distributed cycle; slab and graph partitioning of meshes (the command line splits
+// block rows evenly, which is slabs for ex56 only); NCCL between GPUs.
 //
 // # Command line
 //
@@ -81,5 +137,13 @@
 // and slices it with NewHierarchy, the fine level by an even split of block rows
 // (ex56 numbers its nodes z-major, so its ranks hold slabs along z). Rank 0 reports
 // the iterations, the true residual ‖b − A·x‖/‖b‖ computed distributed, and every
-// rank's counters per phase (set-up, solve, residual).
+// rank's counters per phase (set-up, solve, residual; with --steps also re-setup and
+// step solve, summed and per step). Its inputs are the serial solve's: ex56, a matrix
+// file with its near-null space or coordinates and right-hand side, or a Gmsh mesh.
+// --steps runs the serial step's new values and Update on every rank, then Refresh
+// and a distributed solve. Before anything else the ranks Agree on the program (the
+// executable's bytes, the Go release, the MPI library), the options and, once loaded,
+// the inputs; every MPI call is bounded by --mpi-timeout (5 minutes by default).
+// --dist-setup replaces the replicated set-up by Setup on each rank's rows of the
+// loaded problem (without --steps).
 package dist

@@ -128,21 +128,27 @@ func NewHierarchy(comm *mpi.Comm, h *amg.Hierarchy, layouts ...Layout) (*Hierarc
 		lv.ChebMin, lv.ChebMax = L.ChebMin, L.ChebMax
 	}
 	last := h.Levels[nl-1].A
-	d.cLay, d.cBlock = lays[nl-1], last.R
-	rows := 0
-	for r := 0; r < comm.Size(); r++ {
-		lo, hi := d.cLay.Range(r)
-		rows = max(rows, hi-lo)
-	}
-	// MPI_Allgather takes one count for all ranks: each contributes the largest
-	// share, padded, and the padding is dropped on unpacking.
-	d.cPad = rows * d.cBlock
-	d.send, d.recv = make([]float64, d.cPad), make([]float64, d.cPad*comm.Size())
-	d.cb, d.cx = make([]float64, last.Rows()), make([]float64, last.Rows())
+	d.coarseGather(lays[nl-1], last.R)
 	if d.coarse.Size() != last.Rows() {
 		return nil, fmt.Errorf("dist: %w: the coarse factor has %d unknowns, the coarsest level %d", amg.ErrInput, d.coarse.Size(), last.Rows())
 	}
 	return d, nil
+}
+
+// coarseGather sets up the redundant coarse solve's gather for a coarsest level of
+// layout lay and blocks of block scalars.
+func (d *Hierarchy) coarseGather(lay Layout, block int) {
+	d.cLay, d.cBlock = lay, block
+	rows := 0
+	for r := 0; r < lay.Size(); r++ {
+		lo, hi := lay.Range(r)
+		rows = max(rows, hi-lo)
+	}
+	// MPI_Allgather takes one count for all ranks: each contributes the largest
+	// share, padded, and the padding is dropped on unpacking.
+	d.cPad = rows * block
+	d.send, d.recv = make([]float64, d.cPad), make([]float64, d.cPad*lay.Size())
+	d.cb, d.cx = make([]float64, lay.N()*block), make([]float64, lay.N()*block)
 }
 
 // Len returns the length of this rank's part of the fine-level vectors.

@@ -1,7 +1,8 @@
 // Command blockamg-bench holds blockamg's benchmark studies, kept out of the user
 // command line (blockamg): the Galerkin product PᵀAP per level on the CPU (galerkin:
 // variants, traffic model, cache simulation, planner) and on an NVIDIA GPU
-// (galerkin-gpu: the device variants, their traffic model and the cuSPARSE baseline).
+// (galerkin-gpu: the device variants, their traffic model and the cuSPARSE baseline),
+// and under mpiexec -n 2 the distributed recurring step's weak-scaling model (scaling).
 //
 // Each subcommand lives in its own file, registers itself with register, and prints its
 // flags with --help.

@@ -63,6 +63,7 @@ type solveConfig struct {
 	half        bool   // --galerkin-half
 	solution    string // --solution: write the last solve's x here
 	meshFlags   meshFlags
+	mpi         mpiFlags // under mpiexec
 }
 
 // problem is what solve works on: the matrix, its right-hand side and near-null space,
@@ -106,6 +107,7 @@ func (p *problem) blockSize() int {
 func runSolve(args []string, stdout, stderr io.Writer) error {
 	cfg := solveConfig{kry: krylov.DefaultOptions(), amg: amg.DefaultOptions()}
 	fs := newFlags("solve", "[--ne N --alpha A | --matrix FILE [--block-size b] [--coords FILE | --nullspace FILE] [--rhs FILE]] [flags]", stderr)
+	cfg.mpi.register(fs, stderr)
 	cfg.meshFlags.register(fs)
 	fs.IntVar(&cfg.ne, "ne", defaultSolveNe, "ex56 problem: elements per side of the unit cube")
 	fs.Float64Var(&cfg.alpha, "alpha", fem.Ex56(1).Alpha, "ex56 problem: modulus factor inside the soft sphere")
@@ -133,7 +135,7 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 	fs.BoolVar(&cfg.amg.SmootherFloat32, "smoother-f32", false, "smooth with float32 copies of the level operators (half the traffic of the cycle's passes; CG stays float64)")
 	fs.BoolVar(&cfg.wStats, "w-stats", false, "also report the blocks of W = A·P per level (one extra symbolic product per level)")
 	fs.StringVar(&cfg.galerkin, "galerkin", string(galerkin.Auto), "PᵀAP algorithm: "+galerkin.VariantNames())
-	fs.IntVar(&cfg.steps, "steps", 0, fmt.Sprintf("recurring steps: new values on the same pattern, Update, solve (shows the reuse cost; 0 … %d)", maxSolveSteps))
+	fs.IntVar(&cfg.steps, "steps", 0, fmt.Sprintf("recurring steps: new values on the same pattern, Update, solve (shows the reuse cost; 0 … %d; under mpiexec the distributed levels keep their halo plans)", maxSolveSteps))
 	fs.IntVar(&cfg.threads, "threads", 0, fmt.Sprintf("worker goroutines (0: GOMAXPROCS; at most %d); results are identical for any count", amg.LimitWorkers))
 	fs.BoolVar(&cfg.jsonOut, "json", false, "print one JSON object instead of tables (schema in README.md)")
 	fs.StringVar(&cfg.plot, "plot", "", "write a semilog convergence plot to this PNG file")
@@ -159,9 +161,7 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if mpiWorldSize() > 1 {
-		set := map[string]bool{}
-		fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-		return solveMPI(&cfg, set, stdout, stderr)
+		return solveMPI(&cfg, fs, stdout, stderr)
 	}
 	if cfg.gpu {
 		return solveGPU(&cfg, stdout, stderr)

@@ -3,14 +3,19 @@ package main
 import (
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
+	"runtime"
+	"slices"
 	"strconv"
+	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/blockamg/blockamg"
+	"github.com/blockamg/blockamg/amg"
 	"github.com/blockamg/blockamg/amg/cycle"
 	"github.com/blockamg/blockamg/dist"
 	"github.com/blockamg/blockamg/dist/mpi"
@@ -20,6 +25,116 @@ import (
 // errNotUnderMPI is wrapped by the refusal of a flag the distributed solve does not
 // run yet.
 var errNotUnderMPI = errors.New("not supported under mpiexec yet")
+
+// mpiUsage is the part of solve's --help about mpiexec.
+const mpiUsage = `
+under mpiexec (OpenMPI, mpiexec -n N blockamg solve ..., N > 1; CPU only):
+  every rank reads or assembles the whole problem (ex56, --matrix with --coords,
+  --nullspace and --rhs, or --mesh), sets the serial hierarchy up and keeps its
+  rows: an even split of the block rows, slabs along z for ex56. CG and the V-cycle
+  run distributed; rank 0 prints the iterations, the true residual and every rank's
+  MPI traffic per phase (--json: "ranks", "mpi"). --steps N repeats new values,
+  Update on every rank and a refresh of the distributed levels on their halo
+  plans, then the solve, with each step's traffic per rank ("steps"[].mpi).
+  The ranks first compare digests of the executable, the options and the inputs
+  and all end with exit 2 when one differs; a rank that waits longer than
+  --mpi-timeout in one MPI call (a peer died, stalled or never started) ends
+  with exit 2, and mpiexec ends the others.
+  --dist-setup sets the hierarchy up from each rank's rows instead (dist.Setup:
+  aggregation within each rank; no --steps with it).
+  --gpu, --host-setup, --gpu-galerkin, --plot, --manufactured, --w-stats, --atol,
+  --smoother other than chebyshev and --smoother-f32 are refused (exit 2).
+`
+
+// mpiFlags are solve's flags for a run under mpiexec.
+type mpiFlags struct {
+	timeout   time.Duration // --mpi-timeout
+	distSetup bool          // --dist-setup
+}
+
+// defaultMPITimeout bounds one blocking MPI call by default: far above any wait of a
+// healthy run (ranks do the same work between two collectives), short enough that a
+// broken launch ends on its own.
+const defaultMPITimeout = 5 * time.Minute
+
+// register adds the flags to fs and mpiUsage to its usage.
+func (m *mpiFlags) register(fs *flag.FlagSet, stderr io.Writer) {
+	fs.DurationVar(&m.timeout, "mpi-timeout", defaultMPITimeout,
+		"under mpiexec: end this rank with an error when one MPI call blocks longer (a peer died, stalled or never started MPI; 0: wait forever)")
+	fs.BoolVar(&m.distSetup, "dist-setup", false,
+		"under mpiexec: set the hierarchy up from each rank's rows (aggregation within each rank, P smoothed and PᵀAP formed distributed) instead of the serial set-up on every rank; not with --steps")
+	usage := fs.Usage
+	fs.Usage = func() {
+		usage()
+		fmt.Fprint(stderr, mpiUsage)
+	}
+}
+
+// distributedSetup sets the hierarchy up with dist.Setup from this rank's rows of the
+// problem every rank loaded: its block rows of A by lay and of the near-null space as
+// amg.CheckInput leaves it (orthonormalised; constant modes when none was given).
+func distributedSetup(c *solveConfig, comm *mpi.Comm, p *problem, lay dist.Layout) (*dist.Hierarchy, error) {
+	ns, err := amg.CheckInput(p.A, p.ns)
+	if err != nil {
+		return nil, err
+	}
+	lo, hi := lay.Range(comm.Rank())
+	a, err := dist.NewMatrix(comm, lay, dist.Slice(p.A, lo, hi))
+	if err != nil {
+		return nil, err
+	}
+	bk := p.A.R * ns.Cols
+	return dist.Setup(a, ns.Data[lo*bk:hi*bk], ns.Cols, c.amg)
+}
+
+// inputFlags name files: the launch check compares the files' contents (the inputs'
+// digest) rather than their names, and only rank 0 writes the outputs.
+var inputFlags = map[string]bool{"matrix": true, "coords": true, "nullspace": true, "rhs": true, "mesh": true,
+	"solution": true, "vtu": true, "png": true}
+
+// optionsDigest is the digest of every flag's value but inputFlags', in flag order:
+// the same on ranks that run the same options, however they were spelled.
+func optionsDigest(fs *flag.FlagSet) uint64 {
+	var d dist.Digest
+	fs.VisitAll(func(f *flag.Flag) {
+		if !inputFlags[f.Name] {
+			d.String(f.Name + "=" + f.Value.String())
+		}
+	})
+	return d.Sum()
+}
+
+// programDigest is the digest of this executable's bytes, the Go release it was built
+// with and the MPI library's version line: ranks that run different builds differ.
+func programDigest(comm *mpi.Comm) (uint64, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return 0, fmt.Errorf("launch check: %w", err)
+	}
+	data, err := os.ReadFile(exe)
+	if err != nil {
+		return 0, fmt.Errorf("launch check: %w", err)
+	}
+	var d dist.Digest
+	d.Bytes(data)
+	d.String(runtime.Version())
+	d.String(comm.LibraryVersion())
+	return d.Sum(), nil
+}
+
+// inputsDigest is the digest of the problem every rank loaded: its matrix, near-null
+// space and right-hand side.
+func inputsDigest(p *problem) uint64 {
+	var d dist.Digest
+	d.Matrix(p.A)
+	if p.ns != nil {
+		d.Int(p.ns.Rows)
+		d.Int(p.ns.Cols)
+		d.Float64s(p.ns.Data)
+	}
+	d.Float64s(p.b)
+	return d.Sum()
+}
 
 // mpiWorldSize returns the world size OpenMPI's mpiexec gives this process in
 // OMPI_COMM_WORLD_SIZE, or 1 outside mpiexec: read from the environment so that an
@@ -34,11 +149,19 @@ func mpiWorldSize() int {
 
 // mpiPhases are the phases the distributed solve counts MPI traffic under, in the
 // order they run; every rank uses all of them, so the gathered table is rectangular.
-var mpiPhases = []string{"set-up", "solve", "residual"}
+// "residual" covers the true residual of the first solve and of every step;
+// "re-setup" and "step solve" are the recurring steps' (--steps), summed over them.
+var mpiPhases = []string{"set-up", "solve", "residual", "re-setup", "step solve"}
+
+// mpiStepPhases are the phases counted per recurring step, each step's share apart.
+var mpiStepPhases = mpiPhases[3:]
 
 // checkMPIFlags refuses, before MPI is initialised (so every rank refuses by itself
 // and none waits for another), the flags the distributed solve does not run.
 func (c *solveConfig) checkMPIFlags(set map[string]bool) error {
+	if c.mpi.distSetup && c.steps > 0 {
+		return fmt.Errorf("--steps with --dist-setup: %w (the distributed set-up does not keep its plans for a re-setup yet)", errNotUnderMPI)
+	}
 	for _, f := range []struct {
 		name string
 		on   bool
@@ -48,7 +171,6 @@ func (c *solveConfig) checkMPIFlags(set map[string]bool) error {
 		{"gpu-galerkin", set["gpu-galerkin"]},
 		{"plot", c.plot != ""},
 		{"manufactured", c.mms},
-		{"steps", c.steps > 0},
 		{"w-stats", c.wStats},
 		{"atol", set["atol"]},
 		// The distributed cycle is Chebyshev in float64 only (dist.NewHierarchy).
@@ -81,6 +203,22 @@ type mpiRankReport struct {
 	Phases    []mpiPhaseReport `json:"phases"`
 }
 
+// mpiStepReport is one recurring step of a distributed solve (--steps): times of the
+// slowest rank, and every rank's traffic in the step's re-setup and solve.
+type mpiStepReport struct {
+	Step            int     `json:"step"`
+	AssemblySeconds float64 `json:"assembly_seconds"` // new values of the whole matrix, on every rank
+	// SetupSeconds is the re-setup: amg's Update of the replicated hierarchy and the
+	// Refresh of the distributed one on its plans (RefreshSeconds of it).
+	SetupSeconds     float64 `json:"setup_seconds"`
+	RefreshSeconds   float64 `json:"refresh_seconds"`
+	SolveSeconds     float64 `json:"solve_seconds"`
+	Iterations       int     `json:"iterations"`
+	RelativeResidual number  `json:"relative_residual"` // ‖b − A·x‖/‖b‖, computed distributed
+	// MPI holds each rank's traffic in this step, under mpiStepPhases.
+	MPI []mpiRankReport `json:"mpi"`
+}
+
 // mpiSolveReport is the --json report of a distributed solve: the serial report's
 // fields that it fills, and the ranks and their counters.
 type mpiSolveReport struct {
@@ -100,6 +238,9 @@ type mpiSolveReport struct {
 	SymmetricGalerkin  bool    `json:"symmetric_galerkin"`
 	SetupMode          string  `json:"setup"`
 	Levels             int     `json:"levels"`
+	// ResetupSeconds is the median over the recurring steps of their re-setup.
+	ResetupSeconds float64         `json:"resetup_seconds,omitempty"`
+	Steps          []mpiStepReport `json:"steps,omitempty"`
 	// MPI holds each rank's traffic per phase (dist/mpi's counters).
 	MPI []mpiRankReport `json:"mpi"`
 }
@@ -108,16 +249,32 @@ type mpiSolveReport struct {
 // once MPI is initialised ends the whole world with MPI_Abort(2), after this rank has
 // printed it on stderr: a rank that returned instead would leave the others waiting in
 // a collective.
-func solveMPI(c *solveConfig, set map[string]bool, stdout, stderr io.Writer) error {
+func solveMPI(c *solveConfig, fs *flag.FlagSet, stdout, stderr io.Writer) error {
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	if err := c.checkMPIFlags(set); err != nil {
 		return err
 	}
+	// The watchdog covers MPI_Init_thread too, which never returns while a rank of the
+	// launch has not started MPI; the rank is known from mpiexec's environment.
+	rank := os.Getenv("OMPI_COMM_WORLD_RANK")
+	mpi.SetWatchdog(c.mpi.timeout, func(call string, waited time.Duration) {
+		if cli.LineOpen(stderr) {
+			fmt.Fprintln(stderr)
+		}
+		fmt.Fprintf(stderr, "blockamg solve: rank %s of %d: %s has waited %v for the other ranks (--mpi-timeout %v): one of them died, stalled, or runs another program; ending this rank\n",
+			rank, mpiWorldSize(), call, waited.Round(time.Second), c.mpi.timeout)
+		if f, ok := stdout.(*os.File); ok {
+			_ = f.Sync()
+		}
+		os.Exit(exitBadInput)
+	})
 	comm, err := mpi.Init()
 	if err != nil {
 		// No world to abort: each rank fails alone, and mpiexec ends the others.
 		return fmt.Errorf("mpiexec: %w", err)
 	}
-	if err := solveOnWorld(c, comm, stdout, stderr); err != nil {
+	if err := solveOnWorld(c, fs, comm, stdout, stderr); err != nil {
 		if cli.LineOpen(stderr) {
 			fmt.Fprintln(stderr)
 		}
@@ -138,35 +295,58 @@ func solveMPI(c *solveConfig, set map[string]bool, stdout, stderr io.Writer) err
 // sets the serial hierarchy up whole (the interim, replicated set-up of package
 // dist), slices it by an even split of the fine block rows, and solves with dist.CG
 // preconditioned by the distributed V-cycle. Rank 0 reports.
-func solveOnWorld(c *solveConfig, comm *mpi.Comm, stdout, stderr io.Writer) error {
+func solveOnWorld(c *solveConfig, fs *flag.FlagSet, comm *mpi.Comm, stdout, stderr io.Writer) error {
 	me, size := comm.Rank(), comm.Size()
 	root := me == 0
 	if !root {
 		stdout, stderr = io.Discard, io.Discard
+	}
+	// The launch check, before any plan is agreed: ranks of other builds, options or
+	// inputs would agree halo plans that do not fit together (a hang or a wrong
+	// answer). Under the set-up phase: three small Allgathers.
+	comm.SetPhase(mpiPhases[0])
+	prog, err := programDigest(comm)
+	if err != nil {
+		return err
+	}
+	if err := dist.Agree(comm, "programs (executable, Go release, MPI library)", prog); err != nil {
+		return err
+	}
+	if err := dist.Agree(comm, "options", optionsDigest(fs)); err != nil {
+		return err
 	}
 	pr := progress{w: stderr, on: root && !c.quiet && !c.jsonOut}
 	p, err := loadProblem(c, pr)
 	if err != nil {
 		return err
 	}
-	n := p.rows()
-	c.amg.Symmetric = c.half && p.A.CheckSymmetric() == nil
-
-	comm.SetPhase(mpiPhases[0])
-	t := time.Now()
-	s, err := blockamg.NewSolver(p.A, p.ns, c.solverOptions(nil))
-	if err != nil {
+	if err := dist.Agree(comm, "inputs (matrix, near-null space, right-hand side)", inputsDigest(p)); err != nil {
 		return err
 	}
-	defer s.Close()
-	serialSetup := time.Since(t)
-	h := s.Hierarchy()
+	n := p.rows()
+	pr.on = pr.on && n >= 100_000
+	c.amg.Symmetric = c.half && p.A.CheckSymmetric() == nil
+
 	// ex56 numbers its nodes z-major, so an even split of the block rows is a split of
 	// the cube into slabs along z; a matrix file or a mesh is split as it is numbered.
 	lay := dist.EvenLayout(p.A.BlockRows, size)
-	dh, err := dist.NewHierarchy(comm, h, lay)
-	if err != nil {
-		return err
+	t := time.Now()
+	var s *blockamg.Solver
+	var dh *dist.Hierarchy
+	var serialSetup time.Duration
+	if c.mpi.distSetup {
+		if dh, err = distributedSetup(c, comm, p, lay); err != nil {
+			return err
+		}
+	} else {
+		if s, err = blockamg.NewSolver(p.A, p.ns, c.solverOptions(nil)); err != nil {
+			return err
+		}
+		defer s.Close()
+		serialSetup = time.Since(t)
+		if dh, err = dist.NewHierarchy(comm, s.Hierarchy(), lay); err != nil {
+			return err
+		}
 	}
 	setup := time.Since(t)
 
@@ -182,31 +362,74 @@ func solveOnWorld(c *solveConfig, comm *mpi.Comm, stdout, stderr io.Writer) erro
 		return fmt.Errorf("%s on %d ranks: %w", p.name, size, err)
 	}
 
-	comm.SetPhase(mpiPhases[2])
-	r := make([]float64, len(b))
-	if err := dh.Operator().MulVec(x, r); err != nil {
-		return err
-	}
-	for i := range r {
-		r[i] = b[i] - r[i]
-	}
-	rn, err := dist.Norm(comm, r)
-	if err != nil {
-		return err
-	}
-	bn, err := dist.Norm(comm, b)
+	rel, err := trueResidual(comm, dh.Operator(), b, x)
 	if err != nil {
 		return err
 	}
 
+	// Recurring steps: the serial step's new values and Update on every rank (the
+	// replicated set-up), the distributed hierarchy refreshed on its plans, a solve
+	// from x = 0.
+	steps, stepTraffic := make([]mpiStepReport, c.steps), make([]int64, 0, c.steps*len(mpiStepPhases)*trafficFields)
+	stepTimes := make([]float64, 0, 4*c.steps)
+	eng := &cpuEngine{s: s}
+	for k := 1; k <= c.steps; k++ {
+		done := pr.start("step %d: new values, Update, Refresh, solve", k)
+		before := trafficOf(comm, mpiStepPhases)
+		comm.SetPhase(mpiStepPhases[0])
+		var sr stepResult
+		if err := eng.step(k, p, nil, c.threads, &sr); err != nil {
+			return fmt.Errorf("step %d: %w", k, err)
+		}
+		tr := time.Now()
+		if err := dh.Refresh(s.Hierarchy()); err != nil {
+			return fmt.Errorf("step %d: %w", k, err)
+		}
+		refresh := time.Since(tr)
+		resetup := time.Duration(sr.SetupSeconds*float64(time.Second)) + refresh
+		comm.SetPhase(mpiStepPhases[1])
+		clear(x)
+		t = time.Now()
+		r, err := dist.CG(dh.Operator(), dh, b, x, c.kry.RelTol, c.kry.MaxIter)
+		stepSolve := time.Since(t)
+		if err != nil {
+			return fmt.Errorf("%s on %d ranks, step %d: %w", p.name, size, k, err)
+		}
+		srel, err := trueResidual(comm, dh.Operator(), b, x)
+		if err != nil {
+			return err
+		}
+		done()
+		after := trafficOf(comm, mpiStepPhases)
+		for i := range after {
+			stepTraffic = append(stepTraffic, after[i]-before[i])
+		}
+		stepTimes = append(stepTimes, sr.AssemblySeconds, resetup.Seconds(), refresh.Seconds(), stepSolve.Seconds())
+		steps[k-1] = mpiStepReport{Step: k, Iterations: r.Iterations, RelativeResidual: number(srel)}
+	}
+
 	comm.SetPhase("report")
-	times := []float64{serialSetup.Seconds(), setup.Seconds(), solve.Seconds()}
+	times := append([]float64{serialSetup.Seconds(), setup.Seconds(), solve.Seconds()}, stepTimes...)
 	if err := comm.AllreduceFloat64(mpi.Max, times); err != nil {
 		return err
 	}
-	ranks, err := gatherCounters(comm, lay)
+	ranks, err := gatherCounters(comm, lay, mpiPhases, trafficOf(comm, mpiPhases))
 	if err != nil {
 		return err
+	}
+	if c.steps > 0 {
+		per, err := gatherCounters(comm, lay, mpiStepPhases, stepTraffic)
+		if err != nil {
+			return err
+		}
+		for k := range steps {
+			st, v := &steps[k], times[3+4*k:]
+			st.AssemblySeconds, st.SetupSeconds, st.RefreshSeconds, st.SolveSeconds = v[0], v[1], v[2], v[3]
+			for _, rk := range per {
+				n := len(mpiStepPhases)
+				st.MPI = append(st.MPI, mpiRankReport{Rank: rk.Rank, BlockRows: rk.BlockRows, Phases: rk.Phases[k*n : (k+1)*n]})
+			}
+		}
 	}
 	var whole []float64
 	if c.solution != "" || p.mesh != nil {
@@ -219,11 +442,22 @@ func solveOnWorld(c *solveConfig, comm *mpi.Comm, stdout, stderr io.Writer) erro
 	}
 	rep := &mpiSolveReport{
 		Problem: p.name, Unknowns: n, BlockSize: bs, NullSpace: bs, Threads: workersOf(c.threads), Ranks: size,
-		Iterations: res.Iterations, RelativeResidual: number(rn / nonzero(bn)),
+		Iterations: res.Iterations, RelativeResidual: number(rel),
 		SerialSetupSeconds: times[0], SetupSeconds: times[1], SolveSeconds: times[2],
-		SymmetricGalerkin: c.amg.Symmetric, Levels: len(h.Levels),
+		SymmetricGalerkin: c.amg.Symmetric, Levels: len(dh.Levels),
 		SetupMode: "replicated: every rank runs the serial set-up on the whole matrix and keeps its rows",
-		MPI:       ranks,
+		MPI:       ranks, Steps: steps,
+	}
+	if c.mpi.distSetup {
+		rep.SymmetricGalerkin = false
+		rep.SetupMode = "distributed: each rank aggregates, smooths P and forms its rows of PᵀAP from its own rows (dist.Setup)"
+	}
+	if len(steps) > 0 {
+		var rs []float64
+		for _, st := range steps {
+			rs = append(rs, st.SetupSeconds)
+		}
+		rep.ResetupSeconds = median(rs)
 	}
 	if p.ns != nil {
 		rep.NullSpace = p.ns.Cols
@@ -247,30 +481,61 @@ func solveOnWorld(c *solveConfig, comm *mpi.Comm, stdout, stderr io.Writer) erro
 	return nil
 }
 
-// gatherCounters gathers every rank's traffic under mpiPhases (one Allgather; every
-// rank gets the table, rank 0 reports it).
-func gatherCounters(comm *mpi.Comm, lay dist.Layout) ([]mpiRankReport, error) {
-	const k = 7 // int64 fields per phase
-	send := make([]int64, 0, k*len(mpiPhases))
-	for _, ph := range mpiPhases {
+// trafficFields is the number of int64 values trafficOf gives per phase.
+const trafficFields = 7
+
+// trafficOf returns this rank's counters under phases, trafficFields values each.
+func trafficOf(comm *mpi.Comm, phases []string) []int64 {
+	out := make([]int64, 0, trafficFields*len(phases))
+	for _, ph := range phases {
 		t := comm.Traffic(ph)
-		send = append(send, t.BytesSent, t.BytesRecv, t.Sends, t.Recvs, t.Collectives, t.CollectiveBytes, int64(t.Time))
+		out = append(out, t.BytesSent, t.BytesRecv, t.Sends, t.Recvs, t.Collectives, t.CollectiveBytes, int64(t.Time))
 	}
+	return out
+}
+
+// gatherCounters gathers every rank's counters send (trafficOf's values, for phases
+// repeated as often as send holds them) with one Allgather: every rank gets the table,
+// rank 0 reports it.
+func gatherCounters(comm *mpi.Comm, lay dist.Layout, phases []string, send []int64) ([]mpiRankReport, error) {
 	recv := make([]int64, len(send)*comm.Size())
 	if err := comm.AllgatherInt64(send, recv); err != nil {
 		return nil, err
 	}
+	per := len(send) / trafficFields
 	out := make([]mpiRankReport, comm.Size())
 	for r := range out {
 		lo, hi := lay.Range(r)
 		out[r] = mpiRankReport{Rank: r, BlockRows: hi - lo}
-		for i, ph := range mpiPhases {
-			v := recv[(r*len(mpiPhases)+i)*k:]
-			out[r].Phases = append(out[r].Phases, mpiPhaseReport{Phase: ph, BytesSent: v[0], BytesRecv: v[1], Sends: v[2], Recvs: v[3],
+		for i := 0; i < per; i++ {
+			v := recv[(r*per+i)*trafficFields:]
+			out[r].Phases = append(out[r].Phases, mpiPhaseReport{Phase: phases[i%len(phases)], BytesSent: v[0], BytesRecv: v[1], Sends: v[2], Recvs: v[3],
 				Collectives: v[4], CollectiveBytes: v[5], Seconds: time.Duration(v[6]).Seconds()})
 		}
 	}
 	return out, nil
+}
+
+// trueResidual returns ‖b − A·x‖/‖b‖ of distributed vectors, under the "residual"
+// phase (the phase is restored after).
+func trueResidual(comm *mpi.Comm, a *dist.Matrix, b, x []float64) (float64, error) {
+	defer comm.SetPhase(comm.SetPhase(mpiPhases[2]))
+	r := make([]float64, len(b))
+	if err := a.MulVec(x, r); err != nil {
+		return 0, err
+	}
+	for i := range r {
+		r[i] = b[i] - r[i]
+	}
+	rn, err := dist.Norm(comm, r)
+	if err != nil {
+		return 0, err
+	}
+	bn, err := dist.Norm(comm, b)
+	if err != nil {
+		return 0, err
+	}
+	return rn / nonzero(bn), nil
 }
 
 // gatherVector returns the whole vector whose rank parts x are distributed by lay in
@@ -303,18 +568,50 @@ func printMPISolve(w io.Writer, r *mpiSolveReport, slabs bool) {
 		split = "even ranges of block rows: slabs along z (ex56 numbers its nodes z-major)"
 	}
 	fmt.Fprintf(w, "%s: %d unknowns, %d×%d blocks, %d near-null vectors, %d ranks\n", r.Problem, r.Unknowns, r.BlockSize, r.BlockSize, r.NullSpace, r.Ranks)
-	fmt.Fprintf(w, "fine level split into %s; coarse levels split evenly; coarsest solved redundantly\n", split)
-	fmt.Fprintf(w, "set-up: interim, replicated: every rank ran the serial AMG set-up on the whole matrix (%d levels) and keeps its rows\n\n", r.Levels)
+	if strings.HasPrefix(r.SetupMode, "distributed") {
+		fmt.Fprintf(w, "fine level split into %s; each coarse level owned as its aggregates are (within each rank); coarsest solved redundantly\n", split)
+		fmt.Fprintf(w, "set-up: distributed (--dist-setup): each rank aggregated its own rows, smoothed P and formed its rows of PᵀAP (%d levels)\n\n", r.Levels)
+	} else {
+		fmt.Fprintf(w, "fine level split into %s; coarse levels split evenly; coarsest solved redundantly\n", split)
+		fmt.Fprintf(w, "set-up: interim, replicated: every rank ran the serial AMG set-up on the whole matrix (%d levels) and keeps its rows\n\n", r.Levels)
+	}
 	fmt.Fprintf(w, "distributed PCG + V-cycle: %d iterations, relative true residual ‖b−Ax‖/‖b‖ = %.3g\n", r.Iterations, float64(r.RelativeResidual))
-	fmt.Fprintf(w, "set-up %.3f s (serial set-up %.3f s of it), solve %.3f s (slowest rank)\n\n", r.SetupSeconds, r.SerialSetupSeconds, r.SolveSeconds)
+	if r.SerialSetupSeconds > 0 {
+		fmt.Fprintf(w, "set-up %.3f s (serial set-up %.3f s of it), solve %.3f s (slowest rank)\n\n", r.SetupSeconds, r.SerialSetupSeconds, r.SolveSeconds)
+	} else {
+		fmt.Fprintf(w, "set-up %.3f s, solve %.3f s (slowest rank)\n\n", r.SetupSeconds, r.SolveSeconds)
+	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "phase\trank\tblock rows\tbytes sent\tbytes recv\tsends\trecvs\tcollectives\tcoll. bytes\tMPI s\t")
 	for i, ph := range mpiPhases {
+		if len(r.Steps) == 0 && slices.Contains(mpiStepPhases, ph) {
+			continue
+		}
 		for _, rk := range r.MPI {
 			t := rk.Phases[i]
 			fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%.4f\t\n", ph, rk.Rank, rk.BlockRows,
 				t.BytesSent, t.BytesRecv, t.Sends, t.Recvs, t.Collectives, t.CollectiveBytes, t.Seconds)
 		}
+	}
+	tw.Flush()
+	if len(r.Steps) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\nrecurring steps: new values, Update on every rank, Refresh of the distributed levels on their plans, solve from x = 0 (slowest rank's times; messages and bytes summed over the ranks)\n")
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "step\tassembly s\tre-setup s\trefresh s\tsolve s\titerations\trel. residual\tre-setup sends\tsolve sends\tsolve MB sent\tsolve collectives\tsolve MPI s (max)\t")
+	for _, st := range r.Steps {
+		var rs, ss, sb, sc int64
+		ms := 0.0
+		for _, rk := range st.MPI {
+			rs += rk.Phases[0].Sends
+			ss += rk.Phases[1].Sends
+			sb += rk.Phases[1].BytesSent
+			sc += rk.Phases[1].Collectives
+			ms = max(ms, rk.Phases[1].Seconds)
+		}
+		fmt.Fprintf(tw, "%d\t%.4f\t%.4f\t%.4f\t%.4f\t%d\t%.3e\t%d\t%d\t%.2f\t%d\t%.4f\t\n", st.Step, st.AssemblySeconds, st.SetupSeconds, st.RefreshSeconds,
+			st.SolveSeconds, st.Iterations, float64(st.RelativeResidual), rs, ss, float64(sb)/1e6, sc, ms)
 	}
 	tw.Flush()
 }

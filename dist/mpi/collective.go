@@ -55,7 +55,7 @@ func allreduce[T Elem](c *Comm, op Op, buf []T) error {
 	dt, es := dtype[T]()
 	h := op.handle()
 	c.count(func(t *Traffic) { t.Collectives++; t.CollectiveBytes += int64(n) * es })
-	return c.timed(func() error {
+	return c.timed("MPI_Allreduce", func() error {
 		return check("MPI_Allreduce", lib.allreduce(ptrAt(inPlace), ptr(buf), n, dt, h, c.handle))
 	})
 }
@@ -74,7 +74,7 @@ func allgather[T Elem](c *Comm, send, recv []T) error {
 	n := checkCount(len(send))
 	dt, es := dtype[T]()
 	c.count(func(t *Traffic) { t.Collectives++; t.CollectiveBytes += int64(n) * es })
-	return c.timed(func() error {
+	return c.timed("MPI_Allgather", func() error {
 		return check("MPI_Allgather", lib.allgather(ptr(send), n, dt, ptr(recv), n, dt, c.handle))
 	})
 }
@@ -87,7 +87,7 @@ func (c *Comm) AlltoallInt64(send, recv []int64) error {
 	}
 	dt, es := dtype[int64]()
 	c.count(func(t *Traffic) { t.Collectives++; t.CollectiveBytes += int64(c.size) * es })
-	return c.timed(func() error {
+	return c.timed("MPI_Alltoall", func() error {
 		return check("MPI_Alltoall", lib.alltoall(ptr(send), 1, dt, ptr(recv), 1, dt, c.handle))
 	})
 }

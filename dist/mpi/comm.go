@@ -61,7 +61,10 @@ func (c *Comm) thread(ready chan<- error) {
 		return
 	}
 	var provided int32
-	if err := check("MPI_Init_thread", lib.initThread(nil, nil, threadFunneled, &provided)); err != nil {
+	beginCall("MPI_Init_thread")
+	rc := lib.initThread(nil, nil, threadFunneled, &provided)
+	endCall()
+	if err := check("MPI_Init_thread", rc); err != nil {
 		ready <- err
 		return
 	}
@@ -84,24 +87,27 @@ func (c *Comm) thread(ready chan<- error) {
 	}
 }
 
-// do runs f on the MPI thread and returns its error; calls after Finalize return an
-// error wrapping ErrFinalized without running f.
-func (c *Comm) do(f func() error) error {
+// do runs f, the MPI call named call, on the MPI thread under the watchdog
+// (SetWatchdog) and returns its error; calls after Finalize return an error wrapping
+// ErrFinalized without running f.
+func (c *Comm) do(call string, f func() error) error {
 	errc := make(chan error, 1)
 	c.work <- func() {
 		if c.done {
-			errc <- fmt.Errorf("%w: call after MPI_Finalize", ErrFinalized)
+			errc <- fmt.Errorf("%w: %s after MPI_Finalize", ErrFinalized, call)
 			return
 		}
+		beginCall(call)
+		defer endCall()
 		errc <- f()
 	}
 	return <-errc
 }
 
 // timed is do with the wall time counted as communication under the current phase.
-func (c *Comm) timed(f func() error) error {
+func (c *Comm) timed(call string, f func() error) error {
 	t0 := time.Now()
-	err := c.do(f)
+	err := c.do(call, f)
 	c.count(func(t *Traffic) { t.Time += time.Since(t0) })
 	return err
 }
@@ -115,19 +121,19 @@ func (c *Comm) Size() int { return c.size }
 // Barrier blocks until every rank has entered it.
 func (c *Comm) Barrier() error {
 	c.count(func(t *Traffic) { t.Collectives++ })
-	return c.timed(func() error { return check("MPI_Barrier", lib.barrier(c.handle)) })
+	return c.timed("MPI_Barrier", func() error { return check("MPI_Barrier", lib.barrier(c.handle)) })
 }
 
 // Abort ends every rank of the world with the exit code code, as MPI_Abort does. It
 // does not return when MPI honours it.
 func (c *Comm) Abort(code int) {
-	_ = c.do(func() error { return check("MPI_Abort", lib.abort(c.handle, int32(code))) })
+	_ = c.do("MPI_Abort", func() error { return check("MPI_Abort", lib.abort(c.handle, int32(code))) })
 }
 
 // Finalize ends MPI on this rank. Every later call on c returns an error wrapping
 // ErrFinalized, and MPI cannot be initialised again in this process.
 func (c *Comm) Finalize() error {
-	return c.do(func() error {
+	return c.do("MPI_Finalize", func() error {
 		c.done = true
 		return check("MPI_Finalize", lib.finalize())
 	})
@@ -137,7 +143,7 @@ func (c *Comm) Finalize() error {
 // clock.
 func (c *Comm) Wtime() float64 {
 	var t float64
-	_ = c.do(func() error { t = lib.wtime(); return nil })
+	_ = c.do("MPI_Wtime", func() error { t = lib.wtime(); return nil })
 	return t
 }
 
@@ -145,7 +151,7 @@ func (c *Comm) Wtime() float64 {
 // which a launch check compares across ranks.
 func (c *Comm) LibraryVersion() string {
 	var s string
-	_ = c.do(func() error {
+	_ = c.do("MPI_Get_library_version", func() error {
 		buf := make([]byte, 256) // MPI_MAX_LIBRARY_VERSION_STRING in OpenMPI
 		var n int32
 		if lib.libVersion(&buf[0], &n) == 0 && n > 0 && int(n) <= len(buf) {

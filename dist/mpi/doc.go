@@ -36,6 +36,15 @@
 // forever. The return codes are still checked and turned into an *Error wrapping
 // ErrMPI, for a handler that returns.
 //
+// What MPI does not end is a wait on a peer that is alive but never answers: a rank
+// stalled outside MPI, or in MPI_Init_thread a rank of the launch that never
+// initialises MPI (it exited first, or runs another program), for which OpenMPI waits
+// forever. SetWatchdog bounds every call for that: past its limit it calls the
+// caller's function (which ends the process; mpiexec then ends the other ranks).
+// Every call is made on the MPI thread through one helper that records its name and
+// start, so the watchdog covers MPI_Init_thread, the collectives, MPI_Waitall and
+// MPI_Finalize alike.
+//
 // # Counters
 //
 // Every call is counted under the phase named by SetPhase: bytes and messages posted

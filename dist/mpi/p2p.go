@@ -43,7 +43,11 @@ func post[T Elem](c *Comm, buf []T, peer, tag int, send bool) (*Request, error) 
 			t.BytesRecv += int64(n) * es
 		}
 	})
-	err := c.timed(func() error {
+	call := "MPI_Irecv"
+	if send {
+		call = "MPI_Isend"
+	}
+	err := c.timed(call, func() error {
 		if send {
 			return check("MPI_Isend", lib.isend(ptr(buf), n, dt, int32(peer), int32(tag), c.handle, &r.handle))
 		}
@@ -68,7 +72,7 @@ func (c *Comm) Waitall(reqs []*Request) error {
 	}
 	var err error
 	if len(hs) > 0 {
-		err = c.timed(func() error {
+		err = c.timed("MPI_Waitall", func() error {
 			// MPI_STATUSES_IGNORE is the null pointer in OpenMPI.
 			return check("MPI_Waitall", lib.waitall(int32(len(hs)), &hs[0], nil))
 		})

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"syscall"
@@ -151,6 +152,10 @@ func inside(t *testing.T, body func(t *testing.T, c *mpi.Comm)) {
 	}
 	ok := false
 	defer func() {
+		if r := recover(); r != nil {
+			// The abort below would end the process before the panic's report.
+			fmt.Fprintf(os.Stdout, "rank %d panicked: %v\n%s", c.Rank(), r, debug.Stack())
+		}
 		if !ok || t.Failed() {
 			t.Logf("rank %d failed: aborting the world", c.Rank())
 			os.Stdout.Sync()

@@ -59,26 +59,6 @@ func perfNE(t *testing.T, what string) int {
 	return *flagPerfNE
 }
 
-// compileSM90 compiles src (named name) for sm_90 with NVRTC and returns the CUBIN,
-// logging the compiler's messages; it skips the test without an NVRTC library (no GPU
-// needed: set BLOCKAMG_NVRTC on a machine without a toolkit).
-func compileSM90(t *testing.T, src, name string) []byte {
-	t.Helper()
-	if _, err := cudadrv.LoadNVRTC(); errors.Is(err, cudadrv.ErrNoNVRTC) {
-		t.Skip("no NVRTC library (set BLOCKAMG_NVRTC to test kernel compilation)")
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	img, log, err := cudadrv.CompileCUBIN(src, name, compileOptions("sm_90", false))
-	if err != nil {
-		t.Fatalf("%v\n%s", err, log)
-	}
-	if log != "" {
-		t.Logf("compiler log:\n%s", log)
-	}
-	return img
-}
-
 func TestMain(m *testing.M) {
 	code := m.Run()
 	if shared.be != nil {

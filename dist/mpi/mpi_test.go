@@ -26,6 +26,9 @@ func TestMissingLibraryIsErrNoMPI(t *testing.T) {
 		if strings.Contains(err.Error(), "\n") {
 			t.Fatalf("error is not one line: %q", err)
 		}
+		if p := mpi.LibraryPath(); p != "" {
+			t.Fatalf("LibraryPath after a failed Load: %q, want none", p)
+		}
 		t.Logf("error: %v", err)
 		return
 	}
@@ -44,6 +47,9 @@ func TestSingleton(t *testing.T) {
 	mpitest.RunAlone(t, func(t *testing.T, c *mpi.Comm) {
 		if c.Rank() != 0 || c.Size() != 1 {
 			t.Fatalf("singleton: rank %d size %d", c.Rank(), c.Size())
+		}
+		if p := mpi.LibraryPath(); !strings.Contains(p, "libmpi") {
+			t.Errorf("LibraryPath %q: not the libmpi that was opened", p)
 		}
 		v := []float64{1.5, -2}
 		if err := c.AllreduceFloat64(mpi.Sum, v); err != nil || v[0] != 1.5 || v[1] != -2 {

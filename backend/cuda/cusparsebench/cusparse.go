@@ -392,9 +392,6 @@ func (g *Galerkin) NnzA() int64 { return g.a.nnz }
 func (g *Galerkin) NnzP() int64 { return g.p.nnz }
 func (g *Galerkin) NnzW() int64 { return g.w.nnz }
 
-// NnzAc returns the scalar nonzeros of Ac after a whole run.
-func (g *Galerkin) NnzAc() int64 { return g.ac.nnz }
-
 // Bytes returns the device memory held: operands, products and work buffers.
 func (g *Galerkin) Bytes() int64 {
 	n := g.a.bytes() + g.p.bytes() + g.pt.bytes() + g.w.bytes() + g.ac.bytes()
@@ -629,9 +626,6 @@ func (c *Handle) poison(ms ...*spCSR) error {
 // DownloadAc copies Ac = Pᵀ·A·P of the last whole run to the host (an empty matrix
 // when cuSPARSE returned none), after the stream's work, counting the bytes.
 func (g *Galerkin) DownloadAc() (*CSR32, error) { return g.c.download(&g.ac) }
-
-// DownloadW copies W = A·P of the last run to the host.
-func (g *Galerkin) DownloadW() (*CSR32, error) { return g.c.download(&g.w) }
 
 func (c *Handle) download(m *spCSR) (*CSR32, error) {
 	b := c.b

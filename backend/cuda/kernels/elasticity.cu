@@ -205,7 +205,25 @@ extern "C" __global__ void __launch_bounds__(THREADS)
         double acc[9];
 #pragma unroll
         for (int r = 0; r < 9; r++) acc[r] = 0.0;
-        for (i64 u = pairPtr[t]; u < pairPtr[t + 1]; u++) {
+        i64 u = pairPtr[t];
+        const i64 u1 = pairPtr[t + 1];
+        if (uniformQ == 1) {
+            // One point an element (tet4): two contributions a round, both
+            // integrated before either is added (in order), so that the loads of the
+            // second are in flight with the first's.
+            for (; u + 1 < u1; u += 2) {
+                const int d0 = pairs[u], d1 = pairs[u + 1];
+                const int e0 = d0 >> 8, e1 = d1 >> 8;
+                double k0[9], k1[9];
+                ela_block(k0, mu[e0], lambda[e0], 1, n0, (d0 >> 4) & 15, d0 & 15, gr0, qdata + (i64)e0 * ELA_QREC);
+                ela_block(k1, mu[e1], lambda[e1], 1, n0, (d1 >> 4) & 15, d1 & 15, gr0, qdata + (i64)e1 * ELA_QREC);
+#pragma unroll
+                for (int r = 0; r < 9; r++) acc[r] = __dadd_rn(acc[r], k0[r]);
+#pragma unroll
+                for (int r = 0; r < 9; r++) acc[r] = __dadd_rn(acc[r], k1[r]);
+            }
+        }
+        for (; u < u1; u++) {
             const int d = pairs[u];
             const int e = d >> 8, la = (d >> 4) & 15, b = d & 15;
             double kb[9];
@@ -270,6 +288,7 @@ extern "C" __global__ void __launch_bounds__(THREADS)
     for (int r = 0; r < 9; r++) acc[r] = 0.0;
     for (i64 w0 = u0; w0 < u1; w0 += ELA_WINDOW) {
         const i64 w1 = min(w0 + ELA_WINDOW, u1);
+#pragma unroll 2
         for (i64 u = w0 + threadIdx.x; u < w1; u += THREADS) {
             const int d = pairs[u];
             const int e = d >> 8, la = (d >> 4) & 15, b = d & 15;

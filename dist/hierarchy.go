@@ -47,6 +47,9 @@ type Hierarchy struct {
 	recv   []float64         // every rank's, cPad apiece
 	cb, cx []float64         // the whole coarse right-hand side and solution
 	err    error             // the first error of Apply (Err)
+	// part renumbers the fine level of a hierarchy sliced from a serial one
+	// (NewPartitionedHierarchy), nil for the serial numbering.
+	part *Partition
 }
 
 // NewHierarchy distributes h, a hierarchy that every rank of comm holds whole, by
@@ -69,6 +72,27 @@ type Hierarchy struct {
 // amg.ErrOptions; a hierarchy whose last Update failed with one wrapping amg.ErrBroken;
 // layouts that do not match the levels with one wrapping ErrLayout.
 func NewHierarchy(comm *mpi.Comm, h *amg.Hierarchy, layouts ...Layout) (*Hierarchy, error) {
+	return newHierarchy(comm, h, nil, layouts)
+}
+
+// NewPartitionedHierarchy is NewHierarchy with the fine level renumbered by part (a
+// partition of h's fine block rows over comm's ranks) and distributed by part.Layout:
+// the fine operator is Π·A·Πᵀ, the fine rows of P and the columns of the restriction
+// are renumbered, and so are the block-diagonal inverses, so the cycle is h's on the
+// renumbered fine level and its vectors are in part's numbering (part.Permute,
+// part.Restore). layouts are the coarse levels' (levels 1, 2, …), split evenly past
+// their end. Refresh renumbers the new values the same way.
+func NewPartitionedHierarchy(comm *mpi.Comm, h *amg.Hierarchy, part Partition, layouts ...Layout) (*Hierarchy, error) {
+	if len(h.Levels) == 0 {
+		return nil, fmt.Errorf("%w: a hierarchy without levels", ErrLayout)
+	}
+	if len(part.Perm) != h.Levels[0].A.BlockRows {
+		return nil, fmt.Errorf("%w: a partition of %d rows for a fine level of %d", ErrLayout, len(part.Perm), h.Levels[0].A.BlockRows)
+	}
+	return newHierarchy(comm, h, &part, append([]Layout{part.Layout}, layouts...))
+}
+
+func newHierarchy(comm *mpi.Comm, h *amg.Hierarchy, part *Partition, layouts []Layout) (*Hierarchy, error) {
 	opt := h.Opt
 	if name := opt.Smoother; name != "" && name != cycle.DefaultSmoother {
 		return nil, fmt.Errorf("dist: %w: smoother %q: the distributed cycle runs %q only", amg.ErrOptions, name, cycle.DefaultSmoother)
@@ -96,12 +120,12 @@ func NewHierarchy(comm *mpi.Comm, h *amg.Hierarchy, layouts ...Layout) (*Hierarc
 		}
 	}
 	me := comm.Rank()
-	d := &Hierarchy{Comm: comm, Degree: opt.SmootherIts, coarse: h.Coarse()}
+	d := &Hierarchy{Comm: comm, Degree: opt.SmootherIts, coarse: h.Coarse(), part: part}
 	for l, L := range h.Levels {
 		lo, hi := lays[l].Range(me)
 		lv := &Level{}
 		var err error
-		if lv.A, err = NewMatrix(comm, lays[l], Slice(L.A, lo, hi)); err != nil {
+		if lv.A, err = NewMatrix(comm, lays[l], d.sliceA(l, L.A, lo, hi)); err != nil {
 			return nil, fmt.Errorf("dist: level %d operator: %w", l, err)
 		}
 		n := lv.A.LocalLen()
@@ -110,18 +134,18 @@ func NewHierarchy(comm *mpi.Comm, h *amg.Hierarchy, layouts ...Layout) (*Hierarc
 		if l == nl-1 {
 			break
 		}
-		if lv.P, err = NewRectMatrix(comm, lays[l], lays[l+1], Slice(L.P, lo, hi)); err != nil {
+		if lv.P, err = NewRectMatrix(comm, lays[l], lays[l+1], d.sliceP(l, L.P, lo, hi)); err != nil {
 			return nil, fmt.Errorf("dist: level %d prolongator: %w", l, err)
 		}
 		clo, chi := lays[l+1].Range(me)
-		if lv.PT, err = NewRectMatrix(comm, lays[l+1], lays[l], Slice(L.P.Transpose(), clo, chi)); err != nil {
+		if lv.PT, err = NewRectMatrix(comm, lays[l+1], lays[l], d.slicePT(l, L.P.Transpose(), clo, chi)); err != nil {
 			return nil, fmt.Errorf("dist: level %d restriction: %w", l, err)
 		}
 		bs := L.A.R * L.A.R
 		if len(L.Dinv) != L.A.BlockRows*bs {
 			return nil, fmt.Errorf("dist: %w: level %d has %d block-diagonal inverse values for %d blocks", amg.ErrInput, l, len(L.Dinv), L.A.BlockRows)
 		}
-		lv.Dinv = L.Dinv[lo*bs : hi*bs]
+		lv.Dinv = d.sliceDinv(l, L.Dinv, bs, lo, hi)
 		if !(L.ChebMax > L.ChebMin && L.ChebMin > 0) {
 			return nil, fmt.Errorf("dist: %w: level %d smoother interval [%g, %g] is not a positive interval", amg.ErrInput, l, L.ChebMin, L.ChebMax)
 		}
@@ -133,6 +157,46 @@ func NewHierarchy(comm *mpi.Comm, h *amg.Hierarchy, layouts ...Layout) (*Hierarc
 		return nil, fmt.Errorf("dist: %w: the coarse factor has %d unknowns, the coarsest level %d", amg.ErrInput, d.coarse.Size(), last.Rows())
 	}
 	return d, nil
+}
+
+// sliceA is block rows [lo, hi) of level l's operator a, renumbered by d.part on
+// the fine level.
+func (d *Hierarchy) sliceA(l int, a *bsr.Matrix, lo, hi int) *bsr.Matrix {
+	if l == 0 && d.part != nil {
+		return d.part.SliceSym(a, lo, hi)
+	}
+	return Slice(a, lo, hi)
+}
+
+// sliceP is block rows [lo, hi) of level l's prolongator p, its fine rows renumbered.
+func (d *Hierarchy) sliceP(l int, p *bsr.Matrix, lo, hi int) *bsr.Matrix {
+	if l == 0 && d.part != nil {
+		return d.part.SliceRows(p, lo, hi)
+	}
+	return Slice(p, lo, hi)
+}
+
+// slicePT is block rows [lo, hi) of level l's restriction pt, its fine columns
+// renumbered.
+func (d *Hierarchy) slicePT(l int, pt *bsr.Matrix, lo, hi int) *bsr.Matrix {
+	if l == 0 && d.part != nil {
+		return d.part.SliceCols(pt, lo, hi)
+	}
+	return Slice(pt, lo, hi)
+}
+
+// sliceDinv is the block-diagonal inverses (bs values each) of level l's block rows
+// [lo, hi), renumbered on the fine level.
+func (d *Hierarchy) sliceDinv(l int, dinv []float64, bs, lo, hi int) []float64 {
+	if l == 0 && d.part != nil {
+		out := make([]float64, 0, (hi-lo)*bs)
+		for i := lo; i < hi; i++ {
+			o := d.part.Perm[i]
+			out = append(out, dinv[o*bs:(o+1)*bs]...)
+		}
+		return out
+	}
+	return dinv[lo*bs : hi*bs]
 }
 
 // coarseGather sets up the redundant coarse solve's gather for a coarsest level of

@@ -43,6 +43,7 @@ type Hierarchy struct {
 	cLay   Layout            // the coarsest level's layout
 	cBlock int               // scalars per coarsest block
 	cPad   int               // scalars every rank contributes to the coarse gather
+	cOwner int               // the one rank owning the coarsest level's rows, or -1
 	send   []float64         // this rank's coarse right-hand side, padded to cPad
 	recv   []float64         // every rank's, cPad apiece
 	cb, cx []float64         // the whole coarse right-hand side and solution
@@ -203,10 +204,18 @@ func (d *Hierarchy) sliceDinv(l int, dinv []float64, bs, lo, hi int) []float64 {
 // layout lay and blocks of block scalars.
 func (d *Hierarchy) coarseGather(lay Layout, block int) {
 	d.cLay, d.cBlock = lay, block
-	rows := 0
+	rows, owners := 0, 0
+	d.cOwner = -1
 	for r := 0; r < lay.Size(); r++ {
 		lo, hi := lay.Range(r)
 		rows = max(rows, hi-lo)
+		if hi > lo {
+			owners++
+			d.cOwner = r
+		}
+	}
+	if owners != 1 {
+		d.cOwner = -1
 	}
 	// MPI_Allgather takes one count for all ranks: each contributes the largest
 	// share, padded, and the padding is dropped on unpacking.
@@ -348,6 +357,16 @@ func (d *Hierarchy) coarseSolve(b, x []float64) error {
 	if len(d.cb) == 0 {
 		return nil
 	}
+	if d.cOwner >= 0 {
+		// The coarsest level lives on one rank (Gather): it solves alone, the others
+		// hold no row of it and wait for nothing.
+		if d.cOwner == d.Comm.Rank() {
+			copy(d.cb, b)
+			d.coarse.Solve(d.cb, d.cx)
+			copy(x, d.cx)
+		}
+		return nil
+	}
 	clear(d.send)
 	copy(d.send, b)
 	if err := d.Comm.AllgatherFloat64(d.send, d.recv); err != nil {
@@ -369,21 +388,33 @@ func (d *Hierarchy) coarseSolve(b, x []float64) error {
 // phase that runs only V-cycles show these counts times the cycles.
 func (d *Hierarchy) CycleTraffic() mpi.Traffic {
 	var t mpi.Traffic
-	add := func(m *Matrix, k int64) {
+	for _, lt := range d.LevelTraffic() {
+		t = t.Add(lt)
+	}
+	return t
+}
+
+// LevelTraffic is CycleTraffic level by level: level l's entry holds its operator's
+// products, and the restriction onto level l+1 and the prolongation from it; the
+// coarsest's the coarse gather.
+func (d *Hierarchy) LevelTraffic() []mpi.Traffic {
+	out := make([]mpi.Traffic, len(d.Levels))
+	add := func(t *mpi.Traffic, m *Matrix, k int64) {
 		h := m.Halo
 		t.Sends += k * int64(len(h.Send))
 		t.Recvs += k * int64(len(h.Recv))
 		t.BytesSent += k * h.SendBytes()
 		t.BytesRecv += k * h.RecvBytes()
 	}
-	for _, L := range d.Levels[:len(d.Levels)-1] {
-		add(L.A, int64(2*d.Degree))
-		add(L.PT, 1)
-		add(L.P, 1)
+	for l, L := range d.Levels[:len(d.Levels)-1] {
+		add(&out[l], L.A, int64(2*d.Degree))
+		add(&out[l], L.PT, 1)
+		add(&out[l], L.P, 1)
 	}
-	if len(d.cb) > 0 {
+	if len(d.cb) > 0 && d.cOwner < 0 {
+		t := &out[len(out)-1]
 		t.Collectives++
 		t.CollectiveBytes += int64(d.cPad) * 8
 	}
-	return t
+	return out
 }

@@ -50,6 +50,11 @@ under mpiexec (OpenMPI, mpiexec -n N blockamg solve ..., N > 1; CPU only):
   and graph without. The system is renumbered so each rank's part is contiguous,
   the solution is written in the input's numbering, and the report gives each
   rank's halo and the edge cut ("partition").
+  --gather-rows N (default 64) puts a coarse level of fewer than N block rows per
+  rank on fewer ranks, each holding at least N, the others idle on it (the
+  restriction sends their rows over, the prolongation brings them back), so small
+  levels stop paying every rank's latency; a coarsest level on one rank is solved
+  there without a collective. "level_ranks" reports each level's active ranks.
   --gpu, --host-setup, --gpu-galerkin, --plot, --manufactured, --w-stats, --atol,
   --smoother other than chebyshev and --smoother-f32 are refused (exit 2).
 `
@@ -59,6 +64,7 @@ type mpiFlags struct {
 	timeout   time.Duration // --mpi-timeout
 	distSetup bool          // --dist-setup
 	partition string        // --partition
+	gather    int           // --gather-rows
 }
 
 // defaultMPITimeout bounds one blocking MPI call by default: far above any wait of a
@@ -74,6 +80,8 @@ func (m *mpiFlags) register(fs *flag.FlagSet, stderr io.Writer) {
 		"under mpiexec: set the hierarchy up from each rank's rows (aggregation within each rank, P smoothed and PᵀAP formed distributed) instead of the serial set-up on every rank; not with --steps")
 	fs.StringVar(&m.partition, "partition", "auto",
 		"under mpiexec: the fine level's split over the ranks: even, rcb (coordinate bisection), sfc (Hilbert curve), graph (BFS level-set bisection) or auto (even for ex56, rcb with coordinates, graph without)")
+	fs.IntVar(&m.gather, "gather-rows", dist.DefaultGatherRows,
+		"under mpiexec: a coarse level of fewer block rows per rank than this lives on fewer ranks (each active one holding at least this many; the coarsest on one rank, solved there); 0: every level on all ranks")
 	usage := fs.Usage
 	fs.Usage = func() {
 		usage()
@@ -248,6 +256,9 @@ func (c *solveConfig) checkMPIFlags(set map[string]bool) error {
 	if !slices.Contains(partitionMethods, c.mpi.partition) {
 		return fmt.Errorf("--partition %q: %w: want one of %s", c.mpi.partition, dist.ErrPartition, strings.Join(partitionMethods, ", "))
 	}
+	if c.mpi.gather < 0 {
+		return fmt.Errorf("--gather-rows %d: %w: want 0 (no gathering) or more", c.mpi.gather, dist.ErrLayout)
+	}
 	if c.mpi.distSetup && c.steps > 0 {
 		return fmt.Errorf("--steps with --dist-setup: %w (the distributed set-up does not keep its plans for a re-setup yet)", errNotUnderMPI)
 	}
@@ -328,7 +339,10 @@ type mpiSolveReport struct {
 	SetupMode          string  `json:"setup"`
 	// Partition is the fine level's split over the ranks (--partition).
 	Partition *mpiPartitionReport `json:"partition"`
-	Levels    int                 `json:"levels"`
+	// GatherRows is --gather-rows; LevelRanks each level's ranks that own rows of it.
+	GatherRows int   `json:"gather_rows"`
+	LevelRanks []int `json:"level_ranks"`
+	Levels     int   `json:"levels"`
 	// ResetupSeconds is the median over the recurring steps of their re-setup.
 	ResetupSeconds float64         `json:"resetup_seconds,omitempty"`
 	Steps          []mpiStepReport `json:"steps,omitempty"`
@@ -434,13 +448,20 @@ func solveOnWorld(c *solveConfig, fs *flag.FlagSet, comm *mpi.Comm, stdout, stde
 		if dh, err = distributedSetup(c, comm, p, part); err != nil {
 			return err
 		}
+		if err = dh.Gather(c.mpi.gather); err != nil {
+			return err
+		}
 	} else {
 		if s, err = blockamg.NewSolver(p.A, p.ns, c.solverOptions(nil)); err != nil {
 			return err
 		}
 		defer s.Close()
 		serialSetup = time.Since(t)
-		if dh, err = dist.NewPartitionedHierarchy(comm, s.Hierarchy(), part); err != nil {
+		var coarse []dist.Layout
+		for _, L := range s.Hierarchy().Levels[1:] {
+			coarse = append(coarse, dist.GatheredLayout(L.A.BlockRows, size, c.mpi.gather))
+		}
+		if dh, err = dist.NewPartitionedHierarchy(comm, s.Hierarchy(), part, coarse...); err != nil {
 			return err
 		}
 	}
@@ -543,7 +564,16 @@ func solveOnWorld(c *solveConfig, fs *flag.FlagSet, comm *mpi.Comm, stdout, stde
 		SerialSetupSeconds: times[0], SetupSeconds: times[1], SolveSeconds: times[2],
 		SymmetricGalerkin: c.amg.Symmetric, Levels: len(dh.Levels),
 		SetupMode: "replicated: every rank runs the serial set-up on the whole matrix and keeps its rows",
-		MPI:       ranks, Steps: steps, Partition: partitionReport(part, p.A),
+		MPI:       ranks, Steps: steps, Partition: partitionReport(part, p.A), GatherRows: c.mpi.gather,
+	}
+	for _, L := range dh.Levels {
+		active := 0
+		for r := 0; r < size; r++ {
+			if lo, hi := L.A.Layout.Range(r); hi > lo {
+				active++
+			}
+		}
+		rep.LevelRanks = append(rep.LevelRanks, active)
 	}
 	if c.mpi.distSetup {
 		rep.SymmetricGalerkin = false
@@ -658,6 +688,19 @@ func gatherVector(comm *mpi.Comm, lay dist.Layout, bs int, x []float64) ([]float
 	return whole, nil
 }
 
+// gathered describes the coarse levels' ranks (--gather-rows).
+func gathered(r *mpiSolveReport) string {
+	var s []string
+	for _, n := range r.LevelRanks {
+		s = append(s, strconv.Itoa(n))
+	}
+	how := "the coarsest solved redundantly"
+	if r.LevelRanks[len(r.LevelRanks)-1] == 1 && r.Ranks > 1 {
+		how = "the coarsest solved on one rank"
+	}
+	return fmt.Sprintf("gathered below %d block rows per rank: ranks per level %s, %s", r.GatherRows, strings.Join(s, "/"), how)
+}
+
 // printMPISolve prints rank 0's report of a distributed solve.
 func printMPISolve(w io.Writer, r *mpiSolveReport, slabs bool) {
 	split := "even ranges of block rows, in the input's order"
@@ -670,10 +713,10 @@ func printMPISolve(w io.Writer, r *mpiSolveReport, slabs bool) {
 	}
 	fmt.Fprintf(w, "%s: %d unknowns, %d×%d blocks, %d near-null vectors, %d ranks\n", r.Problem, r.Unknowns, r.BlockSize, r.BlockSize, r.NullSpace, r.Ranks)
 	if strings.HasPrefix(r.SetupMode, "distributed") {
-		fmt.Fprintf(w, "fine level split into %s; each coarse level owned as its aggregates are (within each rank); coarsest solved redundantly\n", split)
+		fmt.Fprintf(w, "fine level split into %s; each coarse level owned as its aggregates are (within each rank), %s\n", split, gathered(r))
 		fmt.Fprintf(w, "set-up: distributed (--dist-setup): each rank aggregated its own rows, smoothed P and formed its rows of PᵀAP (%d levels)\n\n", r.Levels)
 	} else {
-		fmt.Fprintf(w, "fine level split into %s; coarse levels split evenly; coarsest solved redundantly\n", split)
+		fmt.Fprintf(w, "fine level split into %s; coarse levels split evenly, %s\n", split, gathered(r))
 		fmt.Fprintf(w, "set-up: interim, replicated: every rank ran the serial AMG set-up on the whole matrix (%d levels) and keeps its rows\n\n", r.Levels)
 	}
 	fmt.Fprintf(w, "partition %s: edge cut %d blocks (the even split's %d); per rank block rows/ghost blocks/neighbours:", r.Partition.Method, r.Partition.EdgeCut, r.Partition.EvenEdgeCut)

@@ -619,3 +619,55 @@ func TestSolveMPIPartition(t *testing.T) {
 		}
 	}
 }
+
+// TestSolveMPIGather runs ex56 ne = 15 on three ranks with --gather-rows 0 (every
+// level on every rank) and 100 (level 1 on fewer ranks, the coarser ones on one),
+// with the replicated and the distributed set-up: the same iterations, the same
+// solution to round-off, fewer active ranks on the coarse levels and fewer messages
+// posted in the solve (counted by every rank's MPI counters).
+func TestSolveMPIGather(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: skipping the gathered distributed solves")
+	}
+	dir := t.TempDir()
+	for _, setup := range [][]string{nil, {"--dist-setup"}} {
+		var reps [2]mpiSolveReport
+		var xs [2][]float64
+		for i, g := range []string{"0", "100"} {
+			path := filepath.Join(dir, "x"+g+".mtx")
+			args := append([]string{"solve", "--ne", "15", "--json", "--solution", path, "--gather-rows", g}, setup...)
+			stdout, stderr, code := mpiLaunch(t, 3, args...)
+			if code != 0 {
+				t.Fatalf("%v: exit %d\n%s", args, code, stderr)
+			}
+			if err := json.Unmarshal([]byte(stdout), &reps[i]); err != nil {
+				t.Fatalf("stdout is not a JSON report: %v\n%s", err, stdout)
+			}
+			xd, err := matio.ReadDense(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			xs[i] = xd.Data
+		}
+		all, gath := &reps[0], &reps[1]
+		sends := func(r *mpiSolveReport) (n int64) {
+			for _, rk := range r.MPI {
+				n += rk.Phases[1].Sends
+			}
+			return n
+		}
+		d := relDiff(xs[1], xs[0])
+		t.Logf("%v: ranks per level %v → %v; %d iterations → %d; solve sends %d → %d; solutions within %.2g",
+			setup, all.LevelRanks, gath.LevelRanks, all.Iterations, gath.Iterations, sends(all), sends(gath), d)
+		if gath.Iterations != all.Iterations || !(d <= 1e-12) {
+			t.Errorf("%v: gathered %d iterations, ungathered %d; solutions differ by %.3g", setup, gath.Iterations, all.Iterations, d)
+		}
+		if len(gath.LevelRanks) != len(all.LevelRanks) || len(gath.LevelRanks) < 3 || gath.LevelRanks[0] != 3 ||
+			gath.LevelRanks[len(gath.LevelRanks)-1] != 1 || !(gath.LevelRanks[1] < 3) || slices.Max(all.LevelRanks[1:]) != 3 {
+			t.Errorf("%v: ranks per level %v gathered, %v not", setup, gath.LevelRanks, all.LevelRanks)
+		}
+		if !(sends(gath) < sends(all)) {
+			t.Errorf("%v: the gathered solve posted %d sends, the ungathered %d", setup, sends(gath), sends(all))
+		}
+	}
+}

@@ -46,8 +46,8 @@ under mpiexec (OpenMPI, mpiexec -n N blockamg solve ..., N > 1; CPU only):
   --partition picks the fine level's split: even (the input's order cut into even
   ranges), rcb (recursive coordinate bisection), sfc (a Hilbert curve cut into even
   pieces) or graph (recursive BFS level-set bisection of the matrix graph); auto,
-  the default, is even for ex56 (slabs), rcb with coordinates (--mesh, --coords)
-  and graph without. The system is renumbered so each rank's part is contiguous,
+  the default, is even for ex56 (slabs) and otherwise whichever of even, rcb (with
+  coordinates: --mesh, --coords) and graph cuts the fewest blocks. The system is renumbered so each rank's part is contiguous,
   the solution is written in the input's numbering, and the report gives each
   rank's halo and the edge cut ("partition").
   --gather-rows N (default 64) puts a coarse level of fewer than N block rows per
@@ -79,7 +79,7 @@ func (m *mpiFlags) register(fs *flag.FlagSet, stderr io.Writer) {
 	fs.BoolVar(&m.distSetup, "dist-setup", false,
 		"under mpiexec: set the hierarchy up from each rank's rows (aggregation within each rank, P smoothed and PᵀAP formed distributed) instead of the serial set-up on every rank; not with --steps")
 	fs.StringVar(&m.partition, "partition", "auto",
-		"under mpiexec: the fine level's split over the ranks: even, rcb (coordinate bisection), sfc (Hilbert curve), graph (BFS level-set bisection) or auto (even for ex56, rcb with coordinates, graph without)")
+		"under mpiexec: the fine level's split over the ranks: even, rcb (coordinate bisection), sfc (Hilbert curve), graph (BFS level-set bisection) or auto (even for ex56, else the fewest cut blocks of even, rcb with coordinates, and graph)")
 	fs.IntVar(&m.gather, "gather-rows", dist.DefaultGatherRows,
 		"under mpiexec: a coarse level of fewer block rows per rank than this lives on fewer ranks (each active one holding at least this many; the coarsest on one rank, solved there); 0: every level on all ranks")
 	usage := fs.Usage
@@ -114,8 +114,9 @@ func distributedSetup(c *solveConfig, comm *mpi.Comm, p *problem, part dist.Part
 var partitionMethods = []string{"auto", dist.PartitionEven, dist.PartitionRCB, dist.PartitionSFC, dist.PartitionGraph}
 
 // partitionProblem splits p's block rows over size ranks by --partition (auto: even
-// for ex56, whose z-major numbering makes even ranges slabs; rcb where coordinates
-// exist; the matrix graph's bisection otherwise).
+// for ex56, whose z-major numbering makes even ranges slabs; otherwise the candidate
+// that cuts the fewest blocks of the fine operator, ties to the first of even, rcb
+// where coordinates exist, and graph).
 func partitionProblem(method string, p *problem, size int) (dist.Partition, error) {
 	coords, dim := p.coords, p.coordDim
 	switch {
@@ -125,14 +126,28 @@ func partitionProblem(method string, p *problem, size int) (dist.Partition, erro
 		coords, dim = p.mesh.m.Coords, 3
 	}
 	if method == "auto" {
-		switch {
-		case p.box != nil:
-			method = dist.PartitionEven
-		case coords != nil:
-			method = dist.PartitionRCB
-		default:
-			method = dist.PartitionGraph
+		if p.box != nil {
+			return dist.EvenPartition(p.A.BlockRows, size), nil
 		}
+		// The candidates' edge cuts, on the whole matrix every rank holds: a matrix
+		// file's own order may already be slabs (structured grids), which neither a
+		// bisection of its coordinates nor of its graph always beats.
+		cands := []string{dist.PartitionEven, dist.PartitionGraph}
+		if coords != nil {
+			cands = []string{dist.PartitionEven, dist.PartitionRCB, dist.PartitionGraph}
+		}
+		var best dist.Partition
+		bestCut := -1
+		for _, m := range cands {
+			q, err := partitionProblem(m, p, size)
+			if err != nil {
+				return dist.Partition{}, err
+			}
+			if _, cut := q.Quality(p.A); bestCut < 0 || cut < bestCut {
+				best, bestCut = q, cut
+			}
+		}
+		return best, nil
 	}
 	switch method {
 	case dist.PartitionEven:

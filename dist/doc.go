@@ -119,23 +119,57 @@
 // on more, the aggregates stop at rank boundaries and CG needs about the serial
 // iterations (ex56: 9 to 12 on 2 and 3 ranks where the serial solve needs 11).
 //
+// # Partitioning
+//
+// A Partition assigns each fine block row (node) to a rank and renumbers the rows so
+// that each rank's part is one contiguous range, its Layout: CoordPartition by
+// recursive coordinate bisection (each part split at its ranks' share across the
+// longest extent of its bounding box) or along a Hilbert curve cut into even pieces;
+// GraphPartition, for a matrix without coordinates, by recursive bisection of
+// breadth-first level sets from a pseudo-peripheral row; EvenPartition keeps the
+// input's order. Every part gets EvenLayout's share (balance within one row), and ties
+// are broken by row number, so every rank computes the same partition. The caller
+// renumbers the system (SliceSym for the operator, Permute for vectors and the
+// near-null space) and brings the solution back (Restore); NewPartitionedHierarchy
+// does it for a replicated hierarchy's fine level (operator, P's rows, the
+// restriction's columns, D⁻¹), so the cycle is the serial one renumbered. Quality
+// gives each part's halo, neighbours and cut blocks.
+//
+// # Gathering coarse levels
+//
+// A coarse level too small to keep every rank busy lives on a subset of ranks: its
+// layout gives the others empty ranges (GatheredLayout: at least a threshold of rows
+// per active rank), so they idle on it; the restriction onto it sends their residual
+// rows to the subset over its own halo plan, and the prolongation brings the
+// correction back. A coarsest level on one rank is solved there, without the
+// Allgather. NewHierarchy takes gathered layouts directly; Hierarchy.Gather is the
+// post-pass for Setup's hierarchy (its rows move to their new owners and the plans
+// touching the level are agreed again). The operators do not change, so the cycle
+// gives the same result to round-off; LevelTraffic shows the messages per level.
+//
 // # Not done yet
 //
 // The distributed set-up's recurring step: its communication plans kept so that an
 // Update runs on each rank's rows (today the Galerkin product and the ghost rows agree
 // their patterns on every call, and Refresh takes the replicated hierarchy only);
-// AggNSmooths other than 1 and filtering in it; gathering
-// coarse levels onto fewer ranks as they shrink, rather than splitting every level
-// over all ranks; smoothers other than Chebyshev and float32 smoothing in the
-// distributed cycle; slab and graph partitioning of meshes (the command line splits
-// block rows evenly, which is slabs for ex56 only); NCCL between GPUs.
+// AggNSmooths other than 1 and filtering in it; coarse levels of the replicated
+// hierarchy laid out by the fine partition (they are split evenly in the serial
+// aggregates' order); aggregation of a gathered level on its subset during Setup
+// (Gather moves levels after they are built, so their aggregates still stop at the
+// old ranks' boundaries); a multilevel graph partitioner (the level-set bisection
+// sometimes cuts more than a matrix file's own order, which the command line then
+// keeps); smoothers other than Chebyshev and float32 smoothing in the distributed
+// cycle; NCCL between GPUs.
 //
 // # Command line
 //
 // `mpiexec -n N blockamg solve` (N > 1) runs this package's CG and V-cycle on the
 // interim set-up: every rank loads the whole problem, sets the serial hierarchy up
-// and slices it with NewHierarchy, the fine level by an even split of block rows
-// (ex56 numbers its nodes z-major, so its ranks hold slabs along z). Rank 0 reports
+// and slices it with NewPartitionedHierarchy, the fine level by --partition (auto:
+// an even split of block rows for ex56, whose z-major numbering makes its ranks hold
+// slabs along z; otherwise whichever of the even split, RCB on the coordinates and
+// the graph's bisection cuts the fewest blocks), the coarse levels gathered below
+// --gather-rows rows per rank (64). Rank 0 reports
 // the iterations, the true residual ‖b − A·x‖/‖b‖ computed distributed, and every
 // rank's counters per phase (set-up, solve, residual; with --steps also re-setup and
 // step solve, summed and per step). Its inputs are the serial solve's: ex56, a matrix
@@ -145,5 +179,5 @@
 // executable's bytes, the Go release, the MPI library), the options and, once loaded,
 // the inputs; every MPI call is bounded by --mpi-timeout (5 minutes by default).
 // --dist-setup replaces the replicated set-up by Setup on each rank's rows of the
-// loaded problem (without --steps).
+// renumbered problem, then Gather (without --steps).
 package dist

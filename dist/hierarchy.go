@@ -43,10 +43,14 @@ type Hierarchy struct {
 	cLay   Layout            // the coarsest level's layout
 	cBlock int               // scalars per coarsest block
 	cPad   int               // scalars every rank contributes to the coarse gather
+	cOwner int               // the one rank owning the coarsest level's rows, or -1
 	send   []float64         // this rank's coarse right-hand side, padded to cPad
 	recv   []float64         // every rank's, cPad apiece
 	cb, cx []float64         // the whole coarse right-hand side and solution
 	err    error             // the first error of Apply (Err)
+	// part renumbers the fine level of a hierarchy sliced from a serial one
+	// (NewPartitionedHierarchy), nil for the serial numbering.
+	part *Partition
 }
 
 // NewHierarchy distributes h, a hierarchy that every rank of comm holds whole, by
@@ -69,6 +73,27 @@ type Hierarchy struct {
 // amg.ErrOptions; a hierarchy whose last Update failed with one wrapping amg.ErrBroken;
 // layouts that do not match the levels with one wrapping ErrLayout.
 func NewHierarchy(comm *mpi.Comm, h *amg.Hierarchy, layouts ...Layout) (*Hierarchy, error) {
+	return newHierarchy(comm, h, nil, layouts)
+}
+
+// NewPartitionedHierarchy is NewHierarchy with the fine level renumbered by part (a
+// partition of h's fine block rows over comm's ranks) and distributed by part.Layout:
+// the fine operator is Π·A·Πᵀ, the fine rows of P and the columns of the restriction
+// are renumbered, and so are the block-diagonal inverses, so the cycle is h's on the
+// renumbered fine level and its vectors are in part's numbering (part.Permute,
+// part.Restore). layouts are the coarse levels' (levels 1, 2, …), split evenly past
+// their end. Refresh renumbers the new values the same way.
+func NewPartitionedHierarchy(comm *mpi.Comm, h *amg.Hierarchy, part Partition, layouts ...Layout) (*Hierarchy, error) {
+	if len(h.Levels) == 0 {
+		return nil, fmt.Errorf("%w: a hierarchy without levels", ErrLayout)
+	}
+	if len(part.Perm) != h.Levels[0].A.BlockRows {
+		return nil, fmt.Errorf("%w: a partition of %d rows for a fine level of %d", ErrLayout, len(part.Perm), h.Levels[0].A.BlockRows)
+	}
+	return newHierarchy(comm, h, &part, append([]Layout{part.Layout}, layouts...))
+}
+
+func newHierarchy(comm *mpi.Comm, h *amg.Hierarchy, part *Partition, layouts []Layout) (*Hierarchy, error) {
 	opt := h.Opt
 	if name := opt.Smoother; name != "" && name != cycle.DefaultSmoother {
 		return nil, fmt.Errorf("dist: %w: smoother %q: the distributed cycle runs %q only", amg.ErrOptions, name, cycle.DefaultSmoother)
@@ -96,12 +121,12 @@ func NewHierarchy(comm *mpi.Comm, h *amg.Hierarchy, layouts ...Layout) (*Hierarc
 		}
 	}
 	me := comm.Rank()
-	d := &Hierarchy{Comm: comm, Degree: opt.SmootherIts, coarse: h.Coarse()}
+	d := &Hierarchy{Comm: comm, Degree: opt.SmootherIts, coarse: h.Coarse(), part: part}
 	for l, L := range h.Levels {
 		lo, hi := lays[l].Range(me)
 		lv := &Level{}
 		var err error
-		if lv.A, err = NewMatrix(comm, lays[l], Slice(L.A, lo, hi)); err != nil {
+		if lv.A, err = NewMatrix(comm, lays[l], d.sliceA(l, L.A, lo, hi)); err != nil {
 			return nil, fmt.Errorf("dist: level %d operator: %w", l, err)
 		}
 		n := lv.A.LocalLen()
@@ -110,18 +135,18 @@ func NewHierarchy(comm *mpi.Comm, h *amg.Hierarchy, layouts ...Layout) (*Hierarc
 		if l == nl-1 {
 			break
 		}
-		if lv.P, err = NewRectMatrix(comm, lays[l], lays[l+1], Slice(L.P, lo, hi)); err != nil {
+		if lv.P, err = NewRectMatrix(comm, lays[l], lays[l+1], d.sliceP(l, L.P, lo, hi)); err != nil {
 			return nil, fmt.Errorf("dist: level %d prolongator: %w", l, err)
 		}
 		clo, chi := lays[l+1].Range(me)
-		if lv.PT, err = NewRectMatrix(comm, lays[l+1], lays[l], Slice(L.P.Transpose(), clo, chi)); err != nil {
+		if lv.PT, err = NewRectMatrix(comm, lays[l+1], lays[l], d.slicePT(l, L.P.Transpose(), clo, chi)); err != nil {
 			return nil, fmt.Errorf("dist: level %d restriction: %w", l, err)
 		}
 		bs := L.A.R * L.A.R
 		if len(L.Dinv) != L.A.BlockRows*bs {
 			return nil, fmt.Errorf("dist: %w: level %d has %d block-diagonal inverse values for %d blocks", amg.ErrInput, l, len(L.Dinv), L.A.BlockRows)
 		}
-		lv.Dinv = L.Dinv[lo*bs : hi*bs]
+		lv.Dinv = d.sliceDinv(l, L.Dinv, bs, lo, hi)
 		if !(L.ChebMax > L.ChebMin && L.ChebMin > 0) {
 			return nil, fmt.Errorf("dist: %w: level %d smoother interval [%g, %g] is not a positive interval", amg.ErrInput, l, L.ChebMin, L.ChebMax)
 		}
@@ -135,14 +160,62 @@ func NewHierarchy(comm *mpi.Comm, h *amg.Hierarchy, layouts ...Layout) (*Hierarc
 	return d, nil
 }
 
+// sliceA is block rows [lo, hi) of level l's operator a, renumbered by d.part on
+// the fine level.
+func (d *Hierarchy) sliceA(l int, a *bsr.Matrix, lo, hi int) *bsr.Matrix {
+	if l == 0 && d.part != nil {
+		return d.part.SliceSym(a, lo, hi)
+	}
+	return Slice(a, lo, hi)
+}
+
+// sliceP is block rows [lo, hi) of level l's prolongator p, its fine rows renumbered.
+func (d *Hierarchy) sliceP(l int, p *bsr.Matrix, lo, hi int) *bsr.Matrix {
+	if l == 0 && d.part != nil {
+		return d.part.SliceRows(p, lo, hi)
+	}
+	return Slice(p, lo, hi)
+}
+
+// slicePT is block rows [lo, hi) of level l's restriction pt, its fine columns
+// renumbered.
+func (d *Hierarchy) slicePT(l int, pt *bsr.Matrix, lo, hi int) *bsr.Matrix {
+	if l == 0 && d.part != nil {
+		return d.part.SliceCols(pt, lo, hi)
+	}
+	return Slice(pt, lo, hi)
+}
+
+// sliceDinv is the block-diagonal inverses (bs values each) of level l's block rows
+// [lo, hi), renumbered on the fine level.
+func (d *Hierarchy) sliceDinv(l int, dinv []float64, bs, lo, hi int) []float64 {
+	if l == 0 && d.part != nil {
+		out := make([]float64, 0, (hi-lo)*bs)
+		for i := lo; i < hi; i++ {
+			o := d.part.Perm[i]
+			out = append(out, dinv[o*bs:(o+1)*bs]...)
+		}
+		return out
+	}
+	return dinv[lo*bs : hi*bs]
+}
+
 // coarseGather sets up the redundant coarse solve's gather for a coarsest level of
 // layout lay and blocks of block scalars.
 func (d *Hierarchy) coarseGather(lay Layout, block int) {
 	d.cLay, d.cBlock = lay, block
-	rows := 0
+	rows, owners := 0, 0
+	d.cOwner = -1
 	for r := 0; r < lay.Size(); r++ {
 		lo, hi := lay.Range(r)
 		rows = max(rows, hi-lo)
+		if hi > lo {
+			owners++
+			d.cOwner = r
+		}
+	}
+	if owners != 1 {
+		d.cOwner = -1
 	}
 	// MPI_Allgather takes one count for all ranks: each contributes the largest
 	// share, padded, and the padding is dropped on unpacking.
@@ -284,6 +357,16 @@ func (d *Hierarchy) coarseSolve(b, x []float64) error {
 	if len(d.cb) == 0 {
 		return nil
 	}
+	if d.cOwner >= 0 {
+		// The coarsest level lives on one rank (Gather): it solves alone, the others
+		// hold no row of it and wait for nothing.
+		if d.cOwner == d.Comm.Rank() {
+			copy(d.cb, b)
+			d.coarse.Solve(d.cb, d.cx)
+			copy(x, d.cx)
+		}
+		return nil
+	}
 	clear(d.send)
 	copy(d.send, b)
 	if err := d.Comm.AllgatherFloat64(d.send, d.recv); err != nil {
@@ -305,21 +388,33 @@ func (d *Hierarchy) coarseSolve(b, x []float64) error {
 // phase that runs only V-cycles show these counts times the cycles.
 func (d *Hierarchy) CycleTraffic() mpi.Traffic {
 	var t mpi.Traffic
-	add := func(m *Matrix, k int64) {
+	for _, lt := range d.LevelTraffic() {
+		t = t.Add(lt)
+	}
+	return t
+}
+
+// LevelTraffic is CycleTraffic level by level: level l's entry holds its operator's
+// products, and the restriction onto level l+1 and the prolongation from it; the
+// coarsest's the coarse gather.
+func (d *Hierarchy) LevelTraffic() []mpi.Traffic {
+	out := make([]mpi.Traffic, len(d.Levels))
+	add := func(t *mpi.Traffic, m *Matrix, k int64) {
 		h := m.Halo
 		t.Sends += k * int64(len(h.Send))
 		t.Recvs += k * int64(len(h.Recv))
 		t.BytesSent += k * h.SendBytes()
 		t.BytesRecv += k * h.RecvBytes()
 	}
-	for _, L := range d.Levels[:len(d.Levels)-1] {
-		add(L.A, int64(2*d.Degree))
-		add(L.PT, 1)
-		add(L.P, 1)
+	for l, L := range d.Levels[:len(d.Levels)-1] {
+		add(&out[l], L.A, int64(2*d.Degree))
+		add(&out[l], L.PT, 1)
+		add(&out[l], L.P, 1)
 	}
-	if len(d.cb) > 0 {
+	if len(d.cb) > 0 && d.cOwner < 0 {
+		t := &out[len(out)-1]
 		t.Collectives++
 		t.CollectiveBytes += int64(d.cPad) * 8
 	}
-	return t
+	return out
 }

@@ -118,7 +118,11 @@ func (d *Hierarchy) refresh(h *amg.Hierarchy) error {
 		if L.A.BlockRows != lv.A.Layout.N() {
 			return fmt.Errorf("dist: %w: level %d has %d block rows, the distributed level %d", amg.ErrPattern, l, L.A.BlockRows, lv.A.Layout.N())
 		}
-		if err := lv.A.SetValues(rowsOf(L.A, lo, hi)); err != nil {
+		rows := rowsOf
+		if l == 0 && d.part != nil {
+			rows = d.part.SliceSym
+		}
+		if err := lv.A.SetValues(rows(L.A, lo, hi)); err != nil {
 			return fmt.Errorf("dist: level %d operator: %w", l, err)
 		}
 		if l == len(h.Levels)-1 {
@@ -127,12 +131,16 @@ func (d *Hierarchy) refresh(h *amg.Hierarchy) error {
 		if L.P == nil || lv.P == nil || L.P.BlockRows != lv.P.Layout.N() || L.P.BlockCols != lv.P.ColLayout.N() {
 			return fmt.Errorf("dist: %w: level %d's prolongator is not of the distributed level's shape", amg.ErrPattern, l)
 		}
-		if err := lv.P.SetValues(rowsOf(L.P, lo, hi)); err != nil {
+		prows, ptrows := rowsOf, rowsOf
+		if l == 0 && d.part != nil {
+			prows, ptrows = d.part.SliceRows, d.part.SliceCols
+		}
+		if err := lv.P.SetValues(prows(L.P, lo, hi)); err != nil {
 			return fmt.Errorf("dist: level %d prolongator: %w", l, err)
 		}
 		// The restriction's rows are P's columns: the global transpose, as NewHierarchy
 		// made it (every rank holds P whole in the interim set-up).
-		if err := lv.PT.SetValues(rowsOf(L.P.Transpose(), lv.PT.Lo, lv.PT.Hi)); err != nil {
+		if err := lv.PT.SetValues(ptrows(L.P.Transpose(), lv.PT.Lo, lv.PT.Hi)); err != nil {
 			return fmt.Errorf("dist: level %d restriction: %w", l, err)
 		}
 		bs := L.A.R * L.A.R
@@ -142,7 +150,7 @@ func (d *Hierarchy) refresh(h *amg.Hierarchy) error {
 		if !(L.ChebMax > L.ChebMin && L.ChebMin > 0) {
 			return fmt.Errorf("dist: %w: level %d smoother interval [%g, %g] is not a positive interval", amg.ErrInput, l, L.ChebMin, L.ChebMax)
 		}
-		lv.Dinv = L.Dinv[lo*bs : hi*bs]
+		lv.Dinv = d.sliceDinv(l, L.Dinv, bs, lo, hi)
 		lv.ChebMin, lv.ChebMax = L.ChebMin, L.ChebMax
 	}
 	if c := h.Coarse(); c.Size() != len(d.cb) {

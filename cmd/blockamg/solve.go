@@ -73,8 +73,12 @@ type problem struct {
 	A    *bsr.Matrix
 	b    []float64
 	ns   *amg.NullSpace
-	asm  *fem.Assembly // nil for a matrix read from a file
-	box  *fem.Box
+	// coords are a matrix file's node coordinates (--coords), coordDim per node; nil
+	// without (ex56's and a mesh's are in box and mesh).
+	coords   []float64
+	coordDim int
+	asm      *fem.Assembly // nil for a matrix read from a file
+	box      *fem.Box
 	// onDevice: ex56 to be assembled on the device, pattern and values (--gpu with
 	// the device set-up): A and asm stay nil, and the host holds vectors only.
 	onDevice bool
@@ -398,6 +402,7 @@ func loadProblem(c *solveConfig, pr progress) (*problem, error) {
 			return nil, fmt.Errorf("%s: %w", c.coords, err)
 		}
 		p.ns = &amg.NullSpace{Rows: n, Cols: len(B) / n, Data: B}
+		p.coords, p.coordDim = d.Data, d.Cols
 	case c.nullspace != "":
 		d, err := matio.ReadDense(c.nullspace)
 		if err != nil {

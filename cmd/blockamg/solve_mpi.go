@@ -17,6 +17,7 @@ import (
 	"github.com/blockamg/blockamg"
 	"github.com/blockamg/blockamg/amg"
 	"github.com/blockamg/blockamg/amg/cycle"
+	"github.com/blockamg/blockamg/bsr"
 	"github.com/blockamg/blockamg/dist"
 	"github.com/blockamg/blockamg/dist/mpi"
 	"github.com/blockamg/blockamg/internal/cli"
@@ -42,6 +43,18 @@ under mpiexec (OpenMPI, mpiexec -n N blockamg solve ..., N > 1; CPU only):
   with exit 2, and mpiexec ends the others.
   --dist-setup sets the hierarchy up from each rank's rows instead (dist.Setup:
   aggregation within each rank; no --steps with it).
+  --partition picks the fine level's split: even (the input's order cut into even
+  ranges), rcb (recursive coordinate bisection), sfc (a Hilbert curve cut into even
+  pieces) or graph (recursive BFS level-set bisection of the matrix graph); auto,
+  the default, is even for ex56 (slabs) and otherwise whichever of even, rcb (with
+  coordinates: --mesh, --coords) and graph cuts the fewest blocks. The system is renumbered so each rank's part is contiguous,
+  the solution is written in the input's numbering, and the report gives each
+  rank's halo and the edge cut ("partition").
+  --gather-rows N (default 64) puts a coarse level of fewer than N block rows per
+  rank on fewer ranks, each holding at least N, the others idle on it (the
+  restriction sends their rows over, the prolongation brings them back), so small
+  levels stop paying every rank's latency; a coarsest level on one rank is solved
+  there without a collective. "level_ranks" reports each level's active ranks.
   --gpu, --host-setup, --gpu-galerkin, --plot, --manufactured, --w-stats, --atol,
   --smoother other than chebyshev and --smoother-f32 are refused (exit 2).
 `
@@ -50,6 +63,8 @@ under mpiexec (OpenMPI, mpiexec -n N blockamg solve ..., N > 1; CPU only):
 type mpiFlags struct {
 	timeout   time.Duration // --mpi-timeout
 	distSetup bool          // --dist-setup
+	partition string        // --partition
+	gather    int           // --gather-rows
 }
 
 // defaultMPITimeout bounds one blocking MPI call by default: far above any wait of a
@@ -63,6 +78,10 @@ func (m *mpiFlags) register(fs *flag.FlagSet, stderr io.Writer) {
 		"under mpiexec: end this rank with an error when one MPI call blocks longer (a peer died, stalled or never started MPI; 0: wait forever)")
 	fs.BoolVar(&m.distSetup, "dist-setup", false,
 		"under mpiexec: set the hierarchy up from each rank's rows (aggregation within each rank, P smoothed and PᵀAP formed distributed) instead of the serial set-up on every rank; not with --steps")
+	fs.StringVar(&m.partition, "partition", "auto",
+		"under mpiexec: the fine level's split over the ranks: even, rcb (coordinate bisection), sfc (Hilbert curve), graph (BFS level-set bisection) or auto (even for ex56, else the fewest cut blocks of even, rcb with coordinates, and graph)")
+	fs.IntVar(&m.gather, "gather-rows", dist.DefaultGatherRows,
+		"under mpiexec: a coarse level of fewer block rows per rank than this lives on fewer ranks (each active one holding at least this many; the coarsest on one rank, solved there); 0: every level on all ranks")
 	usage := fs.Usage
 	fs.Usage = func() {
 		usage()
@@ -73,18 +92,108 @@ func (m *mpiFlags) register(fs *flag.FlagSet, stderr io.Writer) {
 // distributedSetup sets the hierarchy up with dist.Setup from this rank's rows of the
 // problem every rank loaded: its block rows of A by lay and of the near-null space as
 // amg.CheckInput leaves it (orthonormalised; constant modes when none was given).
-func distributedSetup(c *solveConfig, comm *mpi.Comm, p *problem, lay dist.Layout) (*dist.Hierarchy, error) {
+//
+// The problem is renumbered by part first, so each rank's rows are contiguous.
+func distributedSetup(c *solveConfig, comm *mpi.Comm, p *problem, part dist.Partition) (*dist.Hierarchy, error) {
 	ns, err := amg.CheckInput(p.A, p.ns)
 	if err != nil {
 		return nil, err
 	}
+	lay := part.Layout
 	lo, hi := lay.Range(comm.Rank())
-	a, err := dist.NewMatrix(comm, lay, dist.Slice(p.A, lo, hi))
+	a, err := dist.NewMatrix(comm, lay, part.SliceSym(p.A, lo, hi))
 	if err != nil {
 		return nil, err
 	}
 	bk := p.A.R * ns.Cols
-	return dist.Setup(a, ns.Data[lo*bk:hi*bk], ns.Cols, c.amg)
+	B := part.Permute(ns.Data, bk)
+	return dist.Setup(a, B[lo*bk:hi*bk], ns.Cols, c.amg)
+}
+
+// partitionMethods are --partition's values.
+var partitionMethods = []string{"auto", dist.PartitionEven, dist.PartitionRCB, dist.PartitionSFC, dist.PartitionGraph}
+
+// partitionProblem splits p's block rows over size ranks by --partition (auto: even
+// for ex56, whose z-major numbering makes even ranges slabs; otherwise the candidate
+// that cuts the fewest blocks of the fine operator, ties to the first of even, rcb
+// where coordinates exist, and graph).
+func partitionProblem(method string, p *problem, size int) (dist.Partition, error) {
+	coords, dim := p.coords, p.coordDim
+	switch {
+	case p.box != nil:
+		coords, dim = p.box.Coords(), 3
+	case p.mesh != nil:
+		coords, dim = p.mesh.m.Coords, 3
+	}
+	if method == "auto" {
+		if p.box != nil {
+			return dist.EvenPartition(p.A.BlockRows, size), nil
+		}
+		// The candidates' edge cuts, on the whole matrix every rank holds: a matrix
+		// file's own order may already be slabs (structured grids), which neither a
+		// bisection of its coordinates nor of its graph always beats.
+		cands := []string{dist.PartitionEven, dist.PartitionGraph}
+		if coords != nil {
+			cands = []string{dist.PartitionEven, dist.PartitionRCB, dist.PartitionGraph}
+		}
+		var best dist.Partition
+		bestCut := -1
+		for _, m := range cands {
+			q, err := partitionProblem(m, p, size)
+			if err != nil {
+				return dist.Partition{}, err
+			}
+			if _, cut := q.Quality(p.A); bestCut < 0 || cut < bestCut {
+				best, bestCut = q, cut
+			}
+		}
+		return best, nil
+	}
+	switch method {
+	case dist.PartitionEven:
+		return dist.EvenPartition(p.A.BlockRows, size), nil
+	case dist.PartitionGraph:
+		return dist.GraphPartition(p.A, size)
+	case dist.PartitionRCB, dist.PartitionSFC:
+		if coords == nil {
+			return dist.Partition{}, fmt.Errorf("--partition %s: %w: no node coordinates (ex56, --mesh or --coords give them)", method, dist.ErrPartition)
+		}
+		if len(coords) != dim*p.A.BlockRows {
+			return dist.Partition{}, fmt.Errorf("--partition %s: %w: %d coordinates of dimension %d for %d block rows", method, dist.ErrPartition, len(coords), dim, p.A.BlockRows)
+		}
+		return dist.CoordPartition(coords, dim, size, method)
+	}
+	return dist.Partition{}, fmt.Errorf("--partition %q: %w: want one of %s", method, dist.ErrPartition, strings.Join(partitionMethods, ", "))
+}
+
+// mpiPartReport is one rank's part of the fine level: rows, halo and cut blocks.
+type mpiPartReport struct {
+	Rank       int `json:"rank"`
+	BlockRows  int `json:"block_rows"`
+	Ghosts     int `json:"ghost_blocks"` // distinct block columns of other ranks its rows name
+	Neighbours int `json:"neighbours"`
+	Cut        int `json:"cut_blocks"` // its stored blocks in other ranks' columns
+}
+
+// mpiPartitionReport is the fine level's partition and its quality.
+type mpiPartitionReport struct {
+	Method string `json:"method"`
+	// EdgeCut is the stored blocks of the fine operator between ranks (twice the cut
+	// edges of a symmetric pattern); EvenEdgeCut the even split's, for comparison.
+	EdgeCut     int             `json:"edge_cut"`
+	EvenEdgeCut int             `json:"even_edge_cut"`
+	Parts       []mpiPartReport `json:"parts"`
+}
+
+// partitionReport measures part on the whole fine operator a (every rank holds it).
+func partitionReport(part dist.Partition, a *bsr.Matrix) *mpiPartitionReport {
+	parts, cut := part.Quality(a)
+	_, even := dist.EvenPartition(a.BlockRows, part.Layout.Size()).Quality(a)
+	r := &mpiPartitionReport{Method: part.Method, EdgeCut: cut, EvenEdgeCut: even}
+	for i, q := range parts {
+		r.Parts = append(r.Parts, mpiPartReport{Rank: i, BlockRows: q.Rows, Ghosts: q.Ghosts, Neighbours: q.Neighbours, Cut: q.Cut})
+	}
+	return r
 }
 
 // inputFlags name files: the launch check compares the files' contents (the inputs'
@@ -159,6 +268,12 @@ var mpiStepPhases = mpiPhases[3:]
 // checkMPIFlags refuses, before MPI is initialised (so every rank refuses by itself
 // and none waits for another), the flags the distributed solve does not run.
 func (c *solveConfig) checkMPIFlags(set map[string]bool) error {
+	if !slices.Contains(partitionMethods, c.mpi.partition) {
+		return fmt.Errorf("--partition %q: %w: want one of %s", c.mpi.partition, dist.ErrPartition, strings.Join(partitionMethods, ", "))
+	}
+	if c.mpi.gather < 0 {
+		return fmt.Errorf("--gather-rows %d: %w: want 0 (no gathering) or more", c.mpi.gather, dist.ErrLayout)
+	}
 	if c.mpi.distSetup && c.steps > 0 {
 		return fmt.Errorf("--steps with --dist-setup: %w (the distributed set-up does not keep its plans for a re-setup yet)", errNotUnderMPI)
 	}
@@ -237,7 +352,12 @@ type mpiSolveReport struct {
 	SolveSeconds       float64 `json:"solve_seconds"` // slowest rank
 	SymmetricGalerkin  bool    `json:"symmetric_galerkin"`
 	SetupMode          string  `json:"setup"`
-	Levels             int     `json:"levels"`
+	// Partition is the fine level's split over the ranks (--partition).
+	Partition *mpiPartitionReport `json:"partition"`
+	// GatherRows is --gather-rows; LevelRanks each level's ranks that own rows of it.
+	GatherRows int   `json:"gather_rows"`
+	LevelRanks []int `json:"level_ranks"`
+	Levels     int   `json:"levels"`
 	// ResetupSeconds is the median over the recurring steps of their re-setup.
 	ResetupSeconds float64         `json:"resetup_seconds,omitempty"`
 	Steps          []mpiStepReport `json:"steps,omitempty"`
@@ -328,14 +448,22 @@ func solveOnWorld(c *solveConfig, fs *flag.FlagSet, comm *mpi.Comm, stdout, stde
 	c.amg.Symmetric = c.half && p.A.CheckSymmetric() == nil
 
 	// ex56 numbers its nodes z-major, so an even split of the block rows is a split of
-	// the cube into slabs along z; a matrix file or a mesh is split as it is numbered.
-	lay := dist.EvenLayout(p.A.BlockRows, size)
+	// the cube into slabs along z; a matrix file or a mesh is partitioned (--partition)
+	// and the system renumbered so that each rank's part is contiguous.
+	part, err := partitionProblem(c.mpi.partition, p, size)
+	if err != nil {
+		return err
+	}
+	lay := part.Layout
 	t := time.Now()
 	var s *blockamg.Solver
 	var dh *dist.Hierarchy
 	var serialSetup time.Duration
 	if c.mpi.distSetup {
-		if dh, err = distributedSetup(c, comm, p, lay); err != nil {
+		if dh, err = distributedSetup(c, comm, p, part); err != nil {
+			return err
+		}
+		if err = dh.Gather(c.mpi.gather); err != nil {
 			return err
 		}
 	} else {
@@ -344,7 +472,11 @@ func solveOnWorld(c *solveConfig, fs *flag.FlagSet, comm *mpi.Comm, stdout, stde
 		}
 		defer s.Close()
 		serialSetup = time.Since(t)
-		if dh, err = dist.NewHierarchy(comm, s.Hierarchy(), lay); err != nil {
+		var coarse []dist.Layout
+		for _, L := range s.Hierarchy().Levels[1:] {
+			coarse = append(coarse, dist.GatheredLayout(L.A.BlockRows, size, c.mpi.gather))
+		}
+		if dh, err = dist.NewPartitionedHierarchy(comm, s.Hierarchy(), part, coarse...); err != nil {
 			return err
 		}
 	}
@@ -353,7 +485,7 @@ func solveOnWorld(c *solveConfig, fs *flag.FlagSet, comm *mpi.Comm, stdout, stde
 	comm.SetPhase(mpiPhases[1])
 	lo, hi := lay.Range(me)
 	bs := p.A.R
-	b := p.b[lo*bs : hi*bs]
+	b := part.Permute(p.b, bs)[lo*bs : hi*bs]
 	x := make([]float64, len(b))
 	t = time.Now()
 	res, err := dist.CG(dh.Operator(), dh, b, x, c.kry.RelTol, c.kry.MaxIter)
@@ -436,6 +568,7 @@ func solveOnWorld(c *solveConfig, fs *flag.FlagSet, comm *mpi.Comm, stdout, stde
 		if whole, err = gatherVector(comm, lay, bs, x); err != nil {
 			return err
 		}
+		whole = part.Restore(whole, bs)
 	}
 	if !root {
 		return nil
@@ -446,7 +579,16 @@ func solveOnWorld(c *solveConfig, fs *flag.FlagSet, comm *mpi.Comm, stdout, stde
 		SerialSetupSeconds: times[0], SetupSeconds: times[1], SolveSeconds: times[2],
 		SymmetricGalerkin: c.amg.Symmetric, Levels: len(dh.Levels),
 		SetupMode: "replicated: every rank runs the serial set-up on the whole matrix and keeps its rows",
-		MPI:       ranks, Steps: steps,
+		MPI:       ranks, Steps: steps, Partition: partitionReport(part, p.A), GatherRows: c.mpi.gather,
+	}
+	for _, L := range dh.Levels {
+		active := 0
+		for r := 0; r < size; r++ {
+			if lo, hi := L.A.Layout.Range(r); hi > lo {
+				active++
+			}
+		}
+		rep.LevelRanks = append(rep.LevelRanks, active)
 	}
 	if c.mpi.distSetup {
 		rep.SymmetricGalerkin = false
@@ -561,20 +703,42 @@ func gatherVector(comm *mpi.Comm, lay dist.Layout, bs int, x []float64) ([]float
 	return whole, nil
 }
 
+// gathered describes the coarse levels' ranks (--gather-rows).
+func gathered(r *mpiSolveReport) string {
+	var s []string
+	for _, n := range r.LevelRanks {
+		s = append(s, strconv.Itoa(n))
+	}
+	how := "the coarsest solved redundantly"
+	if r.LevelRanks[len(r.LevelRanks)-1] == 1 && r.Ranks > 1 {
+		how = "the coarsest solved on one rank"
+	}
+	return fmt.Sprintf("gathered below %d block rows per rank: ranks per level %s, %s", r.GatherRows, strings.Join(s, "/"), how)
+}
+
 // printMPISolve prints rank 0's report of a distributed solve.
 func printMPISolve(w io.Writer, r *mpiSolveReport, slabs bool) {
 	split := "even ranges of block rows, in the input's order"
-	if slabs {
+	switch {
+	case r.Partition.Method != dist.PartitionEven:
+		split = map[string]string{dist.PartitionRCB: "parts by recursive coordinate bisection", dist.PartitionSFC: "parts along a Hilbert curve",
+			dist.PartitionGraph: "parts by level-set bisection of the matrix graph"}[r.Partition.Method] + ", renumbered contiguous"
+	case slabs:
 		split = "even ranges of block rows: slabs along z (ex56 numbers its nodes z-major)"
 	}
 	fmt.Fprintf(w, "%s: %d unknowns, %d×%d blocks, %d near-null vectors, %d ranks\n", r.Problem, r.Unknowns, r.BlockSize, r.BlockSize, r.NullSpace, r.Ranks)
 	if strings.HasPrefix(r.SetupMode, "distributed") {
-		fmt.Fprintf(w, "fine level split into %s; each coarse level owned as its aggregates are (within each rank); coarsest solved redundantly\n", split)
+		fmt.Fprintf(w, "fine level split into %s; each coarse level owned as its aggregates are (within each rank), %s\n", split, gathered(r))
 		fmt.Fprintf(w, "set-up: distributed (--dist-setup): each rank aggregated its own rows, smoothed P and formed its rows of PᵀAP (%d levels)\n\n", r.Levels)
 	} else {
-		fmt.Fprintf(w, "fine level split into %s; coarse levels split evenly; coarsest solved redundantly\n", split)
+		fmt.Fprintf(w, "fine level split into %s; coarse levels split evenly, %s\n", split, gathered(r))
 		fmt.Fprintf(w, "set-up: interim, replicated: every rank ran the serial AMG set-up on the whole matrix (%d levels) and keeps its rows\n\n", r.Levels)
 	}
+	fmt.Fprintf(w, "partition %s: edge cut %d blocks (the even split's %d); per rank block rows/ghost blocks/neighbours:", r.Partition.Method, r.Partition.EdgeCut, r.Partition.EvenEdgeCut)
+	for _, q := range r.Partition.Parts {
+		fmt.Fprintf(w, " %d/%d/%d", q.BlockRows, q.Ghosts, q.Neighbours)
+	}
+	fmt.Fprintf(w, "\n\n")
 	fmt.Fprintf(w, "distributed PCG + V-cycle: %d iterations, relative true residual ‖b−Ax‖/‖b‖ = %.3g\n", r.Iterations, float64(r.RelativeResidual))
 	if r.SerialSetupSeconds > 0 {
 		fmt.Fprintf(w, "set-up %.3f s (serial set-up %.3f s of it), solve %.3f s (slowest rank)\n\n", r.SetupSeconds, r.SerialSetupSeconds, r.SolveSeconds)

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/blockamg/blockamg/dist"
 	"github.com/blockamg/blockamg/dist/mpi"
 	"github.com/blockamg/blockamg/matio"
 )
@@ -513,5 +514,163 @@ func TestSolveMPIDistSetup(t *testing.T) {
 	_, stderr, code := mpiLaunch(t, 2, "solve", "--ne", "4", "--dist-setup", "--steps", "1")
 	if code != exitBadInput || strings.Count(stderr, "--steps with --dist-setup") != 2 {
 		t.Errorf("--steps with --dist-setup: exit %d, want %d from both ranks:\n%s", code, exitBadInput, stderr)
+	}
+}
+
+// TestSolveMPIPartition runs --partition on 2 and 3 ranks, with the replicated and the
+// distributed set-up, on ex56 (auto: slabs; rcb), a Gmsh mesh and the hypre beams
+// (auto: the fewest cut blocks, never more than the even split's), all
+// to --rtol 1e-12: the solution, written in the input's numbering, within 1e-8 of the
+// serial one; the replicated set-up's iterations within one of the serial count; the
+// reported parts a split of the block rows within one row of even. On the beams with
+// --dist-setup the partition must take fewer iterations than the even split of the
+// file's order (whose parts cut the beam's aggregates).
+func TestSolveMPIPartition(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: skipping the partitioned distributed solves")
+	}
+	type tc struct {
+		name, method string
+		args         []string
+		beam         bool
+	}
+	cases := []tc{
+		{"ex56", dist.PartitionEven, []string{"--ne", "9"}, false},
+		{"ex56-rcb", dist.PartitionRCB, []string{"--ne", "9", "--partition", "rcb"}, false},
+		{"mesh", "", []string{"--mesh", meshData + "cube_tet4.msh", "--fix", "fixed", "--traction", "load:0,0.5,-1"}, false},
+	}
+	if _, err := os.Stat(mpiDataDir); err == nil {
+		cases = append(cases, tc{"hex-beam", "", dataArgs(mpiDataCases[2].args), true},
+			tc{"tet-beam", "", dataArgs(mpiDataCases[1].args), true})
+	}
+	dir := t.TempDir()
+	for ci, c := range cases {
+		args := append([]string{"--rtol", "1e-12"}, c.args...)
+		serialX := filepath.Join(dir, fmt.Sprintf("s%d.mtx", ci))
+		var out, errb bytes.Buffer
+		if code := run(append([]string{"solve", "--json", "--solution", serialX}, args...), &out, &errb); code != 0 {
+			t.Fatalf("serial solve %v: exit %d: %s", args, code, errb.String())
+		}
+		var serial solveReport
+		if err := json.Unmarshal(out.Bytes(), &serial); err != nil {
+			t.Fatal(err)
+		}
+		xs, err := matio.ReadDense(serialX)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, n := range []int{2, 3} {
+			for _, setup := range []string{"replicated", "--dist-setup"} {
+				launch := func(extra ...string) *mpiSolveReport {
+					path := filepath.Join(dir, "x.mtx")
+					a := append([]string{"solve", "--json", "--solution", path}, args...)
+					if setup != "replicated" {
+						a = append(a, setup)
+					}
+					stdout, stderr, code := mpiLaunch(t, n, append(a, extra...)...)
+					if code != 0 {
+						t.Fatalf("%s: mpiexec -n %d %v: exit %d\n%s", c.name, n, a, code, stderr)
+					}
+					var r mpiSolveReport
+					if err := json.Unmarshal([]byte(stdout), &r); err != nil {
+						t.Fatalf("stdout is not a JSON report: %v\n%s", err, stdout)
+					}
+					xd, err := matio.ReadDense(path)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if d := relDiff(xd.Data, xs.Data); !(d <= 1e-8) {
+						t.Errorf("%s, %d ranks, %s %v: solution differs from the serial one by %.3g", c.name, n, setup, extra, d)
+					}
+					return &r
+				}
+				r := launch()
+				p := r.Partition
+				if p == nil || len(p.Parts) != n || c.method != "" && p.Method != c.method {
+					t.Fatalf("%s, %d ranks: partition %+v, want %q over %d parts", c.name, n, p, c.method, n)
+				}
+				if c.method == "" && !(p.EdgeCut <= p.EvenEdgeCut && slices.Contains(partitionMethods[1:], p.Method)) {
+					t.Errorf("%s, %d ranks: auto chose %q, cutting %d blocks, the even split %d", c.name, n, p.Method, p.EdgeCut, p.EvenEdgeCut)
+				}
+				rows := 0
+				for _, q := range p.Parts {
+					rows += q.BlockRows
+					if d := q.BlockRows - serial.Unknowns/serial.BlockSize/n; d < 0 || d > 1 {
+						t.Errorf("%s, %d ranks: part %d has %d block rows of %d", c.name, n, q.Rank, q.BlockRows, serial.Unknowns/serial.BlockSize)
+					}
+				}
+				if rows*serial.BlockSize != serial.Unknowns {
+					t.Errorf("%s: parts hold %d block rows, the system %d unknowns", c.name, rows, serial.Unknowns)
+				}
+				if setup == "replicated" {
+					if d := r.Iterations - serial.Iterations; d < -1 || d > 1 {
+						t.Errorf("%s, %d ranks, replicated: %d iterations, serial %d", c.name, n, r.Iterations, serial.Iterations)
+					}
+				}
+				msg := fmt.Sprintf("%s, %d ranks, %s: %s partition, edge cut %d (even %d), %d iterations (serial %d)",
+					c.name, n, setup, p.Method, p.EdgeCut, p.EvenEdgeCut, r.Iterations, serial.Iterations)
+				if c.beam && setup != "replicated" {
+					e := launch("--partition", "even")
+					if r.Iterations >= e.Iterations || p.EdgeCut >= p.EvenEdgeCut {
+						t.Errorf("%s, %d ranks, --dist-setup: %s partition %d iterations, edge cut %d; the even split %d iterations, cut %d",
+							c.name, n, p.Method, r.Iterations, p.EdgeCut, e.Iterations, p.EvenEdgeCut)
+					}
+					msg += fmt.Sprintf("; even split %d iterations", e.Iterations)
+				}
+				t.Log(msg)
+			}
+		}
+	}
+}
+
+// TestSolveMPIGather runs ex56 ne = 15 on three ranks with --gather-rows 0 (every
+// level on every rank) and 100 (level 1 on fewer ranks, the coarser ones on one),
+// with the replicated and the distributed set-up: the same iterations, the same
+// solution to round-off, fewer active ranks on the coarse levels and fewer messages
+// posted in the solve (counted by every rank's MPI counters).
+func TestSolveMPIGather(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: skipping the gathered distributed solves")
+	}
+	dir := t.TempDir()
+	for _, setup := range [][]string{nil, {"--dist-setup"}} {
+		var reps [2]mpiSolveReport
+		var xs [2][]float64
+		for i, g := range []string{"0", "100"} {
+			path := filepath.Join(dir, "x"+g+".mtx")
+			args := append([]string{"solve", "--ne", "15", "--json", "--solution", path, "--gather-rows", g}, setup...)
+			stdout, stderr, code := mpiLaunch(t, 3, args...)
+			if code != 0 {
+				t.Fatalf("%v: exit %d\n%s", args, code, stderr)
+			}
+			if err := json.Unmarshal([]byte(stdout), &reps[i]); err != nil {
+				t.Fatalf("stdout is not a JSON report: %v\n%s", err, stdout)
+			}
+			xd, err := matio.ReadDense(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			xs[i] = xd.Data
+		}
+		all, gath := &reps[0], &reps[1]
+		sends := func(r *mpiSolveReport) (n int64) {
+			for _, rk := range r.MPI {
+				n += rk.Phases[1].Sends
+			}
+			return n
+		}
+		d := relDiff(xs[1], xs[0])
+		t.Logf("%v: ranks per level %v → %v; %d iterations → %d; solve sends %d → %d; solutions within %.2g",
+			setup, all.LevelRanks, gath.LevelRanks, all.Iterations, gath.Iterations, sends(all), sends(gath), d)
+		if gath.Iterations != all.Iterations || !(d <= 1e-12) {
+			t.Errorf("%v: gathered %d iterations, ungathered %d; solutions differ by %.3g", setup, gath.Iterations, all.Iterations, d)
+		}
+		if len(gath.LevelRanks) != len(all.LevelRanks) || len(gath.LevelRanks) < 3 || gath.LevelRanks[0] != 3 ||
+			gath.LevelRanks[len(gath.LevelRanks)-1] != 1 || !(gath.LevelRanks[1] < 3) || slices.Max(all.LevelRanks[1:]) != 3 {
+			t.Errorf("%v: ranks per level %v gathered, %v not", setup, gath.LevelRanks, all.LevelRanks)
+		}
+		if !(sends(gath) < sends(all)) {
+			t.Errorf("%v: the gathered solve posted %d sends, the ungathered %d", setup, sends(gath), sends(all))
+		}
 	}
 }

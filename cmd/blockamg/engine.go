@@ -152,6 +152,14 @@ func (e *cpuEngine) close()                   { e.s.Close() }
 // matrix from a file, and otherwise by an upload of the host's values, counted as
 // such. The right-hand side goes up and the solution comes back once per solve,
 // each counted under its own phase.
+// stepAssembly is a recurring step's device assembly: materials sets step k's
+// materials on the host (the caller's input, so not timed), assemble writes the fine
+// operator's values from them on the device.
+type stepAssembly struct {
+	materials func(k int)
+	assemble  func() error
+}
+
 type backendEngine struct {
 	s      *blockamg.Solver
 	be     backend.Resetter
@@ -159,14 +167,12 @@ type backendEngine struct {
 	b, x   backend.Vector // the right-hand side and the solution on the device
 	upload float64        // seconds of the uploads before the first solve (built.upload and b, x)
 	devMem func() int64
-	// assemble, when set, writes the fine values of ex56 step k (element moduli
-	// mod) into the device's fine operator; assembleMesh those of a mesh's step
-	// (materials E, nu per element).
-	assemble     func(mod []float64) error
-	assembleMesh func(E, nu []float64) error
-	floor        *floorModel // bytes each phase must move at least, and the copy bandwidth
-	steps        []cycle.UpdateTimes
-	pcg          []float64 // seconds of each PCG on the device, transfers of b and x excluded
+	// stepAsm, when set, is the device assembly of a recurring step's fine values
+	// (ex56's or a mesh's) into the device's fine operator.
+	stepAsm *stepAssembly
+	floor   *floorModel // bytes each phase must move at least, and the copy bandwidth
+	steps   []cycle.UpdateTimes
+	pcg     []float64 // seconds of each PCG on the device, transfers of b and x excluded
 	// hostAlloc and hostFree, when set, give page-locked host memory (the CUDA
 	// backend's HostAlloc): the right-hand side, the solution and the element moduli
 	// live there, so their transfers run at the link's speed.
@@ -287,29 +293,14 @@ func (e *backendEngine) step(k int, p *problem, rhs []float64, threads int, sr *
 	be := e.be
 	fine := e.s.FineOperator()
 	// The new material is the caller's input: computed before the clock starts.
-	var mod []float64
-	if p.box != nil && e.assemble != nil {
-		if e.mod == nil {
-			e.mod = e.hostVector(p.box.Elements())
-		}
-		mod = e.mod
-		copy(mod, stepModulus(p, k))
-	}
-	var E []float64
-	if p.mesh != nil && e.assembleMesh != nil {
-		E = p.mesh.stepMaterials(k)
-		p.mesh.lastE = E
+	if e.stepAsm != nil {
+		e.stepAsm.materials(k)
 	}
 	t := time.Now()
 	switch {
-	case p.box != nil && e.assemble != nil:
+	case e.stepAsm != nil:
 		be.SetPhase(fmt.Sprintf("step %d assembly (device)", k))
-		if err := e.assemble(mod); err != nil {
-			return err
-		}
-	case p.mesh != nil && e.assembleMesh != nil:
-		be.SetPhase(fmt.Sprintf("step %d assembly (device)", k))
-		if err := e.assembleMesh(E, p.mesh.nu); err != nil {
+		if err := e.stepAsm.assemble(); err != nil {
 			return err
 		}
 	case p.box == nil && p.mesh == nil:

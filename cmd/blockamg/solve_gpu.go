@@ -91,7 +91,15 @@ func solveGPU(c *solveConfig, stdout, stderr io.Writer) error {
 					return err
 				}
 			}
-			e.assemble = func(mod []float64) error { return asm.NumericHost(fine, mod) }
+			e.stepAsm = &stepAssembly{
+				materials: func(k int) {
+					if e.mod == nil {
+						e.mod = e.hostVector(p.box.Elements())
+					}
+					copy(e.mod, stepModulus(p, k))
+				},
+				assemble: func() error { return asm.NumericHost(fine, e.mod) },
+			}
 		}
 		if p.mesh != nil {
 			if devEl == nil { // a host set-up: the device assembles into its fine operator
@@ -103,7 +111,14 @@ func solveGPU(c *solveConfig, stdout, stderr io.Writer) error {
 				A.Free()
 			}
 			fine := e.s.FineOperator().(*cuda.Matrix)
-			e.assembleMesh = func(E, nu []float64) error { return devEl.NumericHost(fine, E, nu) }
+			var E []float64
+			e.stepAsm = &stepAssembly{
+				materials: func(k int) {
+					E = p.mesh.stepMaterials(k)
+					p.mesh.lastE = E
+				},
+				assemble: func() error { return devEl.NumericHost(fine, E, p.mesh.nu) },
+			}
 		}
 		if e.s.DeviceSetup() != nil {
 			releaseHost(p)

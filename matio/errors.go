@@ -2,7 +2,8 @@ package matio
 
 import (
 	"fmt"
-	"strings"
+
+	"github.com/blockamg/blockamg/internal/located"
 )
 
 // ParseError describes bad input: which file, where in it, and what was expected.
@@ -16,21 +17,7 @@ type ParseError struct {
 
 // Error returns "FILE:LINE: message: cause" (or "FILE: byte N: ..." for binary files).
 func (e *ParseError) Error() string {
-	var b strings.Builder
-	b.WriteString(e.File)
-	switch {
-	case e.Line > 0:
-		fmt.Fprintf(&b, ":%d", e.Line)
-	case e.Offset >= 0:
-		fmt.Fprintf(&b, ": byte %d", e.Offset)
-	}
-	b.WriteString(": ")
-	b.WriteString(e.Msg)
-	if e.Err != nil {
-		b.WriteString(": ")
-		b.WriteString(e.Err.Error())
-	}
-	return b.String()
+	return located.Message(e.File, e.Line, e.Offset, e.Msg, e.Err)
 }
 
 // Unwrap returns the underlying cause.

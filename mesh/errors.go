@@ -2,7 +2,8 @@ package mesh
 
 import (
 	"fmt"
-	"strings"
+
+	"github.com/blockamg/blockamg/internal/located"
 )
 
 // The finer sentinels. Each wraps ErrMesh, so errors.Is(err, ErrMesh) holds for all of
@@ -56,21 +57,7 @@ type ParseError struct {
 
 // Error returns the located message.
 func (e *ParseError) Error() string {
-	var b strings.Builder
-	b.WriteString(e.File)
-	switch {
-	case e.Line > 0:
-		fmt.Fprintf(&b, ":%d", e.Line)
-	case e.Offset >= 0:
-		fmt.Fprintf(&b, ": byte %d", e.Offset)
-	}
-	b.WriteString(": ")
-	b.WriteString(e.Msg)
-	if e.Err != nil {
-		b.WriteString(": ")
-		b.WriteString(e.Err.Error())
-	}
-	return b.String()
+	return located.Message(e.File, e.Line, e.Offset, e.Msg, e.Err)
 }
 
 // Unwrap returns Kind and Err, those that are set, so that errors.Is finds both the

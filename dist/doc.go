@@ -119,12 +119,34 @@
 // on more, the aggregates stop at rank boundaries and CG needs about the serial
 // iterations (ex56: 9 to 12 on 2 and 3 ranks where the serial solve needs 11).
 //
+// # Distributed set-up: the recurring step
+//
+// Each of Setup's products is a symbolic phase, which agrees its pattern with the
+// other ranks, and a numeric phase, which sends values only over what was agreed
+// (plan.go): GhostRows agrees row lengths and columns once and keeps, per
+// neighbour, where the blocks it sends lie; the products accumulate each row in an
+// array indexed by a dense numbering of the columns they read, on patterns formed
+// once; the assembly of partial rows (of Pᵀ and of PᵀAP) agrees counts and block
+// positions once and keeps where every received block lands and which one of its
+// contributions comes first, so the sum is taken in rank order; the coarsest
+// operator's gather keeps the pattern. Setup keeps all of them, and
+// Hierarchy.Update, given new fine values on the same pattern, runs the numeric
+// phases alone, level by level: block-diagonal inverses, the λ estimate and
+// Chebyshev interval, P's values (P_tent and its ghost rows are kept, depending on
+// the near-null space only), the restriction's, the next operator's, then the
+// coarsest gathered (one Allgather of values) and factored. What travels is P's
+// ghost rows' values, one message per pair of ranks that share coarse rows for each
+// of Pᵀ and PᵀAP, the coarsest values and the λ estimates' products and dots;
+// UpdateTraffic gives all but the last from the plans. The aggregates are kept, as
+// amg.Hierarchy.Update keeps them, and the arithmetic is Setup's, so an updated
+// hierarchy is bitwise a fresh Setup on the new values whenever those aggregate
+// alike (the soft sphere's modulus of ex56 changed, on 1–3 ranks). A hierarchy that
+// NewHierarchy made has no plans: Update refuses it (ErrNoPlan), Refresh takes its
+// new values.
+//
 // # Not done yet
 //
-// The distributed set-up's recurring step: its communication plans kept so that an
-// Update runs on each rank's rows (today the Galerkin product and the ghost rows agree
-// their patterns on every call, and Refresh takes the replicated hierarchy only);
-// AggNSmooths other than 1 and filtering in it; gathering
+// AggNSmooths other than 1 and filtering in the distributed set-up; gathering
 // coarse levels onto fewer ranks as they shrink, rather than splitting every level
 // over all ranks; smoothers other than Chebyshev and float32 smoothing in the
 // distributed cycle; slab and graph partitioning of meshes (the command line splits

@@ -27,6 +27,8 @@ type Level struct {
 	ChebMin, ChebMax float64
 
 	b, x, r, d, t []float64 // right-hand side, iterate, residual, step, scratch
+
+	plan *levelPlan // Setup's plans of the level's products (nil from NewHierarchy)
 }
 
 // Hierarchy is a smoothed-aggregation hierarchy distributed by rows, level by level,
@@ -47,6 +49,10 @@ type Hierarchy struct {
 	recv   []float64         // every rank's, cPad apiece
 	cb, cx []float64         // the whole coarse right-hand side and solution
 	err    error             // the first error of Apply (Err)
+
+	// Setup's options and coarsest gather, kept for Update (nil from NewHierarchy).
+	opt    *amg.Options
+	gather *matrixGather
 }
 
 // NewHierarchy distributes h, a hierarchy that every rank of comm holds whole, by

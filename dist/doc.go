@@ -167,5 +167,6 @@
 // executable's bytes, the Go release, the MPI library), the options and, once loaded,
 // the inputs; every MPI call is bounded by --mpi-timeout (5 minutes by default).
 // --dist-setup replaces the replicated set-up by Setup on each rank's rows of the
-// loaded problem (without --steps).
+// loaded problem; with --steps each step's new values go to Hierarchy.Update on each
+// rank's rows, which replaces the serial Update and the Refresh.
 package dist

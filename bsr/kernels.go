@@ -24,6 +24,9 @@ func GemmAcc(r, k, c int, a, b, out []float64) {
 	case r == 3 && k == 6 && c == 6:
 		gemm366(a, b, out)
 		return
+	case r == 6 && k == 6 && c == 6:
+		gemm666(a, b, out)
+		return
 	}
 	gemmGeneric(r, k, c, a, b, out)
 }
@@ -48,8 +51,12 @@ func GemmTNAcc(r, k, c int, a, b, out []float64) {
 	if len(a) < k*r || len(b) < k*c || len(out) < r*c {
 		panic("bsr: GemmTNAcc: slice too short")
 	}
-	if r == 6 && k == 3 && c == 6 {
+	switch {
+	case r == 6 && k == 3 && c == 6:
 		gemmTN636(a, b, out)
+		return
+	case r == 6 && k == 6 && c == 6:
+		gemmTN666(a, b, out)
 		return
 	}
 	gemmTNGeneric(r, k, c, a, b, out)

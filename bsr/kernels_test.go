@@ -98,7 +98,7 @@ func TestGemvAcc(t *testing.T) {
 func TestSpecialisedKernels(t *testing.T) {
 	rng := rand.New(rand.NewPCG(15, 16))
 	for trial := 0; trial < 50; trial++ {
-		for _, s := range [][3]int{{3, 3, 6}, {6, 3, 6}, {3, 6, 6}} {
+		for _, s := range [][3]int{{3, 3, 6}, {6, 3, 6}, {3, 6, 6}, {6, 6, 6}} {
 			r, k, c := s[0], s[1], s[2]
 			a, b, out := randVec(rng, r*k), randVec(rng, k*c), randVec(rng, r*c)
 			got, want := append([]float64(nil), out...), append([]float64(nil), out...)
@@ -110,14 +110,14 @@ func TestSpecialisedKernels(t *testing.T) {
 			gemmGeneric(r, k, c, absA, absB, mag)
 			agree(t, fmt.Sprintf("gemm%d%d%d", r, k, c), got, want, mag)
 		}
-		{
-			a, b, out := randVec(rng, 3*6), randVec(rng, 3*6), randVec(rng, 36)
+		for _, k := range []int{3, 6} {
+			a, b, out := randVec(rng, k*6), randVec(rng, k*6), randVec(rng, 36)
 			got, want := append([]float64(nil), out...), append([]float64(nil), out...)
-			GemmTNAcc(6, 3, 6, a, b, got)
-			gemmTNGeneric(6, 3, 6, a, b, want)
+			GemmTNAcc(6, k, 6, a, b, got)
+			gemmTNGeneric(6, k, 6, a, b, want)
 			mag := absVec(out)
-			gemmTNGeneric(6, 3, 6, absVec(a), absVec(b), mag)
-			agree(t, "gemmTN636", got, want, mag)
+			gemmTNGeneric(6, k, 6, absVec(a), absVec(b), mag)
+			agree(t, fmt.Sprintf("gemmTN6%d6", k), got, want, mag)
 		}
 		for _, s := range [][2]int{{3, 3}, {6, 6}, {3, 6}, {6, 3}} {
 			r, c := s[0], s[1]

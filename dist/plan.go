@@ -259,8 +259,8 @@ type assembly struct {
 	byOwner [][]int     // per rank: the partial blocks it owns, in partial order
 	in      []int64     // per rank: how many blocks it sends here
 	dst     [][]int64   // per rank: each received block's place in out, −1−q where it is the first
-	sendBuf [][]float64 // per rank: the values sent to it (this rank's own share included)
-	recvBuf [][]float64 // per rank: the values it sent (recvBuf[me] is sendBuf[me])
+	sendBuf [][]float64 // per other rank: the values sent to it
+	recvBuf [][]float64 // per other rank: the values it sent
 	out     *bsr.Matrix // this rank's rows, numbered from 0, global columns
 }
 
@@ -297,7 +297,6 @@ func newAssembly(comm *mpi.Comm, lay Layout, ncols, R, C int, keys []blockKey) (
 		}
 	}
 	for o, ss := range as.byOwner {
-		as.sendBuf[o] = make([]float64, len(ss)*bs)
 		if len(ss) == 0 {
 			continue
 		}
@@ -309,6 +308,7 @@ func newAssembly(comm *mpi.Comm, lay Layout, ncols, R, C int, keys []blockKey) (
 			pos[me] = ps
 			continue
 		}
+		as.sendBuf[o] = make([]float64, len(ss)*bs)
 		q, err := mpi.Isend(comm, ps, o, tagAssemble)
 		if err != nil {
 			return nil, err
@@ -323,7 +323,6 @@ func newAssembly(comm *mpi.Comm, lay Layout, ncols, R, C int, keys []blockKey) (
 			as.recvBuf[r] = make([]float64, as.in[r]*int64(bs))
 		}
 	}
-	as.recvBuf[me] = as.sendBuf[me]
 	lo, hi := lay.Range(me)
 	// Every block received, by (row, column, rank, position): sorted, the runs of one
 	// block are its contributions in rank order, and the blocks are in row order.
@@ -390,15 +389,12 @@ func (as *assembly) numeric(vals []float64) error {
 		}
 	}
 	for o, ss := range as.byOwner {
-		if len(ss) == 0 {
+		if len(ss) == 0 || o == me {
 			continue
 		}
 		b := as.sendBuf[o]
 		for t, s := range ss {
 			copy(b[t*bs:(t+1)*bs], vals[s*bs:(s+1)*bs])
-		}
-		if o == me {
-			continue
 		}
 		q, err := mpi.Isend(c, b, o, tagAssemble)
 		if err != nil {
@@ -412,7 +408,14 @@ func (as *assembly) numeric(vals []float64) error {
 	val := as.out.Val
 	for r := 0; r < size; r++ {
 		for t, d := range as.dst[r] {
-			src := as.recvBuf[r][t*bs : (t+1)*bs]
+			var src []float64
+			if r == me {
+				// This rank's own share is read in place.
+				s := as.byOwner[me][t]
+				src = vals[s*bs : (s+1)*bs]
+			} else {
+				src = as.recvBuf[r][t*bs : (t+1)*bs]
+			}
 			if d < 0 {
 				copy(val[(-1-d)*int64(bs):], src) // a block of one contribution keeps its bits (−0 included)
 				continue

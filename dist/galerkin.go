@@ -149,12 +149,6 @@ func (gp *galerkinPlan) numeric() error {
 	b, k := a.Local.R, op.own.C
 	bb, bk, kk := int64(b*b), int64(b*k), int64(k*k)
 	clear(gp.acc)
-	add := func(blk []float64, xr *bsr.Matrix, j int) {
-		for q := xr.RowPtr[j]; q < xr.RowPtr[j+1]; q++ {
-			s := int64(gp.slot[xr.ColIdx[q]])
-			bsr.GemmAcc(b, b, k, blk, xr.Val[q*bk:(q+1)*bk], gp.w[s*bk:(s+1)*bk])
-		}
-	}
 	for i := 0; i < a.Hi-a.Lo; i++ {
 		w0, w1 := gp.wPtr[i], gp.wPtr[i+1]
 		wc := gp.wCols[w0:w1]
@@ -162,17 +156,26 @@ func (gp *galerkinPlan) numeric() error {
 			gp.slot[c] = int32(t)
 		}
 		clear(gp.w[:(w1-w0)*bk])
+		own, gh := op.own, op.ghost
 		for q := a.Local.RowPtr[i]; q < a.Local.RowPtr[i+1]; q++ {
-			add(a.Local.Val[q*bb:(q+1)*bb], op.own, int(a.Local.ColIdx[q]))
+			blk, j := a.Local.Val[q*bb:(q+1)*bb], a.Local.ColIdx[q]
+			for e := own.RowPtr[j]; e < own.RowPtr[j+1]; e++ {
+				s := int64(gp.slot[own.ColIdx[e]])
+				bsr.GemmAcc(b, b, k, blk, op.ownBlock(e), gp.w[s*bk:(s+1)*bk])
+			}
 		}
 		for q := a.Ghost.RowPtr[i]; q < a.Ghost.RowPtr[i+1]; q++ {
-			add(a.Ghost.Val[q*bb:(q+1)*bb], op.ghost, int(a.Ghost.ColIdx[q]))
+			blk, j := a.Ghost.Val[q*bb:(q+1)*bb], a.Ghost.ColIdx[q]
+			for e := gh.RowPtr[j]; e < gh.RowPtr[j+1]; e++ {
+				s := int64(gp.slot[gh.ColIdx[e]])
+				bsr.GemmAcc(b, b, k, blk, gh.Val[e*bk:(e+1)*bk], gp.w[s*bk:(s+1)*bk])
+			}
 		}
 		// Ac_IJ += P_iIᵀ·W_iJ: W_i's columns are among row I's, both ascending, so
 		// one walk along row I finds them all.
 		for e := op.own.RowPtr[i]; e < op.own.RowPtr[i+1]; e++ {
 			I := op.own.ColIdx[e]
-			pI := op.own.Val[e*bk : (e+1)*bk]
+			pI := op.ownBlock(e)
 			q := gp.acPtr[I]
 			for t, c := range wc {
 				for gp.acCols[q] != c {
@@ -202,10 +205,10 @@ func Transpose(p *Matrix) (*bsr.Matrix, error) {
 
 // transposePlan is Transpose's pattern and messages kept.
 type transposePlan struct {
-	p         *Matrix
-	refs      []int64   // P's blocks in row order, each row's by global column (appendRefs)
-	blk, vals []float64 // P's blocks gathered, and transposed
-	asm       *assembly
+	p    *Matrix
+	refs []int64   // P's blocks in row order, each row's by global column (appendRefs)
+	vals []float64 // P's blocks transposed, in refs' order
+	asm  *assembly
 }
 
 // newTransposePlan agrees the restriction's pattern with the other ranks: block (i, j)
@@ -223,7 +226,7 @@ func newTransposePlan(p *Matrix) (*transposePlan, error) {
 		}
 	}
 	bs := p.Local.R * p.Local.C
-	tp.blk, tp.vals = make([]float64, len(keys)*bs), make([]float64, len(keys)*bs)
+	tp.vals = make([]float64, len(keys)*bs)
 	var err error
 	if tp.asm, err = newAssembly(p.Comm, p.ColLayout, p.Layout.N(), p.Local.C, p.Local.R, keys); err != nil {
 		return nil, err
@@ -234,10 +237,17 @@ func newTransposePlan(p *Matrix) (*transposePlan, error) {
 // numeric transposes P's present values into the restriction's rows. Every rank must
 // call it together.
 func (tp *transposePlan) numeric() error {
-	R, C := tp.p.Local.R, tp.p.Local.C
-	tp.p.gatherRefs(tp.refs, tp.blk)
-	for t := 0; t < len(tp.refs); t++ {
-		src, dst := tp.blk[t*R*C:(t+1)*R*C], tp.vals[t*R*C:(t+1)*R*C]
+	p := tp.p
+	R, C := p.Local.R, p.Local.C
+	bs := int64(R * C)
+	for t, ref := range tp.refs {
+		var src []float64
+		if ref >= 0 {
+			src = p.Local.Val[ref*bs : (ref+1)*bs]
+		} else {
+			src = p.Ghost.Val[(-1-ref)*bs : -ref*bs]
+		}
+		dst := tp.vals[int64(t)*bs : int64(t+1)*bs]
 		for r := 0; r < R; r++ {
 			for c := 0; c < C; c++ {
 				dst[c*R+r] = src[r*C+c]

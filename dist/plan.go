@@ -191,8 +191,9 @@ func (g *ghostRows) traffic() mpi.Traffic {
 type operand struct {
 	x     *Matrix
 	cols  []int64     // the global block column of each dense index, ascending
-	own   *bsr.Matrix // x's own rows, dense columns
+	own   *bsr.Matrix // x's own rows' pattern, dense columns (no values: ownBlock reads x's)
 	refs  []int64     // where own's blocks lie in x (appendRefs)
+	bs    int64       // scalars per block
 	ghost *bsr.Matrix // the fetched rows, dense columns, sharing g's values
 	g     *ghostRows  // nil when a has no ghost column
 }
@@ -204,7 +205,7 @@ func newOperand(a, x *Matrix) (*operand, error) {
 		return nil, err
 	}
 	n := x.Hi - x.Lo
-	op := &operand{x: x, g: g}
+	op := &operand{x: x, g: g, bs: int64(x.Local.R * x.Local.C)}
 	own := &bsr.Matrix{BlockRows: n, R: x.Local.R, C: x.Local.C, RowPtr: make([]int64, n+1)}
 	var oc []int64
 	for i := 0; i < n; i++ {
@@ -227,7 +228,6 @@ func newOperand(a, x *Matrix) (*operand, error) {
 	for q, j := range oc {
 		own.ColIdx[q] = dense(j)
 	}
-	own.Val = make([]float64, len(oc)*x.Local.R*x.Local.C)
 	op.own = own
 	gh := *g.rows
 	gh.BlockCols = len(op.cols)
@@ -236,18 +236,21 @@ func newOperand(a, x *Matrix) (*operand, error) {
 		gh.ColIdx[q] = dense(int64(j))
 	}
 	op.ghost = &gh
-	op.loadOwn()
 	return op, nil
 }
 
-// loadOwn copies x's own values into own.
-func (op *operand) loadOwn() { op.x.gatherRefs(op.refs, op.own.Val) }
-
-// refresh takes x's new values on its pattern: its own rows and the ghost rows again.
-func (op *operand) refresh() error {
-	op.loadOwn()
-	return op.g.refresh()
+// ownBlock returns block q of x's own rows (own's numbering), x's values in place.
+func (op *operand) ownBlock(q int64) []float64 {
+	if r := op.refs[q]; r >= 0 {
+		return op.x.Local.Val[r*op.bs : (r+1)*op.bs]
+	}
+	r := -1 - op.refs[q]
+	return op.x.Ghost.Val[r*op.bs : (r+1)*op.bs]
 }
+
+// refresh takes x's new values on its pattern: its own rows are read in place, the
+// ghost rows fetched again.
+func (op *operand) refresh() error { return op.g.refresh() }
 
 // assembly is assembleRows kept: which of this rank's partial blocks go to which
 // owner, and where every block received lands in this rank's rows, so that new
@@ -331,7 +334,11 @@ func newAssembly(comm *mpi.Comm, lay Layout, ncols, R, C int, keys []blockKey) (
 		r    int
 		t    int64
 	}
-	var all []got
+	total := 0
+	for r := range pos {
+		total += len(pos[r]) / 2
+	}
+	all := make([]got, 0, total)
 	for r := 0; r < size; r++ {
 		for t := int64(0); t < int64(len(pos[r])/2); t++ {
 			i, j := pos[r][2*t], pos[r][2*t+1]
@@ -353,7 +360,8 @@ func newAssembly(comm *mpi.Comm, lay Layout, ncols, R, C int, keys []blockKey) (
 		}
 		return int(a.t - b.t)
 	})
-	out := &bsr.Matrix{BlockRows: hi - lo, BlockCols: ncols, R: R, C: C, RowPtr: make([]int64, hi-lo+1)}
+	out := &bsr.Matrix{BlockRows: hi - lo, BlockCols: ncols, R: R, C: C, RowPtr: make([]int64, hi-lo+1),
+		ColIdx: make([]int32, 0, total)}
 	for g, e := range all {
 		if g > 0 && all[g-1].i == e.i && all[g-1].j == e.j {
 			as.dst[e.r][e.t] = int64(len(out.ColIdx) - 1)

@@ -152,24 +152,27 @@ func (sp *smoothPlan) numeric(dinv []float64, omega float64) {
 	b, k := a.Local.R, out.C
 	bb, bk := int64(b*b), int64(b*k)
 	dw := make([]float64, bk)
-	add := func(blk []float64, xr *bsr.Matrix, j int) {
-		for q := xr.RowPtr[j]; q < xr.RowPtr[j+1]; q++ {
-			s := int64(sp.slot[xr.ColIdx[q]])
-			// acc_s += A_ij · X_jq (b×b times b×k).
-			bsr.GemmAcc(b, b, k, blk, xr.Val[q*bk:(q+1)*bk], sp.acc[s*bk:(s+1)*bk])
-		}
-	}
 	for i := 0; i < a.Hi-a.Lo; i++ {
 		p0, p1 := out.RowPtr[i], out.RowPtr[i+1]
 		for t := p0; t < p1; t++ {
 			sp.slot[sp.cols[t]] = int32(t - p0)
 		}
 		clear(sp.acc[:(p1-p0)*bk])
+		// acc_s += A_ij · X_jq (b×b times b×k), the local part's columns first.
+		own, gh := op.own, op.ghost
 		for q := a.Local.RowPtr[i]; q < a.Local.RowPtr[i+1]; q++ {
-			add(a.Local.Val[int64(q)*bb:(int64(q)+1)*bb], op.own, int(a.Local.ColIdx[q]))
+			blk, j := a.Local.Val[q*bb:(q+1)*bb], a.Local.ColIdx[q]
+			for e := own.RowPtr[j]; e < own.RowPtr[j+1]; e++ {
+				s := int64(sp.slot[own.ColIdx[e]])
+				bsr.GemmAcc(b, b, k, blk, op.ownBlock(e), sp.acc[s*bk:(s+1)*bk])
+			}
 		}
 		for q := a.Ghost.RowPtr[i]; q < a.Ghost.RowPtr[i+1]; q++ {
-			add(a.Ghost.Val[int64(q)*bb:(int64(q)+1)*bb], op.ghost, int(a.Ghost.ColIdx[q]))
+			blk, j := a.Ghost.Val[q*bb:(q+1)*bb], a.Ghost.ColIdx[q]
+			for e := gh.RowPtr[j]; e < gh.RowPtr[j+1]; e++ {
+				s := int64(sp.slot[gh.ColIdx[e]])
+				bsr.GemmAcc(b, b, k, blk, gh.Val[e*bk:(e+1)*bk], sp.acc[s*bk:(s+1)*bk])
+			}
 		}
 		d := dinv[i*b*b : (i+1)*b*b]
 		for t := p0; t < p1; t++ {
@@ -177,7 +180,7 @@ func (sp *smoothPlan) numeric(dinv []float64, omega float64) {
 			bsr.GemmAcc(b, b, k, d, sp.acc[(t-p0)*bk:(t-p0+1)*bk], dw)
 			blk := out.Val[t*bk : (t+1)*bk]
 			if q := sp.xq[t]; q >= 0 {
-				copy(blk, op.own.Val[q*bk:(q+1)*bk])
+				copy(blk, op.ownBlock(q))
 			} else {
 				clear(blk)
 			}

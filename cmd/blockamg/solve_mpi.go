@@ -17,6 +17,7 @@ import (
 	"github.com/blockamg/blockamg"
 	"github.com/blockamg/blockamg/amg"
 	"github.com/blockamg/blockamg/amg/cycle"
+	"github.com/blockamg/blockamg/bsr"
 	"github.com/blockamg/blockamg/dist"
 	"github.com/blockamg/blockamg/dist/mpi"
 	"github.com/blockamg/blockamg/internal/cli"
@@ -501,7 +502,14 @@ func distStep(k int, p *problem, dh *dist.Hierarchy, lay dist.Layout, threads in
 	}
 	sr.AssemblySeconds = time.Since(t).Seconds()
 	lo, hi := lay.Range(dh.Comm.Rank())
-	rows := dist.Slice(p.A, lo, hi)
+	// This rank's rows of the whole matrix in place: Update reads them once.
+	bs := int64(p.A.R * p.A.C)
+	p0, p1 := p.A.RowPtr[lo], p.A.RowPtr[hi]
+	rows := &bsr.Matrix{BlockRows: hi - lo, BlockCols: p.A.BlockCols, R: p.A.R, C: p.A.C, RowPtr: make([]int64, hi-lo+1),
+		ColIdx: p.A.ColIdx[p0:p1], Val: p.A.Val[p0*bs : p1*bs]}
+	for i := range rows.RowPtr {
+		rows.RowPtr[i] = p.A.RowPtr[lo+i] - p0
+	}
 	t = time.Now()
 	if err := dh.Update(rows); err != nil {
 		return err

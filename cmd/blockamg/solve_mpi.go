@@ -376,8 +376,12 @@ func solveOnWorld(c *solveConfig, fs *flag.FlagSet, comm *mpi.Comm, stdout, stde
 	steps, stepTraffic := make([]mpiStepReport, c.steps), make([]int64, 0, c.steps*len(mpiStepPhases)*trafficFields)
 	stepTimes := make([]float64, 0, 4*c.steps)
 	eng := &cpuEngine{s: s}
+	what := "new values, Update, Refresh, solve"
+	if c.mpi.distSetup {
+		what = "new values, distributed Update, solve"
+	}
 	for k := 1; k <= c.steps; k++ {
-		done := pr.start("step %d: new values, Update, Refresh, solve", k)
+		done := pr.start("step %d: %s", k, what)
 		before := trafficOf(comm, mpiStepPhases)
 		comm.SetPhase(mpiStepPhases[0])
 		var sr stepResult

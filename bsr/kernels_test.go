@@ -157,3 +157,30 @@ func TestKernelsPanicOnShortSlices(t *testing.T) {
 	mustPanic(t, "GemvTAcc", func() { GemvTAcc(6, 3, s, s, s) })
 	mustPanic(t, "InvertBlock", func() { InvertBlock(5, s, s) })
 }
+
+// GemmFunc and GemmTNFunc give GemmAcc's and GemmTNAcc's bits for every shape, the
+// unrolled ones and others.
+func TestGemmFunc(t *testing.T) {
+	rng := rand.New(rand.NewPCG(26, 5))
+	for _, s := range [][3]int{{3, 3, 6}, {6, 3, 6}, {3, 6, 6}, {6, 6, 6}, {2, 2, 3}, {3, 3, 3}} {
+		r, k, c := s[0], s[1], s[2]
+		a, b, out := randVec(rng, r*k), randVec(rng, k*c), randVec(rng, r*c)
+		got, want := append([]float64(nil), out...), append([]float64(nil), out...)
+		GemmFunc(r, k, c)(a, b, got)
+		GemmAcc(r, k, c, a, b, want)
+		equalBits(t, fmt.Sprintf("GemmFunc %d,%d,%d", r, k, c), got, want)
+		got, want = append([]float64(nil), out...), append([]float64(nil), out...)
+		GemmTNFunc(r, k, c)(a, b, got)
+		GemmTNAcc(r, k, c, a, b, want)
+		equalBits(t, fmt.Sprintf("GemmTNFunc %d,%d,%d", r, k, c), got, want)
+	}
+}
+
+func equalBits(t *testing.T, what string, got, want []float64) {
+	t.Helper()
+	for i := range got {
+		if math.Float64bits(got[i]) != math.Float64bits(want[i]) {
+			t.Fatalf("%s: entry %d: %v vs %v", what, i, got[i], want[i])
+		}
+	}
+}

@@ -149,6 +149,7 @@ func (gp *galerkinPlan) numeric() error {
 	b, k := a.Local.R, op.own.C
 	bb, bk, kk := int64(b*b), int64(b*k), int64(k*k)
 	clear(gp.acc)
+	gemm, gemmTN := bsr.GemmFunc(b, b, k), bsr.GemmTNFunc(k, b, k)
 	for i := 0; i < a.Hi-a.Lo; i++ {
 		w0, w1 := gp.wPtr[i], gp.wPtr[i+1]
 		wc := gp.wCols[w0:w1]
@@ -161,14 +162,14 @@ func (gp *galerkinPlan) numeric() error {
 			blk, j := a.Local.Val[q*bb:(q+1)*bb], a.Local.ColIdx[q]
 			for e := own.RowPtr[j]; e < own.RowPtr[j+1]; e++ {
 				s := int64(gp.slot[own.ColIdx[e]])
-				bsr.GemmAcc(b, b, k, blk, op.ownBlock(e), gp.w[s*bk:(s+1)*bk])
+				gemm(blk, op.ownBlock(e), gp.w[s*bk:(s+1)*bk])
 			}
 		}
 		for q := a.Ghost.RowPtr[i]; q < a.Ghost.RowPtr[i+1]; q++ {
 			blk, j := a.Ghost.Val[q*bb:(q+1)*bb], a.Ghost.ColIdx[q]
 			for e := gh.RowPtr[j]; e < gh.RowPtr[j+1]; e++ {
 				s := int64(gp.slot[gh.ColIdx[e]])
-				bsr.GemmAcc(b, b, k, blk, gh.Val[e*bk:(e+1)*bk], gp.w[s*bk:(s+1)*bk])
+				gemm(blk, gh.Val[e*bk:(e+1)*bk], gp.w[s*bk:(s+1)*bk])
 			}
 		}
 		// Ac_IJ += P_iIᵀ·W_iJ: W_i's columns are among row I's, both ascending, so
@@ -181,7 +182,7 @@ func (gp *galerkinPlan) numeric() error {
 				for gp.acCols[q] != c {
 					q++
 				}
-				bsr.GemmTNAcc(k, b, k, pI, gp.w[int64(t)*bk:int64(t+1)*bk], gp.acc[q*kk:(q+1)*kk])
+				gemmTN(pI, gp.w[int64(t)*bk:int64(t+1)*bk], gp.acc[q*kk:(q+1)*kk])
 			}
 		}
 	}

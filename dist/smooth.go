@@ -152,6 +152,7 @@ func (sp *smoothPlan) numeric(dinv []float64, omega float64) {
 	b, k := a.Local.R, out.C
 	bb, bk := int64(b*b), int64(b*k)
 	dw := make([]float64, bk)
+	gemm := bsr.GemmFunc(b, b, k)
 	for i := 0; i < a.Hi-a.Lo; i++ {
 		p0, p1 := out.RowPtr[i], out.RowPtr[i+1]
 		for t := p0; t < p1; t++ {
@@ -164,20 +165,20 @@ func (sp *smoothPlan) numeric(dinv []float64, omega float64) {
 			blk, j := a.Local.Val[q*bb:(q+1)*bb], a.Local.ColIdx[q]
 			for e := own.RowPtr[j]; e < own.RowPtr[j+1]; e++ {
 				s := int64(sp.slot[own.ColIdx[e]])
-				bsr.GemmAcc(b, b, k, blk, op.ownBlock(e), sp.acc[s*bk:(s+1)*bk])
+				gemm(blk, op.ownBlock(e), sp.acc[s*bk:(s+1)*bk])
 			}
 		}
 		for q := a.Ghost.RowPtr[i]; q < a.Ghost.RowPtr[i+1]; q++ {
 			blk, j := a.Ghost.Val[q*bb:(q+1)*bb], a.Ghost.ColIdx[q]
 			for e := gh.RowPtr[j]; e < gh.RowPtr[j+1]; e++ {
 				s := int64(sp.slot[gh.ColIdx[e]])
-				bsr.GemmAcc(b, b, k, blk, gh.Val[e*bk:(e+1)*bk], sp.acc[s*bk:(s+1)*bk])
+				gemm(blk, gh.Val[e*bk:(e+1)*bk], sp.acc[s*bk:(s+1)*bk])
 			}
 		}
 		d := dinv[i*b*b : (i+1)*b*b]
 		for t := p0; t < p1; t++ {
 			clear(dw)
-			bsr.GemmAcc(b, b, k, d, sp.acc[(t-p0)*bk:(t-p0+1)*bk], dw)
+			gemm(d, sp.acc[(t-p0)*bk:(t-p0+1)*bk], dw)
 			blk := out.Val[t*bk : (t+1)*bk]
 			if q := sp.xq[t]; q >= 0 {
 				copy(blk, op.ownBlock(q))

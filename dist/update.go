@@ -49,19 +49,21 @@ func (d *Hierarchy) update() error {
 		if err := d.smoothLevel(l); err != nil {
 			return err
 		}
-		if err := lv.P.SetValues(pl.smooth.out); err != nil {
+		// The plans' rows have their matrices' patterns by construction, so each is
+		// checked while it is copied (walk) rather than in a pass of its own.
+		if err := lv.P.walk(pl.smooth.out, pl.smooth.out.Val); err != nil {
 			return fmt.Errorf("dist: level %d prolongator: %w", l, err)
 		}
 		if err := pl.trans.numeric(); err != nil {
 			return fmt.Errorf("dist: level %d restriction: %w", l, err)
 		}
-		if err := lv.PT.SetValues(pl.trans.asm.out); err != nil {
+		if err := lv.PT.walk(pl.trans.asm.out, pl.trans.asm.out.Val); err != nil {
 			return fmt.Errorf("dist: level %d restriction: %w", l, err)
 		}
 		if err := pl.gal.numeric(); err != nil {
 			return fmt.Errorf("dist: level %d Galerkin product: %w", l, err)
 		}
-		if err := d.Levels[l+1].A.SetValues(pl.gal.asm.out); err != nil {
+		if err := d.Levels[l+1].A.walk(pl.gal.asm.out, pl.gal.asm.out.Val); err != nil {
 			return fmt.Errorf("dist: level %d coarse operator: %w", l, err)
 		}
 	}

@@ -24,8 +24,39 @@ func GemmAcc(r, k, c int, a, b, out []float64) {
 	case r == 3 && k == 6 && c == 6:
 		gemm366(a, b, out)
 		return
+	case r == 6 && k == 6 && c == 6:
+		gemm666(a, b, out)
+		return
 	}
 	gemmGeneric(r, k, c, a, b, out)
+}
+
+// GemmFunc returns GemmAcc for the fixed shape r, k, c: the unrolled kernel where
+// there is one, so that a loop over many blocks of one shape decides the shape once.
+// The function panics when a slice is too short.
+func GemmFunc(r, k, c int) func(a, b, out []float64) {
+	switch {
+	case r == 3 && k == 3 && c == 6:
+		return gemm336
+	case r == 6 && k == 3 && c == 6:
+		return gemm636
+	case r == 3 && k == 6 && c == 6:
+		return gemm366
+	case r == 6 && k == 6 && c == 6:
+		return gemm666
+	}
+	return func(a, b, out []float64) { GemmAcc(r, k, c, a, b, out) }
+}
+
+// GemmTNFunc is GemmFunc for GemmTNAcc.
+func GemmTNFunc(r, k, c int) func(a, b, out []float64) {
+	switch {
+	case r == 6 && k == 3 && c == 6:
+		return gemmTN636
+	case r == 6 && k == 6 && c == 6:
+		return gemmTN666
+	}
+	return func(a, b, out []float64) { GemmTNAcc(r, k, c, a, b, out) }
 }
 
 func gemmGeneric(r, k, c int, a, b, out []float64) {
@@ -48,8 +79,12 @@ func GemmTNAcc(r, k, c int, a, b, out []float64) {
 	if len(a) < k*r || len(b) < k*c || len(out) < r*c {
 		panic("bsr: GemmTNAcc: slice too short")
 	}
-	if r == 6 && k == 3 && c == 6 {
+	switch {
+	case r == 6 && k == 3 && c == 6:
 		gemmTN636(a, b, out)
+		return
+	case r == 6 && k == 6 && c == 6:
+		gemmTN666(a, b, out)
 		return
 	}
 	gemmTNGeneric(r, k, c, a, b, out)

@@ -98,7 +98,7 @@ func TestGemvAcc(t *testing.T) {
 func TestSpecialisedKernels(t *testing.T) {
 	rng := rand.New(rand.NewPCG(15, 16))
 	for trial := 0; trial < 50; trial++ {
-		for _, s := range [][3]int{{3, 3, 6}, {6, 3, 6}, {3, 6, 6}} {
+		for _, s := range [][3]int{{3, 3, 6}, {6, 3, 6}, {3, 6, 6}, {6, 6, 6}} {
 			r, k, c := s[0], s[1], s[2]
 			a, b, out := randVec(rng, r*k), randVec(rng, k*c), randVec(rng, r*c)
 			got, want := append([]float64(nil), out...), append([]float64(nil), out...)
@@ -110,14 +110,14 @@ func TestSpecialisedKernels(t *testing.T) {
 			gemmGeneric(r, k, c, absA, absB, mag)
 			agree(t, fmt.Sprintf("gemm%d%d%d", r, k, c), got, want, mag)
 		}
-		{
-			a, b, out := randVec(rng, 3*6), randVec(rng, 3*6), randVec(rng, 36)
+		for _, k := range []int{3, 6} {
+			a, b, out := randVec(rng, k*6), randVec(rng, k*6), randVec(rng, 36)
 			got, want := append([]float64(nil), out...), append([]float64(nil), out...)
-			GemmTNAcc(6, 3, 6, a, b, got)
-			gemmTNGeneric(6, 3, 6, a, b, want)
+			GemmTNAcc(6, k, 6, a, b, got)
+			gemmTNGeneric(6, k, 6, a, b, want)
 			mag := absVec(out)
-			gemmTNGeneric(6, 3, 6, absVec(a), absVec(b), mag)
-			agree(t, "gemmTN636", got, want, mag)
+			gemmTNGeneric(6, k, 6, absVec(a), absVec(b), mag)
+			agree(t, fmt.Sprintf("gemmTN6%d6", k), got, want, mag)
 		}
 		for _, s := range [][2]int{{3, 3}, {6, 6}, {3, 6}, {6, 3}} {
 			r, c := s[0], s[1]
@@ -156,4 +156,31 @@ func TestKernelsPanicOnShortSlices(t *testing.T) {
 	mustPanic(t, "GemvAcc", func() { GemvAcc(3, 6, s, s, s) })
 	mustPanic(t, "GemvTAcc", func() { GemvTAcc(6, 3, s, s, s) })
 	mustPanic(t, "InvertBlock", func() { InvertBlock(5, s, s) })
+}
+
+// GemmFunc and GemmTNFunc give GemmAcc's and GemmTNAcc's bits for every shape, the
+// unrolled ones and others.
+func TestGemmFunc(t *testing.T) {
+	rng := rand.New(rand.NewPCG(26, 5))
+	for _, s := range [][3]int{{3, 3, 6}, {6, 3, 6}, {3, 6, 6}, {6, 6, 6}, {2, 2, 3}, {3, 3, 3}} {
+		r, k, c := s[0], s[1], s[2]
+		a, b, out := randVec(rng, r*k), randVec(rng, k*c), randVec(rng, r*c)
+		got, want := append([]float64(nil), out...), append([]float64(nil), out...)
+		GemmFunc(r, k, c)(a, b, got)
+		GemmAcc(r, k, c, a, b, want)
+		equalBits(t, fmt.Sprintf("GemmFunc %d,%d,%d", r, k, c), got, want)
+		got, want = append([]float64(nil), out...), append([]float64(nil), out...)
+		GemmTNFunc(r, k, c)(a, b, got)
+		GemmTNAcc(r, k, c, a, b, want)
+		equalBits(t, fmt.Sprintf("GemmTNFunc %d,%d,%d", r, k, c), got, want)
+	}
+}
+
+func equalBits(t *testing.T, what string, got, want []float64) {
+	t.Helper()
+	for i := range got {
+		if math.Float64bits(got[i]) != math.Float64bits(want[i]) {
+			t.Fatalf("%s: entry %d: %v vs %v", what, i, got[i], want[i])
+		}
+	}
 }

@@ -147,19 +147,44 @@
 // touching the level are agreed again). The operators do not change, so the cycle
 // gives the same result to round-off; LevelTraffic shows the messages per level.
 //
+// # Distributed set-up: the recurring step
+//
+// Each of Setup's products is a symbolic phase, which agrees its pattern with the
+// other ranks, and a numeric phase, which sends values only over what was agreed
+// (plan.go): GhostRows agrees row lengths and columns once and keeps, per
+// neighbour, where the blocks it sends lie; the products accumulate each row in an
+// array indexed by a dense numbering of the columns they read, on patterns formed
+// once; the assembly of partial rows (of Pᵀ and of PᵀAP) agrees counts and block
+// positions once and keeps where every received block lands and which one of its
+// contributions comes first, so the sum is taken in rank order; the coarsest
+// operator's gather keeps the pattern. Setup keeps all of them, and
+// Hierarchy.Update, given new fine values on the same pattern, runs the numeric
+// phases alone, level by level: block-diagonal inverses, the λ estimate and
+// Chebyshev interval, P's values (P_tent and its ghost rows are kept, depending on
+// the near-null space only), the restriction's, the next operator's, then the
+// coarsest gathered (one Allgather of values) and factored. What travels is P's
+// ghost rows' values, one message per pair of ranks that share coarse rows for each
+// of Pᵀ and PᵀAP, the coarsest values and the λ estimates' products and dots;
+// UpdateTraffic gives all but the last from the plans. The aggregates are kept, as
+// amg.Hierarchy.Update keeps them, and the arithmetic is Setup's, so an updated
+// hierarchy is bitwise a fresh Setup on the new values whenever those aggregate
+// alike (the soft sphere's modulus of ex56 changed, on 1–3 ranks). A hierarchy that
+// NewHierarchy made has no plans: Update refuses it (ErrNoPlan), Refresh takes its
+// new values; Gather, which moves levels to other ranks, drops the plans, so a
+// gathered hierarchy is refused too (the command line does not gather with --steps).
+//
 // # Not done yet
 //
-// The distributed set-up's recurring step: its communication plans kept so that an
-// Update runs on each rank's rows (today the Galerkin product and the ghost rows agree
-// their patterns on every call, and Refresh takes the replicated hierarchy only);
-// AggNSmooths other than 1 and filtering in it; coarse levels of the replicated
+// AggNSmooths other than 1 and filtering in the distributed set-up; a re-setup of a
+// gathered hierarchy (Gather drops Setup's plans); coarse levels of the replicated
 // hierarchy laid out by the fine partition (they are split evenly in the serial
 // aggregates' order); aggregation of a gathered level on its subset during Setup
 // (Gather moves levels after they are built, so their aggregates still stop at the
 // old ranks' boundaries); a multilevel graph partitioner (the level-set bisection
 // sometimes cuts more than a matrix file's own order, which the command line then
-// keeps); smoothers other than Chebyshev and float32 smoothing in the distributed
-// cycle; NCCL between GPUs.
+// keeps); each rank reading only its rows (every rank loads the whole problem);
+// smoothers other than Chebyshev and float32 smoothing in the distributed cycle;
+// NCCL between GPUs.
 //
 // # Command line
 //
@@ -179,5 +204,7 @@
 // executable's bytes, the Go release, the MPI library), the options and, once loaded,
 // the inputs; every MPI call is bounded by --mpi-timeout (5 minutes by default).
 // --dist-setup replaces the replicated set-up by Setup on each rank's rows of the
-// renumbered problem, then Gather (without --steps).
+// renumbered problem, then Gather; with --steps each step's new values go to
+// Hierarchy.Update on each rank's rows (without the Gather), which replaces the serial
+// Update and the Refresh.
 package dist

@@ -43,8 +43,9 @@ func GatheredLayout(n, size, minRows int) Layout {
 // The operators are the same, so the cycle gives the same result to round-off. The
 // fine level never moves. It is the post-pass of Setup's hierarchy (whose coarse
 // levels are owned as their aggregates are); NewHierarchy takes gathered layouts
-// directly (GatheredLayout). minRows ≤ 1 moves nothing. Every rank must call it
-// together.
+// directly (GatheredLayout). minRows ≤ 1 moves nothing. A hierarchy whose levels
+// moved keeps none of Setup's plans, so its Update is refused (ErrNoPlan). Every rank
+// must call it together.
 func (d *Hierarchy) Gather(minRows int) error {
 	if minRows <= 1 || len(d.Levels) < 2 {
 		return nil
@@ -64,6 +65,9 @@ func (d *Hierarchy) Gather(minRows int) error {
 	if !moved {
 		return nil
 	}
+	// Setup's kept plans are for the layouts the levels leave: Update refuses a
+	// gathered hierarchy (ErrNoPlan) rather than run them on the wrong rows.
+	d.gather = nil
 	for l, L := range d.Levels {
 		mv := !sameLayout(lays[l], old[l])
 		if mv {

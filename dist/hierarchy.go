@@ -27,6 +27,8 @@ type Level struct {
 	ChebMin, ChebMax float64
 
 	b, x, r, d, t []float64 // right-hand side, iterate, residual, step, scratch
+
+	plan *levelPlan // Setup's plans of the level's products (nil from NewHierarchy)
 }
 
 // Hierarchy is a smoothed-aggregation hierarchy distributed by rows, level by level,
@@ -51,6 +53,10 @@ type Hierarchy struct {
 	// part renumbers the fine level of a hierarchy sliced from a serial one
 	// (NewPartitionedHierarchy), nil for the serial numbering.
 	part *Partition
+
+	// Setup's options and coarsest gather, kept for Update (nil from NewHierarchy).
+	opt    *amg.Options
+	gather *matrixGather
 }
 
 // NewHierarchy distributes h, a hierarchy that every rank of comm holds whole, by

@@ -40,7 +40,7 @@ func Setup(a *Matrix, B []float64, k int, opt amg.Options) (*Hierarchy, error) {
 		return nil, fmt.Errorf("dist: %w: SmootherFloat32: the distributed cycle smooths in float64 only", amg.ErrOptions)
 	}
 	comm := a.Comm
-	d := &Hierarchy{Comm: comm, Degree: opt.SmootherIts, coarse: &amg.CoarseFactor{}}
+	d := &Hierarchy{Comm: comm, Degree: opt.SmootherIts, coarse: &amg.CoarseFactor{}, opt: &opt}
 	cur, curB := a, B
 	for l := 0; ; l++ {
 		lv := &Level{A: cur}
@@ -59,35 +59,33 @@ func Setup(a *Matrix, B []float64, k int, opt amg.Options) (*Hierarchy, error) {
 			// Nothing to coarsen (amg.Setup stops the same way).
 			break
 		}
-		if lv.Dinv, err = InvertDiag(cur); err != nil {
+		pl := &levelPlan{}
+		if pl.smooth, err = newSmoothPlan(cur, co.Ptent); err != nil {
 			return nil, fmt.Errorf("dist: level %d: %w", l, err)
 		}
-		eig, err := EstimateEigenvalues(cur, lv.Dinv, opt.EstEigKSPMaxIt)
-		if err != nil {
-			return nil, fmt.Errorf("dist: level %d: %w", l, err)
+		lv.plan = pl
+		if err := d.smoothLevel(l); err != nil {
+			return nil, err
 		}
-		if lv.ChebMin, lv.ChebMax, err = amg.ChebyshevInterval(eig, opt.ChebyshevEstEig); err != nil {
-			return nil, fmt.Errorf("dist: level %d: %w", l, err)
-		}
-		prows, err := SmoothProlongator(cur, co.Ptent, lv.Dinv, opt.ProlongDamping/eig.Max)
-		if err != nil {
-			return nil, fmt.Errorf("dist: level %d: %w", l, err)
-		}
-		if lv.P, err = NewRectMatrix(comm, cur.Layout, co.Layout, prows); err != nil {
+		if lv.P, err = NewRectMatrix(comm, cur.Layout, co.Layout, pl.smooth.out); err != nil {
 			return nil, fmt.Errorf("dist: level %d prolongator: %w", l, err)
 		}
-		trows, err := Transpose(lv.P)
+		if pl.trans, err = newTransposePlan(lv.P); err == nil {
+			err = pl.trans.numeric()
+		}
 		if err != nil {
 			return nil, fmt.Errorf("dist: level %d restriction: %w", l, err)
 		}
-		if lv.PT, err = NewRectMatrix(comm, co.Layout, cur.Layout, trows); err != nil {
+		if lv.PT, err = NewRectMatrix(comm, co.Layout, cur.Layout, pl.trans.asm.out); err != nil {
 			return nil, fmt.Errorf("dist: level %d restriction: %w", l, err)
 		}
-		acRows, err := Galerkin(cur, lv.P)
+		if pl.gal, err = newGalerkinPlan(cur, lv.P); err == nil {
+			err = pl.gal.numeric()
+		}
 		if err != nil {
 			return nil, fmt.Errorf("dist: level %d Galerkin product: %w", l, err)
 		}
-		next, err := NewMatrix(comm, co.Layout, acRows)
+		next, err := NewMatrix(comm, co.Layout, pl.gal.asm.out)
 		if err != nil {
 			return nil, fmt.Errorf("dist: level %d coarse operator: %w", l, err)
 		}
@@ -98,50 +96,101 @@ func Setup(a *Matrix, B []float64, k int, opt amg.Options) (*Hierarchy, error) {
 		return nil, fmt.Errorf("dist: %w: the coarsest level has %d unknowns, more than the %d a dense Cholesky factor is allowed",
 			amg.ErrOptions, n, amg.MaxCoarseUnknowns)
 	}
-	whole, err := gatherMatrix(last)
-	if err != nil {
+	var err error
+	if d.gather, err = newMatrixGather(last); err != nil {
 		return nil, err
 	}
-	if err := d.coarse.Factor(whole); err != nil {
-		return nil, fmt.Errorf("dist: coarsest level (%d unknowns): %w", whole.Rows(), err)
+	if err := d.factorCoarsest(); err != nil {
+		return nil, err
 	}
 	d.coarseGather(last.Layout, last.Local.R)
 	return d, nil
 }
 
-// gatherMatrix returns the whole square matrix m on every rank: its rows' lengths,
-// columns and values gathered by Allgathers, each rank's share padded to the largest.
-func gatherMatrix(m *Matrix) (*bsr.Matrix, error) {
+// levelPlan is what Setup keeps of a level for Update: the patterns and messages of
+// its products.
+type levelPlan struct {
+	smooth *smoothPlan    // P = (I − ω·D⁻¹A)·P_tent, P_tent's ghost rows fetched once
+	trans  *transposePlan // the restriction Pᵀ
+	gal    *galerkinPlan  // the next level's operator PᵀAP
+}
+
+// smoothLevel computes level l's smoother set-up from its operator's present values
+// (D⁻¹, λ(D⁻¹A), the Chebyshev interval) and the values of its prolongator's rows
+// (lv.plan.smooth.out).
+func (d *Hierarchy) smoothLevel(l int) error {
+	lv, opt := d.Levels[l], d.opt
+	var err error
+	if lv.Dinv, err = InvertDiag(lv.A); err != nil {
+		return fmt.Errorf("dist: level %d: %w", l, err)
+	}
+	eig, err := EstimateEigenvalues(lv.A, lv.Dinv, opt.EstEigKSPMaxIt)
+	if err != nil {
+		return fmt.Errorf("dist: level %d: %w", l, err)
+	}
+	if lv.ChebMin, lv.ChebMax, err = amg.ChebyshevInterval(eig, opt.ChebyshevEstEig); err != nil {
+		return fmt.Errorf("dist: level %d: %w", l, err)
+	}
+	lv.plan.smooth.numeric(lv.Dinv, opt.ProlongDamping/eig.Max)
+	return nil
+}
+
+// factorCoarsest gathers the coarsest operator's present values on every rank and
+// factors it.
+func (d *Hierarchy) factorCoarsest() error {
+	whole, err := d.gather.numeric()
+	if err != nil {
+		return err
+	}
+	if err := d.coarse.Factor(whole); err != nil {
+		return fmt.Errorf("dist: coarsest level (%d unknowns): %w", whole.Rows(), err)
+	}
+	return nil
+}
+
+// matrixGather gathers a square distributed matrix whole on every rank, its pattern
+// once (newMatrixGather) and its values by one Allgather each time (numeric).
+type matrixGather struct {
+	m      *Matrix
+	refs   []int64     // this rank's blocks in row order (appendRefs)
+	nnz    []int64     // every rank's stored blocks
+	maxNNZ int64       // the largest of them: each rank's share is padded to it
+	send   []float64   // this rank's values, padded
+	recv   []float64   // every rank's, padded
+	whole  *bsr.Matrix // the whole matrix: pattern, and values after numeric
+}
+
+// newMatrixGather gathers m's pattern on every rank: its rows' lengths and columns by
+// Allgathers, each rank's share padded to the largest. Every rank must call it
+// together.
+func newMatrixGather(m *Matrix) (*matrixGather, error) {
 	c := m.Comm
 	size := c.Size()
 	n := m.Hi - m.Lo
+	g := &matrixGather{m: m, nnz: make([]int64, size)}
 	var cols []int64
-	var vals []float64
 	lens := make([]int64, 0, n)
 	for i := 0; i < n; i++ {
 		before := len(cols)
-		cols, vals = m.appendRow(i, cols, vals)
+		cols, g.refs = m.appendRefs(i, cols, g.refs)
 		lens = append(lens, int64(len(cols)-before))
 	}
 	shares := make([]int64, 2*size)
 	if err := c.AllgatherInt64([]int64{int64(n), int64(len(cols))}, shares); err != nil {
 		return nil, err
 	}
-	var maxRows, maxNNZ int64
+	var maxRows int64
 	for r := 0; r < size; r++ {
-		maxRows, maxNNZ = max(maxRows, shares[2*r]), max(maxNNZ, shares[2*r+1])
+		maxRows, g.maxNNZ = max(maxRows, shares[2*r]), max(g.maxNNZ, shares[2*r+1])
+		g.nnz[r] = shares[2*r+1]
 	}
 	bs := int64(m.Local.R * m.Local.C)
 	pad := func(v []int64, to int64) []int64 { return append(v, make([]int64, to-int64(len(v)))...) }
-	allLens, allCols := make([]int64, maxRows*int64(size)), make([]int64, maxNNZ*int64(size))
-	allVals := make([]float64, maxNNZ*bs*int64(size))
+	allLens, allCols := make([]int64, maxRows*int64(size)), make([]int64, g.maxNNZ*int64(size))
 	if err := c.AllgatherInt64(pad(lens, maxRows), allLens); err != nil {
 		return nil, err
 	}
-	if err := c.AllgatherInt64(pad(cols, maxNNZ), allCols); err != nil {
-		return nil, err
-	}
-	if err := c.AllgatherFloat64(append(vals, make([]float64, maxNNZ*bs-int64(len(vals)))...), allVals); err != nil {
+	if err := c.AllgatherInt64(pad(cols, g.maxNNZ), allCols); err != nil {
 		return nil, err
 	}
 	N := m.Layout.N()
@@ -152,16 +201,36 @@ func gatherMatrix(m *Matrix) (*bsr.Matrix, error) {
 		for t := int64(0); t < shares[2*r]; t++ {
 			ln := allLens[int64(r)*maxRows+t]
 			for q := off; q < off+ln; q++ {
-				out.ColIdx = append(out.ColIdx, int32(allCols[int64(r)*maxNNZ+q]))
+				out.ColIdx = append(out.ColIdx, int32(allCols[int64(r)*g.maxNNZ+q]))
 			}
-			out.Val = append(out.Val, allVals[(int64(r)*maxNNZ+off)*bs:(int64(r)*maxNNZ+off+ln)*bs]...)
 			off += ln
 			out.RowPtr[row+1] = out.RowPtr[row] + ln
 			row++
 		}
 	}
+	out.Val = make([]float64, int64(len(out.ColIdx))*bs)
 	if err := out.Validate(); err != nil {
 		return nil, fmt.Errorf("dist: the gathered coarsest operator: %w", err)
 	}
-	return out, nil
+	g.whole = out
+	g.send, g.recv = make([]float64, g.maxNNZ*bs), make([]float64, g.maxNNZ*bs*int64(size))
+	return g, nil
+}
+
+// numeric gathers m's present values into the whole matrix, which it returns. Every
+// rank must call it together.
+func (g *matrixGather) numeric() (*bsr.Matrix, error) {
+	m := g.m
+	bs := int64(m.Local.R * m.Local.C)
+	clear(g.send)
+	m.gatherRefs(g.refs, g.send)
+	if err := m.Comm.AllgatherFloat64(g.send, g.recv); err != nil {
+		return nil, err
+	}
+	var off int64
+	for r, n := range g.nnz {
+		copy(g.whole.Val[off*bs:(off+n)*bs], g.recv[int64(r)*g.maxNNZ*bs:(int64(r)*g.maxNNZ+n)*bs])
+		off += n
+	}
+	return g.whole, nil
 }

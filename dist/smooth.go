@@ -1,11 +1,9 @@
 package dist
 
 import (
-	"fmt"
 	"slices"
 
 	"github.com/blockamg/blockamg/bsr"
-	"github.com/blockamg/blockamg/dist/mpi"
 )
 
 // tagRows tags the messages of GhostRows.
@@ -15,91 +13,14 @@ const tagRows = 26003
 // with x's global block columns: the rows another rank owns that a product a·x reads
 // (x's rows are distributed as a's columns). It runs on a's halo plan: each rank sends
 // each neighbour the rows of x whose blocks of a vector that neighbour's halo fetches,
-// first their lengths, then their columns and values. Every rank must call it
+// first their lengths, then their columns, then their values. Every rank must call it
 // together.
 func GhostRows(a, x *Matrix) (*bsr.Matrix, error) {
-	if !slices.Equal(x.Layout.Offsets, a.ColLayout.Offsets) {
-		panic("dist: GhostRows: x's rows are not distributed as a's columns")
-	}
-	c := a.Comm
-	R, C := x.Local.R, x.Local.C
-	bs := R * C
-	h := a.Halo
-	// Round 1: the row lengths.
-	sendLen := make([][]int64, len(h.Send))
-	for k, nb := range h.Send {
-		sendLen[k] = make([]int64, len(nb.Rows))
-		for t, r := range nb.Rows {
-			sendLen[k][t] = x.rowLen(int(r))
-		}
-	}
-	ng := len(a.GhostCols)
-	recvLen := make([]int64, ng)
-	var reqs []*mpi.Request
-	post := func(q *mpi.Request, err error) error {
-		if err == nil {
-			reqs = append(reqs, q)
-		}
-		return err
-	}
-	for _, nb := range h.Recv {
-		if err := post(mpi.Irecv(c, recvLen[nb.Lo:nb.Hi], nb.Rank, tagRows)); err != nil {
-			return nil, err
-		}
-	}
-	for k, nb := range h.Send {
-		if err := post(mpi.Isend(c, sendLen[k], nb.Rank, tagRows)); err != nil {
-			return nil, err
-		}
-	}
-	if err := c.Waitall(reqs); err != nil {
+	g, err := fetchGhostRows(a, x)
+	if err != nil {
 		return nil, err
 	}
-	reqs = reqs[:0]
-	// Round 2: columns (global) and values, one message of each per neighbour.
-	out := &bsr.Matrix{BlockRows: ng, BlockCols: x.ColLayout.N(), R: R, C: C, RowPtr: make([]int64, ng+1)}
-	for g, n := range recvLen {
-		if n < 0 {
-			return nil, fmt.Errorf("%w: a neighbour sent a row of %d blocks", ErrLayout, n)
-		}
-		out.RowPtr[g+1] = out.RowPtr[g] + n
-	}
-	nnz := out.RowPtr[ng]
-	cols := make([]int64, nnz)
-	out.Val = make([]float64, nnz*int64(bs))
-	for _, nb := range h.Recv {
-		p0, p1 := out.RowPtr[nb.Lo], out.RowPtr[nb.Hi]
-		if err := post(mpi.Irecv(c, cols[p0:p1], nb.Rank, tagRows)); err != nil {
-			return nil, err
-		}
-		if err := post(mpi.Irecv(c, out.Val[p0*int64(bs):p1*int64(bs)], nb.Rank, tagRows)); err != nil {
-			return nil, err
-		}
-	}
-	for _, nb := range h.Send {
-		var sc []int64
-		var sv []float64
-		for _, r := range nb.Rows {
-			sc, sv = x.appendRow(int(r), sc, sv)
-		}
-		if err := post(mpi.Isend(c, sc, nb.Rank, tagRows)); err != nil {
-			return nil, err
-		}
-		if err := post(mpi.Isend(c, sv, nb.Rank, tagRows)); err != nil {
-			return nil, err
-		}
-	}
-	if err := c.Waitall(reqs); err != nil {
-		return nil, err
-	}
-	out.ColIdx = make([]int32, nnz)
-	for q, j := range cols {
-		if j < 0 || j >= int64(out.BlockCols) {
-			return nil, fmt.Errorf("%w: a neighbour sent column %d of %d", ErrLayout, j, out.BlockCols)
-		}
-		out.ColIdx[q] = int32(j)
-	}
-	return out, nil
+	return g.rows, nil
 }
 
 // rowLen returns the stored blocks of local row i, both parts.
@@ -141,6 +62,30 @@ func (m *Matrix) appendRow(i int, cols []int64, vals []float64) ([]int64, []floa
 // column order (local part, then ghost part), so the result is the same bits on every
 // run with the same layout. Every rank must call it together.
 func SmoothProlongator(a, x *Matrix, dinv []float64, omega float64) (*bsr.Matrix, error) {
+	sp, err := newSmoothPlan(a, x)
+	if err != nil {
+		return nil, err
+	}
+	sp.numeric(dinv, omega)
+	return sp.out, nil
+}
+
+// smoothPlan is SmoothProlongator's pattern kept: X's rows (fetched once: the
+// tentative prolongator's values do not change with the operator's) and P's pattern,
+// so that new values of a give P's values on this rank alone.
+type smoothPlan struct {
+	a    *Matrix
+	x    *operand
+	cols []int32     // per block of P: its dense column (x.cols), ascending in each row
+	xq   []int64     // per block of P: the block of X's row holding its column, or −1
+	out  *bsr.Matrix // P's rows with global columns; numeric writes the values
+	slot []int32     // per dense column: its place in the row being computed
+	acc  []float64   // W_i = Σ_j A_ij X_j, by place in the row
+}
+
+// newSmoothPlan fetches X's ghost rows and forms P's pattern: each row holds X's row's
+// columns and those of the rows of X that a's row names.
+func newSmoothPlan(a, x *Matrix) (*smoothPlan, error) {
 	if !slices.Equal(x.Layout.Offsets, a.Layout.Offsets) || !slices.Equal(a.Layout.Offsets, a.ColLayout.Offsets) {
 		panic("dist: SmoothProlongator: X's rows are not distributed as the square operator's")
 	}
@@ -148,82 +93,101 @@ func SmoothProlongator(a, x *Matrix, dinv []float64, omega float64) (*bsr.Matrix
 	if x.Local.R != b {
 		panic("dist: SmoothProlongator: X's block rows do not match the operator's blocks")
 	}
-	ghost, err := GhostRows(a, x)
+	op, err := newOperand(a, x)
 	if err != nil {
 		return nil, err
 	}
 	n := a.Hi - a.Lo
-	bk := b * k
-	// X's own rows with global columns, as the ghost rows hold them.
-	own := &bsr.Matrix{BlockRows: n, BlockCols: x.ColLayout.N(), R: b, C: k, RowPtr: make([]int64, n+1)}
-	var oc []int64
-	for i := 0; i < n; i++ {
-		oc, own.Val = x.appendRow(i, oc, own.Val)
-		own.RowPtr[i+1] = int64(len(oc))
-	}
+	nc := len(op.cols)
+	sp := &smoothPlan{a: a, x: op, slot: make([]int32, nc)}
 	out := &bsr.Matrix{BlockRows: n, BlockCols: x.ColLayout.N(), R: b, C: k, RowPtr: make([]int64, n+1)}
-	slot := map[int64]int{} // column → position in the row being built
-	var rowCols []int64
-	var acc []float64 // W_i = Σ_j A_ij X_j, by slot
-	dw := make([]float64, bk)
-	addRow := func(blk []float64, xr *bsr.Matrix, xcols func(q int64) int64, row int) {
-		for q := xr.RowPtr[row]; q < xr.RowPtr[row+1]; q++ {
-			j := xcols(q)
-			s, ok := slot[j]
-			if !ok {
-				s = len(rowCols)
-				slot[j] = s
-				rowCols = append(rowCols, j)
-				acc = append(acc, make([]float64, bk)...)
+	for t := range sp.slot {
+		sp.slot[t] = -1
+	}
+	var row []int32
+	mark := func(m *bsr.Matrix, j int) {
+		for _, c := range m.ColIdx[m.RowPtr[j]:m.RowPtr[j+1]] {
+			if sp.slot[c] < 0 {
+				sp.slot[c] = 0
+				row = append(row, c)
 			}
-			// acc_s += A_ij · X_jq (b×b times b×k).
-			bsr.GemmAcc(b, b, k, blk, xr.Val[q*int64(bk):(q+1)*int64(bk)], acc[s*bk:(s+1)*bk])
 		}
 	}
-	ownCol := func(q int64) int64 { return oc[q] }
-	ghostCol := func(q int64) int64 { return int64(ghost.ColIdx[q]) }
+	longest := 0
 	for i := 0; i < n; i++ {
-		clear(slot)
-		rowCols, acc = rowCols[:0], acc[:0]
-		// X_i's own columns first, so that P's pattern holds X's.
-		for q := own.RowPtr[i]; q < own.RowPtr[i+1]; q++ {
-			slot[oc[q]] = len(rowCols)
-			rowCols = append(rowCols, oc[q])
-			acc = append(acc, make([]float64, bk)...)
+		row = row[:0]
+		mark(op.own, i)
+		for _, j := range a.Local.ColIdx[a.Local.RowPtr[i]:a.Local.RowPtr[i+1]] {
+			mark(op.own, int(j))
 		}
-		for q := a.Local.RowPtr[i]; q < a.Local.RowPtr[i+1]; q++ {
-			addRow(a.Local.Val[q*int64(b*b):(q+1)*int64(b*b)], own, ownCol, int(a.Local.ColIdx[q]))
+		for _, j := range a.Ghost.ColIdx[a.Ghost.RowPtr[i]:a.Ghost.RowPtr[i+1]] {
+			mark(op.ghost, int(j))
 		}
-		for q := a.Ghost.RowPtr[i]; q < a.Ghost.RowPtr[i+1]; q++ {
-			addRow(a.Ghost.Val[q*int64(b*b):(q+1)*int64(b*b)], ghost, ghostCol, int(a.Ghost.ColIdx[q]))
-		}
-		order := make([]int, len(rowCols))
-		for t := range order {
-			order[t] = t
-		}
-		slices.SortFunc(order, func(p, q int) int { return int(rowCols[p] - rowCols[q]) })
-		d := dinv[i*b*b : (i+1)*b*b]
-		for _, s := range order {
-			clear(dw)
-			bsr.GemmAcc(b, b, k, d, acc[s*bk:(s+1)*bk], dw)
-			blk := make([]float64, bk)
-			if q, ok := findCol(own, i, oc, rowCols[s]); ok {
-				copy(blk, own.Val[q*int64(bk):(q+1)*int64(bk)])
+		slices.Sort(row)
+		q, qe := op.own.RowPtr[i], op.own.RowPtr[i+1]
+		for _, c := range row {
+			sp.slot[c] = -1
+			sp.cols = append(sp.cols, c)
+			out.ColIdx = append(out.ColIdx, int32(op.cols[c]))
+			if q < qe && op.own.ColIdx[q] == c {
+				sp.xq = append(sp.xq, q)
+				q++
+			} else {
+				sp.xq = append(sp.xq, -1)
 			}
-			for t := range blk {
-				blk[t] -= omega * dw[t]
-			}
-			out.ColIdx = append(out.ColIdx, int32(rowCols[s]))
-			out.Val = append(out.Val, blk...)
 		}
 		out.RowPtr[i+1] = int64(len(out.ColIdx))
+		longest = max(longest, len(row))
 	}
-	return out, nil
+	out.Val = make([]float64, len(out.ColIdx)*b*k)
+	sp.out = out
+	sp.acc = make([]float64, longest*b*k)
+	return sp, nil
 }
 
-// findCol finds column j in row i of m whose global columns are cols.
-func findCol(m *bsr.Matrix, i int, cols []int64, j int64) (int64, bool) {
-	lo, hi := m.RowPtr[i], m.RowPtr[i+1]
-	q, ok := slices.BinarySearch(cols[lo:hi], j)
-	return lo + int64(q), ok
+// numeric computes P's values from a's present values: each row's W_i = Σ_j A_ij X_j
+// (local part, then ghost part, in column order), then P_i = X_i − ω·D⁻¹W_i.
+func (sp *smoothPlan) numeric(dinv []float64, omega float64) {
+	a, op, out := sp.a, sp.x, sp.out
+	b, k := a.Local.R, out.C
+	bb, bk := int64(b*b), int64(b*k)
+	dw := make([]float64, bk)
+	gemm := bsr.GemmFunc(b, b, k)
+	for i := 0; i < a.Hi-a.Lo; i++ {
+		p0, p1 := out.RowPtr[i], out.RowPtr[i+1]
+		for t := p0; t < p1; t++ {
+			sp.slot[sp.cols[t]] = int32(t - p0)
+		}
+		clear(sp.acc[:(p1-p0)*bk])
+		// acc_s += A_ij · X_jq (b×b times b×k), the local part's columns first.
+		own, gh := op.own, op.ghost
+		for q := a.Local.RowPtr[i]; q < a.Local.RowPtr[i+1]; q++ {
+			blk, j := a.Local.Val[q*bb:(q+1)*bb], a.Local.ColIdx[q]
+			for e := own.RowPtr[j]; e < own.RowPtr[j+1]; e++ {
+				s := int64(sp.slot[own.ColIdx[e]])
+				gemm(blk, op.ownBlock(e), sp.acc[s*bk:(s+1)*bk])
+			}
+		}
+		for q := a.Ghost.RowPtr[i]; q < a.Ghost.RowPtr[i+1]; q++ {
+			blk, j := a.Ghost.Val[q*bb:(q+1)*bb], a.Ghost.ColIdx[q]
+			for e := gh.RowPtr[j]; e < gh.RowPtr[j+1]; e++ {
+				s := int64(sp.slot[gh.ColIdx[e]])
+				gemm(blk, gh.Val[e*bk:(e+1)*bk], sp.acc[s*bk:(s+1)*bk])
+			}
+		}
+		d := dinv[i*b*b : (i+1)*b*b]
+		for t := p0; t < p1; t++ {
+			clear(dw)
+			gemm(d, sp.acc[(t-p0)*bk:(t-p0+1)*bk], dw)
+			blk := out.Val[t*bk : (t+1)*bk]
+			if q := sp.xq[t]; q >= 0 {
+				copy(blk, op.ownBlock(q))
+			} else {
+				clear(blk)
+			}
+			for e := range blk {
+				blk[e] -= omega * dw[e]
+			}
+		}
+	}
 }

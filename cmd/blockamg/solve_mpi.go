@@ -42,7 +42,11 @@ under mpiexec (OpenMPI, mpiexec -n N blockamg solve ..., N > 1; CPU only):
   --mpi-timeout in one MPI call (a peer died, stalled or never started) ends
   with exit 2, and mpiexec ends the others.
   --dist-setup sets the hierarchy up from each rank's rows instead (dist.Setup:
-  aggregation within each rank; no --steps with it).
+  aggregation within each rank); with --steps each step's new values go to
+  dist's Update on each rank's rows, which reruns the set-up's numeric phases on
+  the plans it kept (only values travel; aggregates kept) instead of the serial
+  Update and the refresh; its levels then stay where the set-up put them (no
+  --gather-rows: the plans are for those layouts).
   --partition picks the fine level's split: even (the input's order cut into even
   ranges), rcb (recursive coordinate bisection), sfc (a Hilbert curve cut into even
   pieces) or graph (recursive BFS level-set bisection of the matrix graph); auto,
@@ -77,7 +81,7 @@ func (m *mpiFlags) register(fs *flag.FlagSet, stderr io.Writer) {
 	fs.DurationVar(&m.timeout, "mpi-timeout", defaultMPITimeout,
 		"under mpiexec: end this rank with an error when one MPI call blocks longer (a peer died, stalled or never started MPI; 0: wait forever)")
 	fs.BoolVar(&m.distSetup, "dist-setup", false,
-		"under mpiexec: set the hierarchy up from each rank's rows (aggregation within each rank, P smoothed and PᵀAP formed distributed) instead of the serial set-up on every rank; not with --steps")
+		"under mpiexec: set the hierarchy up from each rank's rows (aggregation within each rank, P smoothed and PᵀAP formed distributed) instead of the serial set-up on every rank; with --steps, each re-setup runs on each rank's rows over the set-up's kept plans")
 	fs.StringVar(&m.partition, "partition", "auto",
 		"under mpiexec: the fine level's split over the ranks: even, rcb (coordinate bisection), sfc (Hilbert curve), graph (BFS level-set bisection) or auto (even for ex56, else the fewest cut blocks of even, rcb with coordinates, and graph)")
 	fs.IntVar(&m.gather, "gather-rows", dist.DefaultGatherRows,
@@ -274,9 +278,6 @@ func (c *solveConfig) checkMPIFlags(set map[string]bool) error {
 	if c.mpi.gather < 0 {
 		return fmt.Errorf("--gather-rows %d: %w: want 0 (no gathering) or more", c.mpi.gather, dist.ErrLayout)
 	}
-	if c.mpi.distSetup && c.steps > 0 {
-		return fmt.Errorf("--steps with --dist-setup: %w (the distributed set-up does not keep its plans for a re-setup yet)", errNotUnderMPI)
-	}
 	for _, f := range []struct {
 		name string
 		on   bool
@@ -324,7 +325,8 @@ type mpiStepReport struct {
 	Step            int     `json:"step"`
 	AssemblySeconds float64 `json:"assembly_seconds"` // new values of the whole matrix, on every rank
 	// SetupSeconds is the re-setup: amg's Update of the replicated hierarchy and the
-	// Refresh of the distributed one on its plans (RefreshSeconds of it).
+	// Refresh of the distributed one on its plans (RefreshSeconds of it), or with
+	// --dist-setup dist's Update on each rank's rows (RefreshSeconds zero).
 	SetupSeconds     float64 `json:"setup_seconds"`
 	RefreshSeconds   float64 `json:"refresh_seconds"`
 	SolveSeconds     float64 `json:"solve_seconds"`
@@ -463,8 +465,12 @@ func solveOnWorld(c *solveConfig, fs *flag.FlagSet, comm *mpi.Comm, stdout, stde
 		if dh, err = distributedSetup(c, comm, p, part); err != nil {
 			return err
 		}
-		if err = dh.Gather(c.mpi.gather); err != nil {
-			return err
+		// The re-setup's plans are for the set-up's layouts: with --steps the
+		// levels stay there.
+		if c.steps == 0 {
+			if err = dh.Gather(c.mpi.gather); err != nil {
+				return err
+			}
 		}
 	} else {
 		if s, err = blockamg.NewSolver(p.A, p.ns, c.solverOptions(nil)); err != nil {
@@ -501,24 +507,37 @@ func solveOnWorld(c *solveConfig, fs *flag.FlagSet, comm *mpi.Comm, stdout, stde
 
 	// Recurring steps: the serial step's new values and Update on every rank (the
 	// replicated set-up), the distributed hierarchy refreshed on its plans, a solve
-	// from x = 0.
+	// from x = 0; with --dist-setup the new values go to dist's Update on this rank's
+	// rows instead.
 	steps, stepTraffic := make([]mpiStepReport, c.steps), make([]int64, 0, c.steps*len(mpiStepPhases)*trafficFields)
 	stepTimes := make([]float64, 0, 4*c.steps)
 	eng := &cpuEngine{s: s}
+	what := "new values, Update, Refresh, solve"
+	if c.mpi.distSetup {
+		what = "new values, distributed Update, solve"
+	}
 	for k := 1; k <= c.steps; k++ {
-		done := pr.start("step %d: new values, Update, Refresh, solve", k)
+		done := pr.start("step %d: %s", k, what)
 		before := trafficOf(comm, mpiStepPhases)
 		comm.SetPhase(mpiStepPhases[0])
 		var sr stepResult
-		if err := eng.step(k, p, nil, c.threads, &sr); err != nil {
-			return fmt.Errorf("step %d: %w", k, err)
+		var resetup, refresh time.Duration
+		if c.mpi.distSetup {
+			if err := distStep(k, p, dh, part, c.threads, &sr); err != nil {
+				return fmt.Errorf("step %d: %w", k, err)
+			}
+			resetup = time.Duration(sr.SetupSeconds * float64(time.Second))
+		} else {
+			if err := eng.step(k, p, nil, c.threads, &sr); err != nil {
+				return fmt.Errorf("step %d: %w", k, err)
+			}
+			tr := time.Now()
+			if err := dh.Refresh(s.Hierarchy()); err != nil {
+				return fmt.Errorf("step %d: %w", k, err)
+			}
+			refresh = time.Since(tr)
+			resetup = time.Duration(sr.SetupSeconds*float64(time.Second)) + refresh
 		}
-		tr := time.Now()
-		if err := dh.Refresh(s.Hierarchy()); err != nil {
-			return fmt.Errorf("step %d: %w", k, err)
-		}
-		refresh := time.Since(tr)
-		resetup := time.Duration(sr.SetupSeconds*float64(time.Second)) + refresh
 		comm.SetPhase(mpiStepPhases[1])
 		clear(x)
 		t = time.Now()
@@ -620,6 +639,25 @@ func solveOnWorld(c *solveConfig, fs *flag.FlagSet, comm *mpi.Comm, stdout, stde
 		return enc.Encode(rep)
 	}
 	printMPISolve(stdout, rep, p.box != nil)
+	return nil
+}
+
+// distStep is recurring step k of a hierarchy that dist.Setup made: the step's new
+// values of the whole matrix (every rank holds it, as it loaded it) and dist's Update
+// on this rank's rows in part's numbering (the set-up's), timed into sr.
+func distStep(k int, p *problem, dh *dist.Hierarchy, part dist.Partition, threads int, sr *stepResult) error {
+	t := time.Now()
+	if err := newValues(p, k, threads); err != nil {
+		return err
+	}
+	sr.AssemblySeconds = time.Since(t).Seconds()
+	lo, hi := part.Layout.Range(dh.Comm.Rank())
+	rows := part.SliceSym(p.A, lo, hi)
+	t = time.Now()
+	if err := dh.Update(rows); err != nil {
+		return err
+	}
+	sr.SetupSeconds = time.Since(t).Seconds()
 	return nil
 }
 
@@ -761,21 +799,27 @@ func printMPISolve(w io.Writer, r *mpiSolveReport, slabs bool) {
 	if len(r.Steps) == 0 {
 		return
 	}
-	fmt.Fprintf(w, "\nrecurring steps: new values, Update on every rank, Refresh of the distributed levels on their plans, solve from x = 0 (slowest rank's times; messages and bytes summed over the ranks)\n")
+	if strings.HasPrefix(r.SetupMode, "distributed") {
+		fmt.Fprintf(w, "\nrecurring steps: new values, dist's Update on each rank's rows over the set-up's plans (values only), solve from x = 0 (slowest rank's times; messages and bytes summed over the ranks)\n")
+	} else {
+		fmt.Fprintf(w, "\nrecurring steps: new values, Update on every rank, Refresh of the distributed levels on their plans, solve from x = 0 (slowest rank's times; messages and bytes summed over the ranks)\n")
+	}
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "step\tassembly s\tre-setup s\trefresh s\tsolve s\titerations\trel. residual\tre-setup sends\tsolve sends\tsolve MB sent\tsolve collectives\tsolve MPI s (max)\t")
+	fmt.Fprintln(tw, "step\tassembly s\tre-setup s\trefresh s\tsolve s\titerations\trel. residual\tre-setup sends\tre-setup MB sent\tre-setup collectives\tsolve sends\tsolve MB sent\tsolve collectives\tsolve MPI s (max)\t")
 	for _, st := range r.Steps {
-		var rs, ss, sb, sc int64
+		var rs, rb, rc, ss, sb, sc int64
 		ms := 0.0
 		for _, rk := range st.MPI {
 			rs += rk.Phases[0].Sends
+			rb += rk.Phases[0].BytesSent
+			rc += rk.Phases[0].Collectives
 			ss += rk.Phases[1].Sends
 			sb += rk.Phases[1].BytesSent
 			sc += rk.Phases[1].Collectives
 			ms = max(ms, rk.Phases[1].Seconds)
 		}
-		fmt.Fprintf(tw, "%d\t%.4f\t%.4f\t%.4f\t%.4f\t%d\t%.3e\t%d\t%d\t%.2f\t%d\t%.4f\t\n", st.Step, st.AssemblySeconds, st.SetupSeconds, st.RefreshSeconds,
-			st.SolveSeconds, st.Iterations, float64(st.RelativeResidual), rs, ss, float64(sb)/1e6, sc, ms)
+		fmt.Fprintf(tw, "%d\t%.4f\t%.4f\t%.4f\t%.4f\t%d\t%.3e\t%d\t%.2f\t%d\t%d\t%.2f\t%d\t%.4f\t\n", st.Step, st.AssemblySeconds, st.SetupSeconds, st.RefreshSeconds,
+			st.SolveSeconds, st.Iterations, float64(st.RelativeResidual), rs, float64(rb)/1e6, rc, ss, float64(sb)/1e6, sc, ms)
 	}
 	tw.Flush()
 }

@@ -1,6 +1,7 @@
 package dist_test
 
 import (
+	"errors"
 	"math"
 	"testing"
 
@@ -97,6 +98,16 @@ func TestGather(t *testing.T) {
 			rel := worldMax(t, c, diff) / worldMax(t, c, xmax)
 			if its[0] != its[1] || !(rel <= 1e-12) {
 				t.Errorf("%s: gathered %d iterations, over all ranks %d; solutions differ by %.3g relative", mk.name, its[1], its[0], rel)
+			}
+			if mk.name == "distributed" {
+				// Setup's plans are for the layouts Gather left: a gathered hierarchy's
+				// Update is refused, one Gather did not move is not.
+				if err := gath.Update(dist.Slice(A, lo, hi)); !errors.Is(err, dist.ErrNoPlan) {
+					t.Errorf("Update of a gathered hierarchy: %v, want dist.ErrNoPlan", err)
+				}
+				if err := all.Update(dist.Slice(A, lo, hi)); err != nil {
+					t.Errorf("Update of a hierarchy Gather(0) left: %v", err)
+				}
 			}
 			coarse := func(d *dist.Hierarchy) (msgs, colls float64) {
 				for _, lt := range d.LevelTraffic()[1:] {

@@ -14,7 +14,7 @@ import (
 // that an update is the same arithmetic as a fresh set-up on the same patterns.
 
 // appendRefs appends local row i's global columns, ascending (the local and ghost
-// parts merged, as appendRow orders them), and where each block's values lie: a block
+// parts merged), and where each block's values lie: a block
 // index q of the local part as q, of the ghost part as −1−q.
 func (m *Matrix) appendRefs(i int, cols, refs []int64) ([]int64, []int64) {
 	kl, kg := m.Local.RowPtr[i], m.Ghost.RowPtr[i]

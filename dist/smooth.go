@@ -29,25 +29,16 @@ func (m *Matrix) rowLen(i int) int64 {
 }
 
 // appendRow appends local row i's global columns, ascending (the local and ghost parts
-// merged), and their blocks.
+// merged, appendRefs' order), and their blocks.
 func (m *Matrix) appendRow(i int, cols []int64, vals []float64) ([]int64, []float64) {
 	bs := int64(m.Local.R * m.Local.C)
-	kl, kg := m.Local.RowPtr[i], m.Ghost.RowPtr[i]
-	el, eg := m.Local.RowPtr[i+1], m.Ghost.RowPtr[i+1]
-	for kl < el || kg < eg {
-		var gl, gg int64 = 1 << 62, 1 << 62
-		if kl < el {
-			gl = int64(m.Local.ColIdx[kl]) + int64(m.ColLo)
-		}
-		if kg < eg {
-			gg = int64(m.GhostCols[m.Ghost.ColIdx[kg]])
-		}
-		if gl < gg {
-			cols, vals = append(cols, gl), append(vals, m.Local.Val[kl*bs:(kl+1)*bs]...)
-			kl++
+	cols, refs := m.appendRefs(i, cols, nil)
+	for _, r := range refs {
+		if r >= 0 {
+			vals = append(vals, m.Local.Val[r*bs:(r+1)*bs]...)
 		} else {
-			cols, vals = append(cols, gg), append(vals, m.Ghost.Val[kg*bs:(kg+1)*bs]...)
-			kg++
+			q := -1 - r
+			vals = append(vals, m.Ghost.Val[q*bs:(q+1)*bs]...)
 		}
 	}
 	return cols, vals

@@ -439,6 +439,53 @@ func TestSolveMPIKilledRank(t *testing.T) {
 // maxSolveStepsArg is --steps at its limit: a run that outlasts the test.
 func maxSolveStepsArg() string { return fmt.Sprint(maxSolveSteps) }
 
+// distSetupRuns solves args serially and twice on two ranks with --dist-setup (files
+// in dir, named by case ci), checks that the second launch's solution is bitwise the
+// first's, and returns the serial report and solution and the first launch's.
+func distSetupRuns(t *testing.T, dir string, ci int, args []string) (solveReport, *matio.Dense, mpiSolveReport, *matio.Dense) {
+	t.Helper()
+	serialX := filepath.Join(dir, fmt.Sprintf("s%d.mtx", ci))
+	var out, errb bytes.Buffer
+	if code := run(append([]string{"solve", "--json", "--solution", serialX}, args...), &out, &errb); code != 0 {
+		t.Fatalf("serial solve %v: exit %d: %s", args, code, errb.String())
+	}
+	var serial solveReport
+	if err := json.Unmarshal(out.Bytes(), &serial); err != nil {
+		t.Fatal(err)
+	}
+	xs, err := matio.ReadDense(serialX)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var first mpiSolveReport
+	var firstX *matio.Dense
+	for run := 0; run < 2; run++ {
+		path := filepath.Join(dir, fmt.Sprintf("d%d_%d.mtx", ci, run))
+		stdout, stderr, code := mpiLaunch(t, 2, append([]string{"solve", "--dist-setup", "--json", "--solution", path}, args...)...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d\n%s", args, code, stderr)
+		}
+		var r mpiSolveReport
+		if err := json.Unmarshal([]byte(stdout), &r); err != nil {
+			t.Fatalf("stdout is not a JSON report: %v\n%s", err, stdout)
+		}
+		xd, err := matio.ReadDense(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if run == 1 {
+			for i := range xd.Data {
+				if math.Float64bits(xd.Data[i]) != math.Float64bits(firstX.Data[i]) {
+					t.Fatalf("%v: the second run differs at %d", args, i)
+				}
+			}
+			continue
+		}
+		first, firstX = r, xd
+	}
+	return serial, xs, first, firstX
+}
+
 // TestSolveMPIDistSetup runs --dist-setup (the hierarchy set up from each rank's rows)
 // on two ranks against the serial solve: ex56 in at most two iterations more or fewer
 // than the serial count, a matrix of ../shared/data converged to the same tolerance;
@@ -451,64 +498,27 @@ func TestSolveMPIDistSetup(t *testing.T) {
 	}
 	dir := t.TempDir()
 	for ci, args := range cases {
-		serialX := filepath.Join(dir, fmt.Sprintf("s%d.mtx", ci))
-		var out, errb bytes.Buffer
-		if code := run(append([]string{"solve", "--json", "--solution", serialX}, args...), &out, &errb); code != 0 {
-			t.Fatalf("serial solve %v: exit %d: %s", args, code, errb.String())
+		serial, xs, r, xd := distSetupRuns(t, dir, ci, args)
+		if !strings.HasPrefix(r.SetupMode, "distributed") || r.SerialSetupSeconds != 0 {
+			t.Errorf("%v: set-up %q, serial set-up %g s: want the distributed one", args, r.SetupMode, r.SerialSetupSeconds)
 		}
-		var serial solveReport
-		if err := json.Unmarshal(out.Bytes(), &serial); err != nil {
-			t.Fatal(err)
+		if args[0] == "--ne" {
+			if d := r.Iterations - serial.Iterations; d < -2 || d > 2 {
+				t.Errorf("%v: %d iterations on 2 ranks, serial %d", args, r.Iterations, serial.Iterations)
+			}
 		}
-		xs, err := matio.ReadDense(serialX)
-		if err != nil {
-			t.Fatal(err)
+		if !(float64(r.RelativeResidual) <= 1e-8) {
+			t.Errorf("%v: relative residual %g", args, float64(r.RelativeResidual))
 		}
-		var first []float64
-		for run := 0; run < 2; run++ {
-			path := filepath.Join(dir, fmt.Sprintf("d%d_%d.mtx", ci, run))
-			stdout, stderr, code := mpiLaunch(t, 2, append([]string{"solve", "--dist-setup", "--json", "--solution", path}, args...)...)
-			if code != 0 {
-				t.Fatalf("%v: exit %d\n%s", args, code, stderr)
-			}
-			var r mpiSolveReport
-			if err := json.Unmarshal([]byte(stdout), &r); err != nil {
-				t.Fatalf("stdout is not a JSON report: %v\n%s", err, stdout)
-			}
-			xd, err := matio.ReadDense(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if run == 1 {
-				for i := range xd.Data {
-					if math.Float64bits(xd.Data[i]) != math.Float64bits(first[i]) {
-						t.Fatalf("%v: the second run differs at %d", args, i)
-					}
-				}
-				continue
-			}
-			first = xd.Data
-			if !strings.HasPrefix(r.SetupMode, "distributed") || r.SerialSetupSeconds != 0 {
-				t.Errorf("%v: set-up %q, serial set-up %g s: want the distributed one", args, r.SetupMode, r.SerialSetupSeconds)
-			}
-			if args[0] == "--ne" {
-				if d := r.Iterations - serial.Iterations; d < -2 || d > 2 {
-					t.Errorf("%v: %d iterations on 2 ranks, serial %d", args, r.Iterations, serial.Iterations)
-				}
-			}
-			if !(float64(r.RelativeResidual) <= 1e-8) {
-				t.Errorf("%v: relative residual %g", args, float64(r.RelativeResidual))
-			}
-			if d := relDiff(xd.Data, xs.Data); !(d <= 1e-6) {
-				t.Errorf("%v: solution differs from the serial one by %.3g", args, d)
-			}
-			for _, rk := range r.MPI {
-				if rk.Phases[0].Sends == 0 {
-					t.Errorf("%v: rank %d: the distributed set-up sent no message", args, rk.Rank)
-				}
-			}
-			t.Logf("%v: serial %d iterations, 2 ranks with --dist-setup %d", args, serial.Iterations, r.Iterations)
+		if d := relDiff(xd.Data, xs.Data); !(d <= 1e-6) {
+			t.Errorf("%v: solution differs from the serial one by %.3g", args, d)
 		}
+		for _, rk := range r.MPI {
+			if rk.Phases[0].Sends == 0 {
+				t.Errorf("%v: rank %d: the distributed set-up sent no message", args, rk.Rank)
+			}
+		}
+		t.Logf("%v: serial %d iterations, 2 ranks with --dist-setup %d", args, serial.Iterations, r.Iterations)
 	}
 }
 
@@ -527,90 +537,53 @@ func TestSolveMPIDistSetupSteps(t *testing.T) {
 	}
 	dir := t.TempDir()
 	for ci, args := range cases {
-		serialX := filepath.Join(dir, fmt.Sprintf("s%d.mtx", ci))
-		var out, errb bytes.Buffer
-		if code := run(append([]string{"solve", "--json", "--solution", serialX}, args...), &out, &errb); code != 0 {
-			t.Fatalf("serial solve %v: exit %d: %s", args, code, errb.String())
+		serial, xs, r, xd := distSetupRuns(t, dir, ci, args)
+		if !strings.HasPrefix(r.SetupMode, "distributed") {
+			t.Errorf("%v: set-up %q: want the distributed one", args, r.SetupMode)
 		}
-		var serial solveReport
-		if err := json.Unmarshal(out.Bytes(), &serial); err != nil {
-			t.Fatal(err)
+		if d := r.Iterations - serial.Iterations; d < -1 || d > 1 {
+			t.Errorf("%v: %d iterations on 2 ranks, serial %d", args, r.Iterations, serial.Iterations)
 		}
-		xs, err := matio.ReadDense(serialX)
-		if err != nil {
-			t.Fatal(err)
+		if len(r.Steps) != len(serial.Steps) || len(r.Steps) == 0 {
+			t.Fatalf("%v: %d steps on 2 ranks, serial %d", args, len(r.Steps), len(serial.Steps))
 		}
-		var first []float64
-		for run := 0; run < 2; run++ {
-			path := filepath.Join(dir, fmt.Sprintf("d%d_%d.mtx", ci, run))
-			stdout, stderr, code := mpiLaunch(t, 2, append([]string{"solve", "--dist-setup", "--json", "--solution", path}, args...)...)
-			if code != 0 {
-				t.Fatalf("%v: exit %d\n%s", args, code, stderr)
+		for k, st := range r.Steps {
+			if d := st.Iterations - serial.Steps[k].Iterations; d < -1 || d > 1 {
+				t.Errorf("%v: step %d: %d iterations on 2 ranks, serial %d", args, st.Step, st.Iterations, serial.Steps[k].Iterations)
 			}
-			var r mpiSolveReport
-			if err := json.Unmarshal([]byte(stdout), &r); err != nil {
-				t.Fatalf("stdout is not a JSON report: %v\n%s", err, stdout)
+			if !(float64(st.RelativeResidual) <= 1e-8) {
+				t.Errorf("%v: step %d: relative residual %g", args, st.Step, float64(st.RelativeResidual))
 			}
-			xd, err := matio.ReadDense(path)
-			if err != nil {
-				t.Fatal(err)
+			if !(st.SetupSeconds > 0) || st.RefreshSeconds != 0 {
+				t.Errorf("%v: step %d: re-setup %g s, refresh %g s: want dist's Update alone", args, st.Step, st.SetupSeconds, st.RefreshSeconds)
 			}
-			if run == 1 {
-				for i := range xd.Data {
-					if math.Float64bits(xd.Data[i]) != math.Float64bits(first[i]) {
-						t.Fatalf("%v: the second run differs at %d", args, i)
-					}
-				}
-				continue
+			if len(st.MPI) != 2 {
+				t.Fatalf("%v: step %d has counters of %d ranks, want 2", args, st.Step, len(st.MPI))
 			}
-			first = xd.Data
-			if !strings.HasPrefix(r.SetupMode, "distributed") {
-				t.Errorf("%v: set-up %q: want the distributed one", args, r.SetupMode)
-			}
-			if d := r.Iterations - serial.Iterations; d < -1 || d > 1 {
-				t.Errorf("%v: %d iterations on 2 ranks, serial %d", args, r.Iterations, serial.Iterations)
-			}
-			if len(r.Steps) != len(serial.Steps) || len(r.Steps) == 0 {
-				t.Fatalf("%v: %d steps on 2 ranks, serial %d", args, len(r.Steps), len(serial.Steps))
-			}
-			for k, st := range r.Steps {
-				if d := st.Iterations - serial.Steps[k].Iterations; d < -1 || d > 1 {
-					t.Errorf("%v: step %d: %d iterations on 2 ranks, serial %d", args, st.Step, st.Iterations, serial.Steps[k].Iterations)
-				}
-				if !(float64(st.RelativeResidual) <= 1e-8) {
-					t.Errorf("%v: step %d: relative residual %g", args, st.Step, float64(st.RelativeResidual))
-				}
-				if !(st.SetupSeconds > 0) || st.RefreshSeconds != 0 {
-					t.Errorf("%v: step %d: re-setup %g s, refresh %g s: want dist's Update alone", args, st.Step, st.SetupSeconds, st.RefreshSeconds)
-				}
-				if len(st.MPI) != 2 {
-					t.Fatalf("%v: step %d has counters of %d ranks, want 2", args, st.Step, len(st.MPI))
-				}
-				for _, rk := range st.MPI {
-					rs, su := rk.Phases[0], r.MPI[rk.Rank].Phases[0]
-					if rk.Phases[0].Phase != "re-setup" || rs.Sends == 0 || rs.Collectives == 0 || rs.BytesSent >= su.BytesSent || rs.Sends >= su.Sends {
-						t.Errorf("%v: step %d rank %d: re-setup %+v, set-up %+v: want values sent, less than the set-up", args, st.Step, rk.Rank, rs, su)
-					}
+			for _, rk := range st.MPI {
+				rs, su := rk.Phases[0], r.MPI[rk.Rank].Phases[0]
+				if rk.Phases[0].Phase != "re-setup" || rs.Sends == 0 || rs.Collectives == 0 || rs.BytesSent >= su.BytesSent || rs.Sends >= su.Sends {
+					t.Errorf("%v: step %d rank %d: re-setup %+v, set-up %+v: want values sent, less than the set-up", args, st.Step, rk.Rank, rs, su)
 				}
 			}
-			for _, rk := range r.MPI {
-				var sum int64
-				for _, st := range r.Steps {
-					sum += st.MPI[rk.Rank].Phases[0].BytesSent
-				}
-				if got := rk.Phases[slices.Index(mpiPhases, "re-setup")].BytesSent; got != sum {
-					t.Errorf("%v: rank %d: re-setup phase %d bytes sent, the steps' sum %d", args, rk.Rank, got, sum)
-				}
-			}
-			if d := relDiff(xd.Data, xs.Data); !(d <= 1e-6) {
-				t.Errorf("%v: the last solution differs from the serial one by %.3g", args, d)
-			}
-			var its, sits []int
-			for k, st := range r.Steps {
-				its, sits = append(its, st.Iterations), append(sits, serial.Steps[k].Iterations)
-			}
-			t.Logf("%v: serial %d iterations, steps %v; 2 ranks with --dist-setup %d, steps %v", args, serial.Iterations, sits, r.Iterations, its)
 		}
+		for _, rk := range r.MPI {
+			var sum int64
+			for _, st := range r.Steps {
+				sum += st.MPI[rk.Rank].Phases[0].BytesSent
+			}
+			if got := rk.Phases[slices.Index(mpiPhases, "re-setup")].BytesSent; got != sum {
+				t.Errorf("%v: rank %d: re-setup phase %d bytes sent, the steps' sum %d", args, rk.Rank, got, sum)
+			}
+		}
+		if d := relDiff(xd.Data, xs.Data); !(d <= 1e-6) {
+			t.Errorf("%v: the last solution differs from the serial one by %.3g", args, d)
+		}
+		var its, sits []int
+		for k, st := range r.Steps {
+			its, sits = append(its, st.Iterations), append(sits, serial.Steps[k].Iterations)
+		}
+		t.Logf("%v: serial %d iterations, steps %v; 2 ranks with --dist-setup %d, steps %v", args, serial.Iterations, sits, r.Iterations, its)
 	}
 }
 

@@ -79,19 +79,7 @@ func mpiLaunchApps(t *testing.T, apps []string) (string, string, int) {
 // object on stdout (rank 0's) naming the world size and every rank's counters.
 func TestSolveMPI(t *testing.T) {
 	dir := t.TempDir()
-	serialX := filepath.Join(dir, "serial.mtx")
-	var out, errb bytes.Buffer
-	if code := run([]string{"solve", "--ne", "9", "--json", "--solution", serialX}, &out, &errb); code != 0 {
-		t.Fatalf("serial solve: exit %d: %s", code, errb.String())
-	}
-	var serial solveReport
-	if err := json.Unmarshal(out.Bytes(), &serial); err != nil {
-		t.Fatal(err)
-	}
-	xs, err := matio.ReadDense(serialX)
-	if err != nil {
-		t.Fatal(err)
-	}
+	serial, xs := serialSolve(t, filepath.Join(dir, "serial.mtx"), []string{"--ne", "9"})
 	for _, n := range []int{2, 3} {
 		t.Run(fmt.Sprintf("ranks=%d", n), func(t *testing.T) {
 			path := filepath.Join(dir, fmt.Sprintf("x%d.mtx", n))
@@ -200,66 +188,29 @@ func dataArgs(args []string) []string {
 func mpiAgainstSerial(t *testing.T, args ...string) *mpiSolveReport {
 	t.Helper()
 	dir := t.TempDir()
-	serialX := filepath.Join(dir, "serial.mtx")
-	var out, errb bytes.Buffer
-	if code := run(append([]string{"solve", "--json", "--solution", serialX}, args...), &out, &errb); code != 0 {
-		t.Fatalf("serial solve %v: exit %d: %s", args, code, errb.String())
+	serial, xs := serialSolve(t, filepath.Join(dir, "serial.mtx"), args)
+	r, xd := mpiTwice(t, dir, "x", args)
+	if d := r.Iterations - serial.Iterations; d < -1 || d > 1 || !(float64(r.RelativeResidual) <= 1e-8) {
+		t.Errorf("%v: %d iterations, residual %.3g on 2 ranks; serial %d, %.3g", args, r.Iterations, float64(r.RelativeResidual),
+			serial.Iterations, float64(serial.RelativeResidual))
 	}
-	var serial solveReport
-	if err := json.Unmarshal(out.Bytes(), &serial); err != nil {
-		t.Fatal(err)
+	if len(r.Steps) != len(serial.Steps) {
+		t.Fatalf("%v: %d steps on 2 ranks, serial %d", args, len(r.Steps), len(serial.Steps))
 	}
-	xs, err := matio.ReadDense(serialX)
-	if err != nil {
-		t.Fatal(err)
+	for k, st := range r.Steps {
+		if d := st.Iterations - serial.Steps[k].Iterations; d < -1 || d > 1 {
+			t.Errorf("%v: step %d: %d iterations on 2 ranks, serial %d", args, st.Step, st.Iterations, serial.Steps[k].Iterations)
+		}
 	}
-	var first *mpiSolveReport
-	var firstX []float64
-	for run := 0; run < 2; run++ {
-		path := filepath.Join(dir, fmt.Sprintf("x%d.mtx", run))
-		stdout, stderr, code := mpiLaunch(t, 2, append([]string{"solve", "--json", "--solution", path}, args...)...)
-		if code != 0 {
-			t.Fatalf("mpiexec -n 2 solve %v: exit %d\nstderr:\n%s", args, code, stderr)
-		}
-		var r mpiSolveReport
-		if err := json.Unmarshal([]byte(stdout), &r); err != nil {
-			t.Fatalf("stdout is not a JSON report: %v\n%s", err, stdout)
-		}
-		xd, err := matio.ReadDense(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if run == 1 {
-			for i := range xd.Data {
-				if math.Float64bits(xd.Data[i]) != math.Float64bits(firstX[i]) {
-					t.Fatalf("%v: the second run on 2 ranks differs at %d: %v vs %v", args, i, xd.Data[i], firstX[i])
-				}
-			}
-			break
-		}
-		first, firstX = &r, xd.Data
-		if d := r.Iterations - serial.Iterations; d < -1 || d > 1 || !(float64(r.RelativeResidual) <= 1e-8) {
-			t.Errorf("%v: %d iterations, residual %.3g on 2 ranks; serial %d, %.3g", args, r.Iterations, float64(r.RelativeResidual),
-				serial.Iterations, float64(serial.RelativeResidual))
-		}
-		if len(r.Steps) != len(serial.Steps) {
-			t.Fatalf("%v: %d steps on 2 ranks, serial %d", args, len(r.Steps), len(serial.Steps))
-		}
-		for k, st := range r.Steps {
-			if d := st.Iterations - serial.Steps[k].Iterations; d < -1 || d > 1 {
-				t.Errorf("%v: step %d: %d iterations on 2 ranks, serial %d", args, st.Step, st.Iterations, serial.Steps[k].Iterations)
-			}
-		}
-		if len(xd.Data) != len(xs.Data) {
-			t.Fatalf("%v: solution has %d values, serial %d", args, len(xd.Data), len(xs.Data))
-		}
-		d := relDiff(xd.Data, xs.Data)
-		if !(d <= 1e-8) {
-			t.Errorf("%v: solution differs from the serial one by %.3g relative", args, d)
-		}
-		t.Logf("serial %d iterations, 2 ranks %d; steps %d; solutions within %.2g", serial.Iterations, r.Iterations, len(r.Steps), d)
+	if len(xd.Data) != len(xs.Data) {
+		t.Fatalf("%v: solution has %d values, serial %d", args, len(xd.Data), len(xs.Data))
 	}
-	return first
+	d := relDiff(xd.Data, xs.Data)
+	if !(d <= 1e-8) {
+		t.Errorf("%v: solution differs from the serial one by %.3g relative", args, d)
+	}
+	t.Logf("serial %d iterations, 2 ranks %d; steps %d; solutions within %.2g", serial.Iterations, r.Iterations, len(r.Steps), d)
+	return &r
 }
 
 // TestSolveMPIData runs every system of ../shared/data on two ranks against the
@@ -439,51 +390,56 @@ func TestSolveMPIKilledRank(t *testing.T) {
 // maxSolveStepsArg is --steps at its limit: a run that outlasts the test.
 func maxSolveStepsArg() string { return fmt.Sprint(maxSolveSteps) }
 
-// distSetupRuns solves args serially and twice on two ranks with --dist-setup (files
-// in dir, named by case ci), checks that the second launch's solution is bitwise the
-// first's, and returns the serial report and solution and the first launch's.
-func distSetupRuns(t *testing.T, dir string, ci int, args []string) (solveReport, *matio.Dense, mpiSolveReport, *matio.Dense) {
+// serialSolve runs `solve --json --solution path` with args and returns its report
+// and the solution it wrote.
+func serialSolve(t *testing.T, path string, args []string) (solveReport, *matio.Dense) {
 	t.Helper()
-	serialX := filepath.Join(dir, fmt.Sprintf("s%d.mtx", ci))
 	var out, errb bytes.Buffer
-	if code := run(append([]string{"solve", "--json", "--solution", serialX}, args...), &out, &errb); code != 0 {
+	if code := run(append([]string{"solve", "--json", "--solution", path}, args...), &out, &errb); code != 0 {
 		t.Fatalf("serial solve %v: exit %d: %s", args, code, errb.String())
 	}
 	var serial solveReport
 	if err := json.Unmarshal(out.Bytes(), &serial); err != nil {
 		t.Fatal(err)
 	}
-	xs, err := matio.ReadDense(serialX)
+	x, err := matio.ReadDense(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var first mpiSolveReport
-	var firstX *matio.Dense
-	for run := 0; run < 2; run++ {
-		path := filepath.Join(dir, fmt.Sprintf("d%d_%d.mtx", ci, run))
-		stdout, stderr, code := mpiLaunch(t, 2, append([]string{"solve", "--dist-setup", "--json", "--solution", path}, args...)...)
-		if code != 0 {
-			t.Fatalf("%v: exit %d\n%s", args, code, stderr)
-		}
-		var r mpiSolveReport
-		if err := json.Unmarshal([]byte(stdout), &r); err != nil {
-			t.Fatalf("stdout is not a JSON report: %v\n%s", err, stdout)
-		}
-		xd, err := matio.ReadDense(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if run == 1 {
-			for i := range xd.Data {
-				if math.Float64bits(xd.Data[i]) != math.Float64bits(firstX.Data[i]) {
-					t.Fatalf("%v: the second run differs at %d", args, i)
-				}
-			}
-			continue
-		}
-		first, firstX = r, xd
+	return serial, x
+}
+
+// mpiSolve runs `mpiexec -n n solve --json --solution path` with args and returns its
+// report and the solution it wrote.
+func mpiSolve(t *testing.T, n int, path string, args []string) (mpiSolveReport, *matio.Dense) {
+	t.Helper()
+	stdout, stderr, code := mpiLaunch(t, n, append([]string{"solve", "--json", "--solution", path}, args...)...)
+	if code != 0 {
+		t.Fatalf("mpiexec -n %d solve %v: exit %d\nstderr:\n%s", n, args, code, stderr)
 	}
-	return serial, xs, first, firstX
+	var r mpiSolveReport
+	if err := json.Unmarshal([]byte(stdout), &r); err != nil {
+		t.Fatalf("stdout is not a JSON report: %v\n%s", err, stdout)
+	}
+	x, err := matio.ReadDense(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r, x
+}
+
+// mpiTwice runs mpiSolve on two ranks twice (solutions in dir, named by tag), checks
+// that the second solution is bitwise the first, and returns the first run's.
+func mpiTwice(t *testing.T, dir, tag string, args []string) (mpiSolveReport, *matio.Dense) {
+	t.Helper()
+	r, x := mpiSolve(t, 2, filepath.Join(dir, tag+"_0.mtx"), args)
+	_, x2 := mpiSolve(t, 2, filepath.Join(dir, tag+"_1.mtx"), args)
+	for i := range x2.Data {
+		if math.Float64bits(x2.Data[i]) != math.Float64bits(x.Data[i]) {
+			t.Fatalf("%v: the second run on 2 ranks differs at %d: %v vs %v", args, i, x2.Data[i], x.Data[i])
+		}
+	}
+	return r, x
 }
 
 // TestSolveMPIDistSetup runs --dist-setup (the hierarchy set up from each rank's rows)
@@ -498,7 +454,8 @@ func TestSolveMPIDistSetup(t *testing.T) {
 	}
 	dir := t.TempDir()
 	for ci, args := range cases {
-		serial, xs, r, xd := distSetupRuns(t, dir, ci, args)
+		serial, xs := serialSolve(t, filepath.Join(dir, fmt.Sprintf("s%d.mtx", ci)), args)
+		r, xd := mpiTwice(t, dir, fmt.Sprintf("d%d", ci), append([]string{"--dist-setup"}, args...))
 		if !strings.HasPrefix(r.SetupMode, "distributed") || r.SerialSetupSeconds != 0 {
 			t.Errorf("%v: set-up %q, serial set-up %g s: want the distributed one", args, r.SetupMode, r.SerialSetupSeconds)
 		}
@@ -537,7 +494,8 @@ func TestSolveMPIDistSetupSteps(t *testing.T) {
 	}
 	dir := t.TempDir()
 	for ci, args := range cases {
-		serial, xs, r, xd := distSetupRuns(t, dir, ci, args)
+		serial, xs := serialSolve(t, filepath.Join(dir, fmt.Sprintf("s%d.mtx", ci)), args)
+		r, xd := mpiTwice(t, dir, fmt.Sprintf("d%d", ci), append([]string{"--dist-setup"}, args...))
 		if !strings.HasPrefix(r.SetupMode, "distributed") {
 			t.Errorf("%v: set-up %q: want the distributed one", args, r.SetupMode)
 		}
@@ -616,39 +574,15 @@ func TestSolveMPIPartition(t *testing.T) {
 	dir := t.TempDir()
 	for ci, c := range cases {
 		args := append([]string{"--rtol", "1e-12"}, c.args...)
-		serialX := filepath.Join(dir, fmt.Sprintf("s%d.mtx", ci))
-		var out, errb bytes.Buffer
-		if code := run(append([]string{"solve", "--json", "--solution", serialX}, args...), &out, &errb); code != 0 {
-			t.Fatalf("serial solve %v: exit %d: %s", args, code, errb.String())
-		}
-		var serial solveReport
-		if err := json.Unmarshal(out.Bytes(), &serial); err != nil {
-			t.Fatal(err)
-		}
-		xs, err := matio.ReadDense(serialX)
-		if err != nil {
-			t.Fatal(err)
-		}
+		serial, xs := serialSolve(t, filepath.Join(dir, fmt.Sprintf("s%d.mtx", ci)), args)
 		for _, n := range []int{2, 3} {
 			for _, setup := range []string{"replicated", "--dist-setup"} {
 				launch := func(extra ...string) *mpiSolveReport {
-					path := filepath.Join(dir, "x.mtx")
-					a := append([]string{"solve", "--json", "--solution", path}, args...)
+					a := slices.Clone(args)
 					if setup != "replicated" {
 						a = append(a, setup)
 					}
-					stdout, stderr, code := mpiLaunch(t, n, append(a, extra...)...)
-					if code != 0 {
-						t.Fatalf("%s: mpiexec -n %d %v: exit %d\n%s", c.name, n, a, code, stderr)
-					}
-					var r mpiSolveReport
-					if err := json.Unmarshal([]byte(stdout), &r); err != nil {
-						t.Fatalf("stdout is not a JSON report: %v\n%s", err, stdout)
-					}
-					xd, err := matio.ReadDense(path)
-					if err != nil {
-						t.Fatal(err)
-					}
+					r, xd := mpiSolve(t, n, filepath.Join(dir, "x.mtx"), append(a, extra...))
 					if d := relDiff(xd.Data, xs.Data); !(d <= 1e-8) {
 						t.Errorf("%s, %d ranks, %s %v: solution differs from the serial one by %.3g", c.name, n, setup, extra, d)
 					}
@@ -707,19 +641,8 @@ func TestSolveMPIGather(t *testing.T) {
 		var reps [2]mpiSolveReport
 		var xs [2][]float64
 		for i, g := range []string{"0", "100"} {
-			path := filepath.Join(dir, "x"+g+".mtx")
-			args := append([]string{"solve", "--ne", "15", "--json", "--solution", path, "--gather-rows", g}, setup...)
-			stdout, stderr, code := mpiLaunch(t, 3, args...)
-			if code != 0 {
-				t.Fatalf("%v: exit %d\n%s", args, code, stderr)
-			}
-			if err := json.Unmarshal([]byte(stdout), &reps[i]); err != nil {
-				t.Fatalf("stdout is not a JSON report: %v\n%s", err, stdout)
-			}
-			xd, err := matio.ReadDense(path)
-			if err != nil {
-				t.Fatal(err)
-			}
+			var xd *matio.Dense
+			reps[i], xd = mpiSolve(t, 3, filepath.Join(dir, "x"+g+".mtx"), append([]string{"--ne", "15", "--gather-rows", g}, setup...))
 			xs[i] = xd.Data
 		}
 		all, gath := &reps[0], &reps[1]

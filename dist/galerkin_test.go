@@ -74,33 +74,11 @@ func ptapRef(A, P *bsr.Matrix) map[[2]int][]float64 {
 // bit. The coarse operator and the restriction then distribute (NewMatrix, NewRectMatrix).
 func TestGalerkin(t *testing.T) {
 	mpitest.Run(t, []int{1, 2, 3}, func(t *testing.T, c *mpi.Comm) {
-		s, _ := reference(t, 9)
-		h := s.Hierarchy()
+		f := smoothedFine(t, c)
+		h, A, k, b, lay := f.h, f.A, f.k, f.b, f.lay
 		L := h.Levels[0]
-		A, B, k, b := L.A, L.B, L.K, L.A.R
-		lay := dist.EvenLayout(A.BlockRows, c.Size())
-		lo, hi := lay.Range(c.Rank())
-		da, err := dist.NewMatrix(c, lay, dist.Slice(A, lo, hi))
-		if err != nil {
-			t.Fatal(err)
-		}
-		co, err := dist.Coarsen(da, B[lo*b*k:hi*b*k], k, 0, h.Opt)
-		if err != nil {
-			t.Fatal(err)
-		}
-		dinv, err := dist.InvertDiag(da)
-		if err != nil {
-			t.Fatal(err)
-		}
-		e, err := dist.EstimateEigenvalues(da, dinv, h.Opt.EstEigKSPMaxIt)
-		if err != nil {
-			t.Fatal(err)
-		}
-		omega := h.Opt.ProlongDamping / e.Max
-		rows, err := dist.SmoothProlongator(da, co.Ptent, dinv, omega)
-		if err != nil {
-			t.Fatal(err)
-		}
+		B := L.B
+		da, co, omega, rows := f.da, f.co, f.omega, f.rows
 		p, err := dist.NewRectMatrix(c, lay, co.Layout, rows)
 		if err != nil {
 			t.Fatal(err)

@@ -52,6 +52,57 @@ func smoothRef(A, X *bsr.Matrix, dinv []float64, omega float64) map[[2]int][]flo
 	return out
 }
 
+// smoothedFineLevel is the fine level of ex56 ne = 9 taken the distributed way up to
+// its smoothed prolongator's rows, on this rank: the serial hierarchy (h, its fine
+// operator A of k near-null vectors and b×b blocks), the even layout and this rank's
+// rows [lo, hi), the distributed operator, its coarsening, D⁻¹, the damping and the
+// smoothed rows.
+type smoothedFineLevel struct {
+	h      *amg.Hierarchy
+	A      *bsr.Matrix
+	k, b   int
+	lay    dist.Layout
+	lo, hi int
+	da     *dist.Matrix
+	co     *dist.Coarsening
+	dinv   []float64
+	omega  float64
+	rows   *bsr.Matrix
+}
+
+// smoothedFine builds smoothedFineLevel: Coarsen, InvertDiag, EstimateEigenvalues and
+// SmoothProlongator on this rank's rows.
+func smoothedFine(t *testing.T, c *mpi.Comm) *smoothedFineLevel {
+	t.Helper()
+	s, _ := reference(t, 9)
+	f := &smoothedFineLevel{h: s.Hierarchy()}
+	L := f.h.Levels[0]
+	var B []float64
+	f.A, B, f.k, f.b = L.A, L.B, L.K, L.A.R
+	f.lay = dist.EvenLayout(f.A.BlockRows, c.Size())
+	f.lo, f.hi = f.lay.Range(c.Rank())
+	var err error
+	if f.da, err = dist.NewMatrix(c, f.lay, dist.Slice(f.A, f.lo, f.hi)); err != nil {
+		t.Fatal(err)
+	}
+	bk := f.b * f.k
+	if f.co, err = dist.Coarsen(f.da, B[f.lo*bk:f.hi*bk], f.k, 0, f.h.Opt); err != nil {
+		t.Fatal(err)
+	}
+	if f.dinv, err = dist.InvertDiag(f.da); err != nil {
+		t.Fatal(err)
+	}
+	e, err := dist.EstimateEigenvalues(f.da, f.dinv, f.h.Opt.EstEigKSPMaxIt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.omega = f.h.Opt.ProlongDamping / e.Max
+	if f.rows, err = dist.SmoothProlongator(f.da, f.co.Ptent, f.dinv, f.omega); err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
 // TestSmoothProlongator checks the distributed smoothing of the tentative prolongator
 // (Coarsen, InvertDiag, EstimateEigenvalues, then SmoothProlongator, whose ghost rows
 // come from GhostRows) against the product of the whole serial matrices: the same
@@ -59,33 +110,11 @@ func smoothRef(A, X *bsr.Matrix, dinv []float64, omega float64) map[[2]int][]flo
 // The result distributes (NewRectMatrix) with a halo of coarse columns.
 func TestSmoothProlongator(t *testing.T) {
 	mpitest.Run(t, []int{1, 2, 3}, func(t *testing.T, c *mpi.Comm) {
-		s, _ := reference(t, 9)
-		h := s.Hierarchy()
+		f := smoothedFine(t, c)
+		h, A, k, b, lay, lo, hi := f.h, f.A, f.k, f.b, f.lay, f.lo, f.hi
 		L := h.Levels[0]
-		A, B, k, b := L.A, L.B, L.K, L.A.R
-		lay := dist.EvenLayout(A.BlockRows, c.Size())
-		lo, hi := lay.Range(c.Rank())
-		da, err := dist.NewMatrix(c, lay, dist.Slice(A, lo, hi))
-		if err != nil {
-			t.Fatal(err)
-		}
-		co, err := dist.Coarsen(da, B[lo*b*k:hi*b*k], k, 0, h.Opt)
-		if err != nil {
-			t.Fatal(err)
-		}
-		dinv, err := dist.InvertDiag(da)
-		if err != nil {
-			t.Fatal(err)
-		}
-		e, err := dist.EstimateEigenvalues(da, dinv, h.Opt.EstEigKSPMaxIt)
-		if err != nil {
-			t.Fatal(err)
-		}
-		omega := h.Opt.ProlongDamping / e.Max
-		rows, err := dist.SmoothProlongator(da, co.Ptent, dinv, omega)
-		if err != nil {
-			t.Fatal(err)
-		}
+		B := L.B
+		co, omega, rows := f.co, f.omega, f.rows
 		if err := rows.Validate(); err != nil {
 			t.Fatalf("the smoothed rows are not valid BSR: %v", err)
 		}

@@ -67,27 +67,9 @@ func newGalerkinPlan(a, p *Matrix) (*galerkinPlan, error) {
 	}
 	// W's pattern: the union of the rows of P that A's row names.
 	var row []int32
-	mark := func(m *bsr.Matrix, j int) {
-		for _, c := range m.ColIdx[m.RowPtr[j]:m.RowPtr[j+1]] {
-			if gp.slot[c] < 0 {
-				gp.slot[c] = 0
-				row = append(row, c)
-			}
-		}
-	}
 	longest := 0
 	for i := 0; i < n; i++ {
-		row = row[:0]
-		for _, j := range a.Local.ColIdx[a.Local.RowPtr[i]:a.Local.RowPtr[i+1]] {
-			mark(op.own, int(j))
-		}
-		for _, j := range a.Ghost.ColIdx[a.Ghost.RowPtr[i]:a.Ghost.RowPtr[i+1]] {
-			mark(op.ghost, int(j))
-		}
-		slices.Sort(row)
-		for _, c := range row {
-			gp.slot[c] = -1
-		}
+		row = op.rowUnion(a, i, false, gp.slot, row)
 		gp.wCols = append(gp.wCols, row...)
 		gp.wPtr[i+1] = int64(len(gp.wCols))
 		longest = max(longest, len(row))

@@ -198,6 +198,37 @@ type operand struct {
 	g     *ghostRows  // nil when a has no ghost column
 }
 
+// rowUnion returns in row (reused) the dense columns of row i of a·x's pattern, sorted:
+// the union of x's rows that a's row i names (its local part's own rows, its ghost
+// part's fetched ones), and x's own row i too when self (the identity's term of a
+// smoothing). mark is the caller's scratch, one per dense column, −1 throughout; it is
+// left so.
+func (op *operand) rowUnion(a *Matrix, i int, self bool, mark []int32, row []int32) []int32 {
+	row = row[:0]
+	add := func(m *bsr.Matrix, j int) {
+		for _, c := range m.ColIdx[m.RowPtr[j]:m.RowPtr[j+1]] {
+			if mark[c] < 0 {
+				mark[c] = 0
+				row = append(row, c)
+			}
+		}
+	}
+	if self {
+		add(op.own, i)
+	}
+	for _, j := range a.Local.ColIdx[a.Local.RowPtr[i]:a.Local.RowPtr[i+1]] {
+		add(op.own, int(j))
+	}
+	for _, j := range a.Ghost.ColIdx[a.Ghost.RowPtr[i]:a.Ghost.RowPtr[i+1]] {
+		add(op.ghost, int(j))
+	}
+	slices.Sort(row)
+	for _, c := range row {
+		mark[c] = -1
+	}
+	return row
+}
+
 // newOperand gathers x's rows for a·x, fetching the ghost rows (GhostRows).
 func newOperand(a, x *Matrix) (*operand, error) {
 	g, err := fetchGhostRows(a, x)

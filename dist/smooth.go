@@ -96,28 +96,11 @@ func newSmoothPlan(a, x *Matrix) (*smoothPlan, error) {
 		sp.slot[t] = -1
 	}
 	var row []int32
-	mark := func(m *bsr.Matrix, j int) {
-		for _, c := range m.ColIdx[m.RowPtr[j]:m.RowPtr[j+1]] {
-			if sp.slot[c] < 0 {
-				sp.slot[c] = 0
-				row = append(row, c)
-			}
-		}
-	}
 	longest := 0
 	for i := 0; i < n; i++ {
-		row = row[:0]
-		mark(op.own, i)
-		for _, j := range a.Local.ColIdx[a.Local.RowPtr[i]:a.Local.RowPtr[i+1]] {
-			mark(op.own, int(j))
-		}
-		for _, j := range a.Ghost.ColIdx[a.Ghost.RowPtr[i]:a.Ghost.RowPtr[i+1]] {
-			mark(op.ghost, int(j))
-		}
-		slices.Sort(row)
+		row = op.rowUnion(a, i, true, sp.slot, row)
 		q, qe := op.own.RowPtr[i], op.own.RowPtr[i+1]
 		for _, c := range row {
-			sp.slot[c] = -1
 			sp.cols = append(sp.cols, c)
 			out.ColIdx = append(out.ColIdx, int32(op.cols[c]))
 			if q < qe && op.own.ColIdx[q] == c {

@@ -51,18 +51,7 @@ func TestHierarchyVCycle(t *testing.T) {
 	mpitest.Run(t, []int{1, 2, 3}, func(t *testing.T, c *mpi.Comm) {
 		s, _ := reference(t, 9)
 		h := s.Hierarchy()
-		n := h.Levels[0].A.Rows()
-		rng := rand.New(rand.NewPCG(9, 26))
-		r := make([]float64, n)
-		for i := range r {
-			r[i] = rng.Float64()*2 - 1
-		}
-		be := s.Backend()
-		rv, zv := mustVector(t, be, n), mustVector(t, be, n)
-		be.Upload(rv, r)
-		s.Cycle().Apply(rv, zv)
-		zs := make([]float64, n)
-		be.Download(zs, zv)
+		r, zs := serialCycle(t, s)
 
 		// Refusals: a fine layout of another size, a smoother the cycle does not run.
 		if _, err := dist.NewHierarchy(c, h, dist.EvenLayout(h.Levels[0].A.BlockRows+1, c.Size())); !errors.Is(err, dist.ErrLayout) {
@@ -199,6 +188,25 @@ func TestHierarchyPCGLarge(t *testing.T) {
 	mpitest.Run(t, []int{2}, func(t *testing.T, c *mpi.Comm) {
 		pcgCase(t, c, 39, 2)
 	})
+}
+
+// serialCycle returns a random vector r (a fixed seed) and the serial V-cycle's
+// z = M⁻¹r on s's hierarchy: the reference of the distributed cycles.
+func serialCycle(t *testing.T, s *blockamg.Solver) (r, z []float64) {
+	t.Helper()
+	n := s.Hierarchy().Levels[0].A.Rows()
+	rng := rand.New(rand.NewPCG(9, 26))
+	r = make([]float64, n)
+	for i := range r {
+		r[i] = rng.Float64()*2 - 1
+	}
+	be := s.Backend()
+	rv, zv := mustVector(t, be, n), mustVector(t, be, n)
+	be.Upload(rv, r)
+	s.Cycle().Apply(rv, zv)
+	z = make([]float64, n)
+	be.Download(z, zv)
+	return r, z
 }
 
 func mustVector(t *testing.T, be backend.Backend, n int) backend.Vector {

@@ -2,7 +2,6 @@ package dist_test
 
 import (
 	"errors"
-	"math/rand/v2"
 	"testing"
 
 	"github.com/blockamg/blockamg/amg"
@@ -39,18 +38,8 @@ func TestSetup(t *testing.T) {
 					if len(d.Levels) != len(h.Levels) {
 						t.Fatalf("ne=%d, one rank: %d levels, serial %d", ne, len(d.Levels), len(h.Levels))
 					}
-					n := A.Rows()
-					rng := rand.New(rand.NewPCG(9, 26))
-					r := make([]float64, n)
-					for i := range r {
-						r[i] = rng.Float64()*2 - 1
-					}
-					be := s.Backend()
-					rv, zv := mustVector(t, be, n), mustVector(t, be, n)
-					be.Upload(rv, r)
-					s.Cycle().Apply(rv, zv)
-					zs := make([]float64, n)
-					be.Download(zs, zv)
+					r, zs := serialCycle(t, s)
+					n := len(r)
 					z := make([]float64, n)
 					if err := d.VCycle(r, z); err != nil {
 						t.Fatal(err)

@@ -321,6 +321,28 @@ func (p Partition) SliceSym(a *bsr.Matrix, lo, hi int) *bsr.Matrix {
 	return p.slice(a, lo, hi, true)
 }
 
+// ReadRows is SliceSym for a caller that reads the rows once and keeps nothing
+// (Hierarchy.Update): where p keeps the input's order it returns a view of a's rows
+// (its columns and values shared, no copy), else SliceSym's renumbered copy.
+func (p Partition) ReadRows(a *bsr.Matrix, lo, hi int) *bsr.Matrix {
+	for i, r := range p.Perm {
+		if i != r {
+			return p.SliceSym(a, lo, hi)
+		}
+	}
+	if lo < 0 || hi < lo || hi > len(p.Perm) || a.BlockRows != len(p.Perm) {
+		panic("dist: Partition ReadRows: row range or matrix outside the partition")
+	}
+	bs := int64(a.R * a.C)
+	p0, p1 := a.RowPtr[lo], a.RowPtr[hi]
+	rows := &bsr.Matrix{BlockRows: hi - lo, BlockCols: a.BlockCols, R: a.R, C: a.C, RowPtr: make([]int64, hi-lo+1),
+		ColIdx: a.ColIdx[p0:p1], Val: a.Val[p0*bs : p1*bs]}
+	for i := range rows.RowPtr {
+		rows.RowPtr[i] = a.RowPtr[lo+i] - p0
+	}
+	return rows
+}
+
 // SliceRows returns block rows [lo, hi) of Π·a, a's rows renumbered by p and its
 // columns kept: a prolongator's rows on the renumbered fine level.
 func (p Partition) SliceRows(a *bsr.Matrix, lo, hi int) *bsr.Matrix {

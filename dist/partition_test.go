@@ -168,6 +168,20 @@ func TestPartitionSlice(t *testing.T) {
 			}
 		}
 	}
+	// ReadRows: SliceSym's rows, for the renumbering and for the identity; for the
+	// identity a view of a's own storage.
+	even := EvenPartition(n, 3)
+	for _, q := range []Partition{p, even} {
+		for _, rg := range [][2]int{{0, n}, {2, 7}, {5, 5}} {
+			got, want := q.ReadRows(a, rg[0], rg[1]), q.SliceSym(a, rg[0], rg[1])
+			if !slices.Equal(got.RowPtr, want.RowPtr) || !slices.Equal(got.ColIdx, want.ColIdx) || !slices.Equal(got.Val, want.Val) {
+				t.Fatalf("%s: ReadRows [%d,%d) differs from SliceSym's", q.Method, rg[0], rg[1])
+			}
+		}
+	}
+	if view := even.ReadRows(a, 2, 7); &view.Val[0] != &a.Val[a.RowPtr[2]*int64(R*R)] {
+		t.Errorf("ReadRows of the identity copied the values")
+	}
 	v := make([]float64, N)
 	for i := range v {
 		v[i] = float64(i)

@@ -652,7 +652,9 @@ func distStep(k int, p *problem, dh *dist.Hierarchy, part dist.Partition, thread
 	}
 	sr.AssemblySeconds = time.Since(t).Seconds()
 	lo, hi := part.Layout.Range(dh.Comm.Rank())
-	rows := part.SliceSym(p.A, lo, hi)
+	// Update reads this rank's rows once: in place where the partition keeps the
+	// input's order.
+	rows := part.ReadRows(p.A, lo, hi)
 	t = time.Now()
 	if err := dh.Update(rows); err != nil {
 		return err

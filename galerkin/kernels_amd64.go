@@ -2,6 +2,8 @@
 
 package galerkin
 
+import "github.com/blockamg/blockamg/internal/bsrkern"
+
 // The 3×3·3×6 register kernel in AVX2 with fused multiply-adds: about three times the
 // throughput of the scalar Go loop. It is used when the processor and the operating
 // system support AVX2 and FMA; building with -tags noasm leaves it out
@@ -12,28 +14,8 @@ package galerkin
 //go:noescape
 func kern336AVX2(a *[9]float64, src *float64, srcStride int, cols, pos *int32, n int, out *float64, outStride int)
 
-func cpuid(eaxArg, ecxArg uint32) (eax, ebx, ecx, edx uint32)
-func xgetbv() (eax, edx uint32)
-
-func hasAVX2FMA() bool {
-	maxID, _, _, _ := cpuid(0, 0)
-	if maxID < 7 {
-		return false
-	}
-	_, _, ecx1, _ := cpuid(1, 0)
-	const fma, osxsave, avx = 1 << 12, 1 << 27, 1 << 28
-	if ecx1&(fma|osxsave|avx) != fma|osxsave|avx {
-		return false
-	}
-	if xcr0, _ := xgetbv(); xcr0&6 != 6 { // XMM and YMM state enabled by the OS
-		return false
-	}
-	_, ebx7, _, _ := cpuid(7, 0)
-	return ebx7&(1<<5) != 0 // AVX2
-}
-
 // useAsm selects the assembly kernel; tests switch it off to check the Go path.
-var useAsm = hasAVX2FMA()
+var useAsm = bsrkern.HasAVX2FMA()
 
 // kern336 adds a·src_q into out for every block q of src: a is 3×3 (row-major), src_q
 // is the 3×6 slab src[q*srcStride+srcOff:][:18] and its product goes to

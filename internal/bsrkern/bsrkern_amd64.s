@@ -1,0 +1,221 @@
+//go:build !noasm
+
+#include "textflag.h"
+
+// func sum33(rowPtr *int64, colIdx *int32, val, x *float64, rows int, out *float64, ncols, nblk int) (bad int)
+//
+// For each of rows block rows r (blocks rowPtr[r] … rowPtr[r+1] of 3×3, row-major):
+// with the block's column c and x_c = (x0, x1, x2), accumulate over the row's blocks
+//   Y0 += a[0:4]·(x0, x1, x2, x0)    Y1 += a[4:8]·(x1, x2, x0, x1)    X2 += a[8]·x2
+// (fused), then store Y0, Y1, X2's low lane as out[9r : 9r+9]: the row's product is
+// (out0+out1+out2, out3+out4+out5, out6+out7+out8), summed by the caller.
+// Registers: R8 the row pointer, R9 colIdx, R10 val, R11 x, CX rows left, DI out,
+// AX the block index, BX the row's end, SI the block's values, DX x_c, R12 ncols,
+// R13 nblk.
+//
+// It checks what it dereferences, so a malformed matrix cannot make it read outside
+// its slices: bad is 1 when a block column is not below ncols (x's block count), 2
+// when a row's end exceeds nblk (the blocks colIdx and val hold) or falls before its
+// start; the caller turns either into a panic. Both checks are a compare per block or
+// row, free next to the loads.
+TEXT ·sum33(SB), NOSPLIT, $0-72
+	MOVQ rowPtr+0(FP), R8
+	MOVQ colIdx+8(FP), R9
+	MOVQ val+16(FP), R10
+	MOVQ x+24(FP), R11
+	MOVQ rows+32(FP), CX
+	MOVQ out+40(FP), DI
+	MOVQ ncols+48(FP), R12
+	MOVQ nblk+56(FP), R13
+	MOVQ $0, bad+64(FP)
+	TESTQ CX, CX
+	JZ done33
+	MOVQ 0(R8), AX
+
+row33:
+	MOVQ 8(R8), BX
+	CMPQ BX, R13
+	JHI badrow33
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	CMPQ AX, BX
+	JGT badrow33
+	JEQ rowdone33
+	LEAQ (AX)(AX*8), SI
+	LEAQ (R10)(SI*8), SI
+
+blk33:
+	MOVLQSX (R9)(AX*4), DX
+	CMPQ DX, R12
+	JCC badcol33
+	LEAQ (DX)(DX*2), DX
+	LEAQ (R11)(DX*8), DX
+	VMOVUPD 0(DX), X3
+	VBROADCASTSD 16(DX), Y4
+	VBLENDPD $0x0C, Y4, Y3, Y3
+	VPERMPD $0x24, Y3, Y5
+	VPERMPD $0x49, Y3, Y6
+	VFMADD231PD 0(SI), Y5, Y0
+	VFMADD231PD 32(SI), Y6, Y1
+	VFMADD231SD 64(SI), X4, X2
+	ADDQ $72, SI
+	INCQ AX
+	CMPQ AX, BX
+	JLT blk33
+
+rowdone33:
+	VMOVUPD Y0, 0(DI)
+	VMOVUPD Y1, 32(DI)
+	VMOVSD X2, 64(DI)
+	ADDQ $72, DI
+	ADDQ $8, R8
+	DECQ CX
+	JNZ row33
+
+done33:
+	VZEROUPPER
+	RET
+
+badrow33:
+	MOVQ $2, bad+64(FP)
+	VZEROUPPER
+	RET
+
+badcol33:
+	MOVQ $1, bad+64(FP)
+	VZEROUPPER
+	RET
+
+// func sum66(rowPtr *int64, colIdx *int32, val, x *float64, rows int, out *float64, ncols, nblk int) (bad int)
+//
+// For each of rows block rows r (blocks of 6×6, row-major): with x_c = (x0 … x5),
+// accumulate row p of every block as Y_p += a[6p : 6p+4]·(x0 … x3) and
+// X_{6+p} += a[6p+4 : 6p+6]·(x4, x5) (fused), then fold each pair to two lanes,
+// (Y_p.lo + Y_p.hi) + X_{6+p}, stored as out[12r + 2p : +2]: the row's product is
+// out[2p] + out[2p+1], summed by the caller.
+// Registers: Y0–Y5 and X6–X11 the accumulators, Y12 and X13 x_c, X14 a fold.
+TEXT ·sum66(SB), NOSPLIT, $0-72
+	MOVQ rowPtr+0(FP), R8
+	MOVQ colIdx+8(FP), R9
+	MOVQ val+16(FP), R10
+	MOVQ x+24(FP), R11
+	MOVQ rows+32(FP), CX
+	MOVQ out+40(FP), DI
+	MOVQ ncols+48(FP), R12
+	MOVQ nblk+56(FP), R13
+	MOVQ $0, bad+64(FP)
+	TESTQ CX, CX
+	JZ done66
+	MOVQ 0(R8), AX
+
+row66:
+	MOVQ 8(R8), BX
+	CMPQ BX, R13
+	JHI badrow66
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	VXORPD Y4, Y4, Y4
+	VXORPD Y5, Y5, Y5
+	VXORPD Y6, Y6, Y6
+	VXORPD Y7, Y7, Y7
+	VXORPD Y8, Y8, Y8
+	VXORPD Y9, Y9, Y9
+	VXORPD Y10, Y10, Y10
+	VXORPD Y11, Y11, Y11
+	CMPQ AX, BX
+	JGT badrow66
+	JEQ rowdone66
+	MOVQ AX, SI
+	IMULQ $288, SI
+	ADDQ R10, SI
+
+blk66:
+	MOVLQSX (R9)(AX*4), DX
+	CMPQ DX, R12
+	JCC badcol66
+	IMULQ $48, DX
+	ADDQ R11, DX
+	VMOVUPD 0(DX), Y12
+	VMOVUPD 32(DX), X13
+	VFMADD231PD 0(SI), Y12, Y0
+	VFMADD231PD 32(SI), X13, X6
+	VFMADD231PD 48(SI), Y12, Y1
+	VFMADD231PD 80(SI), X13, X7
+	VFMADD231PD 96(SI), Y12, Y2
+	VFMADD231PD 128(SI), X13, X8
+	VFMADD231PD 144(SI), Y12, Y3
+	VFMADD231PD 176(SI), X13, X9
+	VFMADD231PD 192(SI), Y12, Y4
+	VFMADD231PD 224(SI), X13, X10
+	VFMADD231PD 240(SI), Y12, Y5
+	VFMADD231PD 272(SI), X13, X11
+	ADDQ $288, SI
+	INCQ AX
+	CMPQ AX, BX
+	JLT blk66
+
+rowdone66:
+	VEXTRACTF128 $1, Y0, X14
+	VADDPD X14, X0, X0
+	VADDPD X6, X0, X0
+	VMOVUPD X0, 0(DI)
+	VEXTRACTF128 $1, Y1, X14
+	VADDPD X14, X1, X1
+	VADDPD X7, X1, X1
+	VMOVUPD X1, 16(DI)
+	VEXTRACTF128 $1, Y2, X14
+	VADDPD X14, X2, X2
+	VADDPD X8, X2, X2
+	VMOVUPD X2, 32(DI)
+	VEXTRACTF128 $1, Y3, X14
+	VADDPD X14, X3, X3
+	VADDPD X9, X3, X3
+	VMOVUPD X3, 48(DI)
+	VEXTRACTF128 $1, Y4, X14
+	VADDPD X14, X4, X4
+	VADDPD X10, X4, X4
+	VMOVUPD X4, 64(DI)
+	VEXTRACTF128 $1, Y5, X14
+	VADDPD X14, X5, X5
+	VADDPD X11, X5, X5
+	VMOVUPD X5, 80(DI)
+	ADDQ $96, DI
+	ADDQ $8, R8
+	DECQ CX
+	JNZ row66
+
+done66:
+	VZEROUPPER
+	RET
+
+badrow66:
+	MOVQ $2, bad+64(FP)
+	VZEROUPPER
+	RET
+
+badcol66:
+	MOVQ $1, bad+64(FP)
+	VZEROUPPER
+	RET
+
+// func cpuid(eaxArg, ecxArg uint32) (eax, ebx, ecx, edx uint32)
+TEXT ·cpuid(SB), NOSPLIT, $0-24
+	MOVL eaxArg+0(FP), AX
+	MOVL ecxArg+4(FP), CX
+	CPUID
+	MOVL AX, eax+8(FP)
+	MOVL BX, ebx+12(FP)
+	MOVL CX, ecx+16(FP)
+	MOVL DX, edx+20(FP)
+	RET
+
+// func xgetbv() (eax, edx uint32)
+TEXT ·xgetbv(SB), NOSPLIT, $0-8
+	MOVL $0, CX
+	XGETBV
+	MOVL AX, eax+0(FP)
+	MOVL DX, edx+4(FP)
+	RET

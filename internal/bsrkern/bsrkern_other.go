@@ -1,0 +1,26 @@
+//go:build !amd64 || noasm
+
+package bsrkern
+
+// Enabled is false: other architectures, or amd64 built with -tags noasm, run the
+// callers' pure Go paths.
+var Enabled = false
+
+// HasAVX2FMA reports false: the vector kernels are not built here.
+func HasAVX2FMA() bool { return false }
+
+// Scratch33 and Scratch66 are the scratch values Mul33 and Mul66 need per block row.
+const (
+	Scratch33 = 9
+	Scratch66 = 12
+)
+
+// Mul33 is not built here: it panics (callers check Enabled).
+func Mul33(rowPtr []int64, colIdx []int32, val []float64, lo, hi int, x, y, scratch []float64) {
+	panic("bsrkern: Mul33 without the vector kernels")
+}
+
+// Mul66 is not built here: it panics (callers check Enabled).
+func Mul66(rowPtr []int64, colIdx []int32, val []float64, lo, hi int, x, y, scratch []float64) {
+	panic("bsrkern: Mul66 without the vector kernels")
+}

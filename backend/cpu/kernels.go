@@ -5,6 +5,7 @@ import (
 	"sync/atomic"
 
 	"github.com/blockamg/blockamg/bsr"
+	"github.com/blockamg/blockamg/internal/bsrkern"
 	"github.com/blockamg/blockamg/internal/par"
 )
 
@@ -107,10 +108,49 @@ func blockGemv(r int, d, t, z []float64) {
 func residualT[T value](A *bsr.Matrix, val []T, b, x, res []float64, workers int) {
 	r := A.R
 	par.ForWeighted(A.RowPtr, workers, int64(minChunk), func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			rowResidual(A, val, i, b, x, res[i*r:(i+1)*r])
+		var rs rowScratch
+		for c := lo; c < hi; c += chunkRows {
+			e := min(c+chunkRows, hi)
+			residualRows(&rs, A, val, c, e, b, x, res[c*r:e*r])
 		}
 	})
+}
+
+// chunkRows is the block rows the row kernels handle a call: the vector kernels'
+// per-call cost is spread over them, and a chunk's residuals (at most 6·chunkRows
+// values) stay in the first-level cache for the caller's next use.
+const chunkRows = 32
+
+// rowScratch holds the vector kernels' lanes for one chunk of rows; each goroutine
+// has its own.
+type rowScratch struct {
+	lanes []float64
+}
+
+// residualRows writes t[(i−lo)·r …] = b_i − (A·x)_i for block rows lo ≤ i < hi:
+// through the vector kernels for float64 values in 3×3 or 6×6 blocks where the
+// processor runs them (package bsrkern), else row by row in Go. Either way each row's
+// bits depend on that row alone, not on the split into chunks or workers.
+func residualRows[T value](rs *rowScratch, A *bsr.Matrix, val []T, lo, hi int, b, x, t []float64) {
+	r := A.R
+	if v, ok := any(val).([]float64); ok && bsrkern.Enabled && (r == 3 || r == 6) {
+		if rs.lanes == nil {
+			rs.lanes = make([]float64, bsrkern.Scratch66*chunkRows)
+		}
+		if r == 3 {
+			bsrkern.Mul33(A.RowPtr, A.ColIdx, v, lo, hi, x, t, rs.lanes)
+		} else {
+			bsrkern.Mul66(A.RowPtr, A.ColIdx, v, lo, hi, x, t, rs.lanes)
+		}
+		bi := b[lo*r : hi*r]
+		for k := range bi {
+			t[k] = bi[k] - t[k]
+		}
+		return
+	}
+	for i := lo; i < hi; i++ {
+		rowResidual(A, val, i, b, x, t[(i-lo)*r:(i-lo+1)*r])
+	}
 }
 
 // jacobiScale computes d = c2·D⁻¹·b blockwise (the first Chebyshev step from x = 0).
@@ -137,23 +177,28 @@ func jacobiScale(r int, dinv, b, d []float64, c2 float64, workers int) {
 func chebStepT[T value](A *bsr.Matrix, val []T, dinv, b, x, d, xo []float64, c1, c2 float64, workers int) {
 	r := A.R
 	par.ForWeighted(A.RowPtr, workers, int64(minChunk), func(lo, hi int) {
-		var t, z [8]float64
-		tt, zz := t[:], z[:]
-		if r > len(t) {
-			tt, zz = make([]float64, r), make([]float64, r)
+		var rs rowScratch
+		var z [8]float64
+		zz := z[:]
+		if r > len(z) {
+			zz = make([]float64, r)
 		}
-		for i := lo; i < hi; i++ {
-			rowResidual(A, val, i, b, x, tt)
-			blockGemv(r, dinv[i*r*r:(i+1)*r*r], tt, zz)
-			di := d[i*r : (i+1)*r]
-			xi, oi := x[i*r:(i+1)*r], xo[i*r:(i+1)*r]
-			for p := range di {
-				if c1 == 0 {
-					di[p] = c2 * zz[p] // d is not read (it may hold anything)
-				} else {
-					di[p] = c1*di[p] + c2*zz[p]
+		t := make([]float64, chunkRows*r)
+		for c := lo; c < hi; c += chunkRows {
+			e := min(c+chunkRows, hi)
+			residualRows(&rs, A, val, c, e, b, x, t)
+			for i := c; i < e; i++ {
+				blockGemv(r, dinv[i*r*r:(i+1)*r*r], t[(i-c)*r:(i-c+1)*r], zz)
+				di := d[i*r : (i+1)*r]
+				xi, oi := x[i*r:(i+1)*r], xo[i*r:(i+1)*r]
+				for p := range di {
+					if c1 == 0 {
+						di[p] = c2 * zz[p] // d is not read (it may hold anything)
+					} else {
+						di[p] = c1*di[p] + c2*zz[p]
+					}
+					oi[p] = xi[p] + di[p]
 				}
-				oi[p] = xi[p] + di[p]
 			}
 		}
 	})

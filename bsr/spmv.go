@@ -1,6 +1,9 @@
 package bsr
 
-import "github.com/blockamg/blockamg/internal/par"
+import (
+	"github.com/blockamg/blockamg/internal/bsrkern"
+	"github.com/blockamg/blockamg/internal/par"
+)
 
 // MulVec computes y = alpha*A*x + beta*y on par.Workers() goroutines. When beta is 0, y
 // is overwritten and whatever it held (NaN included) does not propagate; when alpha is
@@ -23,6 +26,8 @@ func (m *Matrix) MulVecWorkers(workers int, alpha float64, x []float64, beta flo
 	}
 	par.ForWeighted(m.RowPtr, workers, minChunkBlocks, func(lo, hi int) {
 		switch {
+		case bsrkern.Enabled && m.R == m.C && (m.R == 3 || m.R == 6):
+			m.mulRowsVector(lo, hi, alpha, x, beta, y)
 		case m.R == 3 && m.C == 3:
 			m.mulRows33(lo, hi, alpha, x, beta, y)
 		case m.R == 6 && m.C == 6:
@@ -92,6 +97,28 @@ func (m *Matrix) mulRowsKernel(lo, hi int, alpha float64, x []float64, beta floa
 			kern(m.Val[k*bs:(k+1)*bs], x[j:j+c], s)
 		}
 		store(alpha, s, beta, y[i*r:])
+	}
+}
+
+// vectorChunk is the block rows mulRowsVector hands the vector kernels a call.
+const vectorChunk = 32
+
+// mulRowsVector is mulRows33 or mulRows66 through the vector kernels of package
+// bsrkern (AVX2 with fused multiply-adds), chunk by chunk; each row's bits depend on
+// that row alone.
+func (m *Matrix) mulRowsVector(lo, hi int, alpha float64, x []float64, beta float64, y []float64) {
+	r := m.R
+	var sb [6 * vectorChunk]float64
+	var lanes [bsrkern.Scratch66 * vectorChunk]float64
+	for c := lo; c < hi; c += vectorChunk {
+		e := min(c+vectorChunk, hi)
+		s := sb[:(e-c)*r]
+		if r == 3 {
+			bsrkern.Mul33(m.RowPtr, m.ColIdx, m.Val, c, e, x, s, lanes[:])
+		} else {
+			bsrkern.Mul66(m.RowPtr, m.ColIdx, m.Val, c, e, x, s, lanes[:])
+		}
+		store(alpha, s, beta, y[c*r:])
 	}
 }
 

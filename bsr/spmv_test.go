@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/blockamg/blockamg/internal/bsrkern"
 )
 
 // coefficient pairs every product is checked with; beta 0 must ignore NaN in y.
@@ -100,6 +102,10 @@ func TestMulVecAlphaZeroIgnoresX(t *testing.T) {
 // The 3×3 and 6×6 row kernels are hand-written; a large random matrix exercises them on
 // many rows, against the generic path.
 func TestMulVecSpecialisedMatchesGeneric(t *testing.T) {
+	// The scalar 3×3 and 6×6 loops do the generic loop's operations in its order, so
+	// with the vector kernels off they must agree bit for bit.
+	defer func(e bool) { bsrkern.Enabled = e }(bsrkern.Enabled)
+	bsrkern.Enabled = false
 	for _, b := range []int{3, 6} {
 		rng := rand.New(rand.NewPCG(uint64(b), 9))
 		m, _ := randMatrix(t, rng, 200, 180, b, b)
@@ -109,8 +115,47 @@ func TestMulVecSpecialisedMatchesGeneric(t *testing.T) {
 		want := nanVec(m.Rows())
 		m.mulRowsGeneric(0, m.BlockRows, 1.25, x, 0, want)
 		for i := range got {
-			if math.Abs(got[i]-want[i]) > 1e-15*math.Max(1, math.Abs(want[i])) {
+			if got[i] != want[i] {
 				t.Fatalf("%d×%d: entry %d: %v vs generic %v", b, b, i, got[i], want[i])
+			}
+		}
+	}
+}
+
+func TestMulVecVectorKernels(t *testing.T) {
+	// The vector kernels sum in another order with fused multiply-adds, so they are
+	// held to the rounding bound of any summation order: |error| ≤ γ·Σ|a||x| with
+	// γ = n·u for the n terms of a row (Higham, §3.1), against a sum in float64 of
+	// the products in the generic order.
+	if !bsrkern.Enabled {
+		t.Skip("vector kernels not available on this machine (no AVX2+FMA, or -tags noasm)")
+	}
+	for _, b := range []int{3, 6} {
+		rng := rand.New(rand.NewPCG(uint64(b), 10))
+		m, _ := randMatrix(t, rng, 200, 180, b, b)
+		x := randVec(rng, m.Cols())
+		y0 := randVec(rng, m.Rows())
+		got := append([]float64(nil), y0...)
+		m.MulVecWorkers(1, 1.25, x, -0.5, got)
+		for i := 0; i < m.BlockRows; i++ {
+			for r := 0; r < b; r++ {
+				var sum, abs float64
+				n := 0
+				for k := m.RowPtr[i]; k < m.RowPtr[i+1]; k++ {
+					j := int64(m.ColIdx[k])
+					for c := 0; c < b; c++ {
+						a := m.Val[k*int64(b*b)+int64(r*b+c)]
+						sum += a * x[j*int64(b)+int64(c)]
+						abs += math.Abs(a * x[j*int64(b)+int64(c)])
+						n++
+					}
+				}
+				row := i*b + r
+				want := 1.25*sum - 0.5*y0[row]
+				bound := float64(n+2)*0x1p-53*(1.25*abs+0.5*math.Abs(y0[row]))*2 + 1e-300
+				if d := math.Abs(got[row] - want); d > bound || math.IsNaN(got[row]) {
+					t.Fatalf("%d×%d: row %d: %v vs %v (|diff| %g > bound %g)", b, b, row, got[row], want, d, bound)
+				}
 			}
 		}
 	}

@@ -21,11 +21,13 @@
 #   BLOCKAMG=/tmp/before-blockamg bench/compare.sh 39 1;  BLOCKAMG=/tmp/after-blockamg bench/compare.sh 39 1
 # WORK=DIR keeps the generated files there (default: a fresh temporary directory);
 # OURS_EXTRA adds blockamg solve flags (e.g. OURS_EXTRA=--smoother-f32); RTOL sets both
-# solvers' relative tolerance (default 1e-8).
+# solvers' relative tolerance (default 1e-8); THRESHOLD both solvers' strength threshold (default
+# -0.01: every coupling kept; thin or stretched parts want a positive one, e.g. THRESHOLD=0.02).
 set -euo pipefail
 ne=${1:?usage: bench/compare.sh NE [THREADS] | bench/compare.sh PART.msh THREADS MESH-FLAGS...}
 threads=${2:-1}
 rtol=${RTOL:-1e-8}
+threshold=${THRESHOLD:--0.01}
 mesh=()
 if [[ $ne == *.msh ]]; then
   [[ -f $ne ]] || { echo "compare.sh: $ne: no such mesh file" >&2; exit 2; }
@@ -60,9 +62,9 @@ open(sys.argv[2], 'wb').write(struct.pack('>ii', 1211214, len(inter)) + struct.p
 PY
 
 petsc_opts="-ksp_type cg -ksp_rtol $rtol -ksp_norm_type unpreconditioned -pc_type gamg -pc_gamg_agg_nsmooths 1
- -pc_gamg_threshold -0.01 -pc_gamg_coarse_eq_limit 200 -pc_gamg_esteig_ksp_max_it 10 -mg_levels_ksp_type chebyshev
+ -pc_gamg_threshold $threshold -pc_gamg_coarse_eq_limit 200 -pc_gamg_esteig_ksp_max_it 10 -mg_levels_ksp_type chebyshev
  -mg_levels_ksp_max_it 2 -mg_levels_ksp_chebyshev_esteig 0,0.2,0,1.05 -pc_mg_cycle_type v -pc_gamg_reuse_interpolation true"
-ours_opts="--threshold -0.01 --agg-nsmooths 1 --coarse-eq-limit 200 --esteig-its 10 --smoother-its 2
+ours_opts="--threshold $threshold --agg-nsmooths 1 --coarse-eq-limit 200 --esteig-its 10 --smoother-its 2
  --cheb-esteig 0,0.2,0,1.05 --rtol $rtol"
 
 petsc=$(OMP_NUM_THREADS=1 mpiexec --allow-run-as-root -n "$threads" "$root/bench/petsc/gamg_bench" \

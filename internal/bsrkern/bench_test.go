@@ -37,37 +37,69 @@ func bandedRows(n, per, band, b int) (rowPtr []int64, colIdx []int32, val, x []f
 
 var benchN = 55000
 
-func benchMul(b *testing.B, bs int) {
+// benchMul times y = A·x in chunks of 32 block rows, as the smoother calls it, with
+// float64 values or (f32) their float32 rounding. Bytes are the values' storage, the
+// stream that bounds the kernels, so MB/s compares the two value types directly.
+func benchMul(b *testing.B, bs int, f32 bool) {
 	if !Enabled {
 		b.Skip("no AVX2 and FMA here (or built with noasm)")
 	}
 	n := benchN
 	rowPtr, colIdx, val, x := bandedRows(n, 13*3/bs*2, 300, bs)
+	var val32 []float32
+	if f32 {
+		val32 = make([]float32, len(val))
+		for k, v := range val {
+			val32[k] = float32(v)
+		}
+		val = nil
+	}
 	y := make([]float64, n*bs)
 	s := make([]float64, Scratch66*32)
-	b.SetBytes(int64(len(val)) * 8)
+	if f32 {
+		b.SetBytes(int64(len(val32)) * 4)
+	} else {
+		b.SetBytes(int64(len(val)) * 8)
+	}
 	for b.Loop() {
 		for c := 0; c < n; c += 32 {
 			e := min(c+32, n)
-			if bs == 3 {
+			switch {
+			case bs == 3 && f32:
+				Mul33F32(rowPtr, colIdx, val32, c, e, x, y[c*bs:], s)
+			case bs == 3:
 				Mul33(rowPtr, colIdx, val, c, e, x, y[c*bs:], s)
-			} else {
+			case f32:
+				Mul66F32(rowPtr, colIdx, val32, c, e, x, y[c*bs:], s)
+			default:
 				Mul66(rowPtr, colIdx, val, c, e, x, y[c*bs:], s)
 			}
 		}
 	}
 }
 
-func BenchmarkMul33(b *testing.B) { benchMul(b, 3) }
-func BenchmarkMul66(b *testing.B) { benchMul(b, 6) }
+func BenchmarkMul33(b *testing.B)    { benchMul(b, 3, false) }
+func BenchmarkMul66(b *testing.B)    { benchMul(b, 6, false) }
+func BenchmarkMul33F32(b *testing.B) { benchMul(b, 3, true) }
+func BenchmarkMul66F32(b *testing.B) { benchMul(b, 6, true) }
 
 func BenchmarkMul33Cached(b *testing.B) {
 	benchN = 1500
 	defer func() { benchN = 55000 }()
-	benchMul(b, 3)
+	benchMul(b, 3, false)
 }
 func BenchmarkMul66Cached(b *testing.B) {
 	benchN = 1500
 	defer func() { benchN = 55000 }()
-	benchMul(b, 6)
+	benchMul(b, 6, false)
+}
+func BenchmarkMul33F32Cached(b *testing.B) {
+	benchN = 1500
+	defer func() { benchN = 55000 }()
+	benchMul(b, 3, true)
+}
+func BenchmarkMul66F32Cached(b *testing.B) {
+	benchN = 1500
+	defer func() { benchN = 55000 }()
+	benchMul(b, 6, true)
 }

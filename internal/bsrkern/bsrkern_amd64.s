@@ -201,6 +201,210 @@ badcol66:
 	VZEROUPPER
 	RET
 
+// func sum33f32(rowPtr *int64, colIdx *int32, val *float32, x *float64, rows int, out *float64, ncols, nblk int) (bad int)
+//
+// sum33 for float32 block values (36 bytes a block): the same registers, lanes and
+// checks, with each block's values widened to float64 as they are loaded (exactly, so
+// the lanes hold the bits sum33 gives for the widened values). The loads cover the
+// block's 36 bytes and nothing past them: 16 + 16 bytes for a[0:8], then a[8] alone
+// with a 4-byte load, so the last block of val is never overrun.
+// Registers: as sum33, with Y7, Y8 and X9 the widened a[0:4], a[4:8] and a[8].
+TEXT ·sum33f32(SB), NOSPLIT, $0-72
+	MOVQ rowPtr+0(FP), R8
+	MOVQ colIdx+8(FP), R9
+	MOVQ val+16(FP), R10
+	MOVQ x+24(FP), R11
+	MOVQ rows+32(FP), CX
+	MOVQ out+40(FP), DI
+	MOVQ ncols+48(FP), R12
+	MOVQ nblk+56(FP), R13
+	MOVQ $0, bad+64(FP)
+	TESTQ CX, CX
+	JZ done33f
+	MOVQ 0(R8), AX
+
+row33f:
+	MOVQ 8(R8), BX
+	CMPQ BX, R13
+	JHI badrow33f
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	CMPQ AX, BX
+	JGT badrow33f
+	JEQ rowdone33f
+	LEAQ (AX)(AX*8), SI
+	LEAQ (R10)(SI*4), SI
+
+blk33f:
+	MOVLQSX (R9)(AX*4), DX
+	CMPQ DX, R12
+	JCC badcol33f
+	LEAQ (DX)(DX*2), DX
+	LEAQ (R11)(DX*8), DX
+	VMOVUPD 0(DX), X3
+	VBROADCASTSD 16(DX), Y4
+	VBLENDPD $0x0C, Y4, Y3, Y3
+	VPERMPD $0x24, Y3, Y5
+	VPERMPD $0x49, Y3, Y6
+	VCVTPS2PD 0(SI), Y7
+	VCVTPS2PD 16(SI), Y8
+	VMOVSS 32(SI), X9
+	VCVTSS2SD X9, X9, X9
+	VFMADD231PD Y7, Y5, Y0
+	VFMADD231PD Y8, Y6, Y1
+	VFMADD231SD X9, X4, X2
+	ADDQ $36, SI
+	INCQ AX
+	CMPQ AX, BX
+	JLT blk33f
+
+rowdone33f:
+	VMOVUPD Y0, 0(DI)
+	VMOVUPD Y1, 32(DI)
+	VMOVSD X2, 64(DI)
+	ADDQ $72, DI
+	ADDQ $8, R8
+	DECQ CX
+	JNZ row33f
+
+done33f:
+	VZEROUPPER
+	RET
+
+badrow33f:
+	MOVQ $2, bad+64(FP)
+	VZEROUPPER
+	RET
+
+badcol33f:
+	MOVQ $1, bad+64(FP)
+	VZEROUPPER
+	RET
+
+// func sum66f32(rowPtr *int64, colIdx *int32, val *float32, x *float64, rows int, out *float64, ncols, nblk int) (bad int)
+//
+// sum66 for float32 block values (144 bytes a block): row p of a block is 6 floats at
+// byte 24p, loaded as 16 bytes widened to Y14 and 8 bytes widened to X15, so no load
+// reaches past the block. The same accumulators, fold and checks as sum66.
+TEXT ·sum66f32(SB), NOSPLIT, $0-72
+	MOVQ rowPtr+0(FP), R8
+	MOVQ colIdx+8(FP), R9
+	MOVQ val+16(FP), R10
+	MOVQ x+24(FP), R11
+	MOVQ rows+32(FP), CX
+	MOVQ out+40(FP), DI
+	MOVQ ncols+48(FP), R12
+	MOVQ nblk+56(FP), R13
+	MOVQ $0, bad+64(FP)
+	TESTQ CX, CX
+	JZ done66f
+	MOVQ 0(R8), AX
+
+row66f:
+	MOVQ 8(R8), BX
+	CMPQ BX, R13
+	JHI badrow66f
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	VXORPD Y4, Y4, Y4
+	VXORPD Y5, Y5, Y5
+	VXORPD Y6, Y6, Y6
+	VXORPD Y7, Y7, Y7
+	VXORPD Y8, Y8, Y8
+	VXORPD Y9, Y9, Y9
+	VXORPD Y10, Y10, Y10
+	VXORPD Y11, Y11, Y11
+	CMPQ AX, BX
+	JGT badrow66f
+	JEQ rowdone66f
+	MOVQ AX, SI
+	IMULQ $144, SI
+	ADDQ R10, SI
+
+blk66f:
+	MOVLQSX (R9)(AX*4), DX
+	CMPQ DX, R12
+	JCC badcol66f
+	IMULQ $48, DX
+	ADDQ R11, DX
+	VMOVUPD 0(DX), Y12
+	VMOVUPD 32(DX), X13
+	VCVTPS2PD 0(SI), Y14
+	VCVTPS2PD 16(SI), X15
+	VFMADD231PD Y14, Y12, Y0
+	VFMADD231PD X15, X13, X6
+	VCVTPS2PD 24(SI), Y14
+	VCVTPS2PD 40(SI), X15
+	VFMADD231PD Y14, Y12, Y1
+	VFMADD231PD X15, X13, X7
+	VCVTPS2PD 48(SI), Y14
+	VCVTPS2PD 64(SI), X15
+	VFMADD231PD Y14, Y12, Y2
+	VFMADD231PD X15, X13, X8
+	VCVTPS2PD 72(SI), Y14
+	VCVTPS2PD 88(SI), X15
+	VFMADD231PD Y14, Y12, Y3
+	VFMADD231PD X15, X13, X9
+	VCVTPS2PD 96(SI), Y14
+	VCVTPS2PD 112(SI), X15
+	VFMADD231PD Y14, Y12, Y4
+	VFMADD231PD X15, X13, X10
+	VCVTPS2PD 120(SI), Y14
+	VCVTPS2PD 136(SI), X15
+	VFMADD231PD Y14, Y12, Y5
+	VFMADD231PD X15, X13, X11
+	ADDQ $144, SI
+	INCQ AX
+	CMPQ AX, BX
+	JLT blk66f
+
+rowdone66f:
+	VEXTRACTF128 $1, Y0, X14
+	VADDPD X14, X0, X0
+	VADDPD X6, X0, X0
+	VMOVUPD X0, 0(DI)
+	VEXTRACTF128 $1, Y1, X14
+	VADDPD X14, X1, X1
+	VADDPD X7, X1, X1
+	VMOVUPD X1, 16(DI)
+	VEXTRACTF128 $1, Y2, X14
+	VADDPD X14, X2, X2
+	VADDPD X8, X2, X2
+	VMOVUPD X2, 32(DI)
+	VEXTRACTF128 $1, Y3, X14
+	VADDPD X14, X3, X3
+	VADDPD X9, X3, X3
+	VMOVUPD X3, 48(DI)
+	VEXTRACTF128 $1, Y4, X14
+	VADDPD X14, X4, X4
+	VADDPD X10, X4, X4
+	VMOVUPD X4, 64(DI)
+	VEXTRACTF128 $1, Y5, X14
+	VADDPD X14, X5, X5
+	VADDPD X11, X5, X5
+	VMOVUPD X5, 80(DI)
+	ADDQ $96, DI
+	ADDQ $8, R8
+	DECQ CX
+	JNZ row66f
+
+done66f:
+	VZEROUPPER
+	RET
+
+badrow66f:
+	MOVQ $2, bad+64(FP)
+	VZEROUPPER
+	RET
+
+badcol66f:
+	MOVQ $1, bad+64(FP)
+	VZEROUPPER
+	RET
+
 // func cpuid(eaxArg, ecxArg uint32) (eax, ebx, ecx, edx uint32)
 TEXT ·cpuid(SB), NOSPLIT, $0-24
 	MOVL eaxArg+0(FP), AX

@@ -9,7 +9,8 @@ var Enabled = false
 // HasAVX2FMA reports false: the vector kernels are not built here.
 func HasAVX2FMA() bool { return false }
 
-// Scratch33 and Scratch66 are the scratch values Mul33 and Mul66 need per block row.
+// Scratch33 and Scratch66 are the scratch values Mul33 and Mul66 (and their F32
+// variants) need per block row.
 const (
 	Scratch33 = 9
 	Scratch66 = 12
@@ -23,4 +24,14 @@ func Mul33(rowPtr []int64, colIdx []int32, val []float64, lo, hi int, x, y, scra
 // Mul66 is not built here: it panics (callers check Enabled).
 func Mul66(rowPtr []int64, colIdx []int32, val []float64, lo, hi int, x, y, scratch []float64) {
 	panic("bsrkern: Mul66 without the vector kernels")
+}
+
+// Mul33F32 is not built here: it panics (callers check Enabled).
+func Mul33F32(rowPtr []int64, colIdx []int32, val []float32, lo, hi int, x, y, scratch []float64) {
+	panic("bsrkern: Mul33F32 without the vector kernels")
+}
+
+// Mul66F32 is not built here: it panics (callers check Enabled).
+func Mul66F32(rowPtr []int64, colIdx []int32, val []float32, lo, hi int, x, y, scratch []float64) {
+	panic("bsrkern: Mul66F32 without the vector kernels")
 }

@@ -125,3 +125,181 @@ func TestMulMalformedPanics(t *testing.T) {
 		}
 	}
 }
+
+// float32Rows rounds val to float32.
+func float32Rows(val []float64) []float32 {
+	v := make([]float32, len(val))
+	for k, a := range val {
+		v[k] = float32(a)
+	}
+	return v
+}
+
+// TestMulF32 checks Mul33F32 and Mul66F32 on every row range of a random matrix
+// with float32 values, outputs and scratch poisoned first, against the product formed
+// entry by entry in float64 from the widened values. A row of n terms is summed in
+// another order by the kernel (fused products in lanes, lanes summed, at most n+2
+// roundings deep) than by the reference (at most n): each is within
+// (n+2)·u/(1−(n+2)·u)·Σ|a·x| of the exact sum, u = 2⁻⁵³, so they differ by at most
+// twice that. The widened values also make Mul33 and Mul66 a bitwise reference.
+func TestMulF32(t *testing.T) {
+	if !Enabled {
+		t.Skip("no AVX2 and FMA here (or built with noasm): the vector kernels do not run")
+	}
+	const u = 0x1p-53
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, b := range []int{3, 6} {
+		n := 40
+		rowPtr, colIdx, val64, x := randomRows(rng, n, b)
+		val := float32Rows(val64)
+		wide := make([]float64, len(val))
+		for k, a := range val {
+			wide[k] = float64(a)
+		}
+		want := make([]float64, n*b)
+		bound := make([]float64, n*b)
+		for i := 0; i < n; i++ {
+			terms := float64(int(rowPtr[i+1]-rowPtr[i]) * b)
+			g := (terms + 2) * u / (1 - (terms+2)*u)
+			for p := 0; p < b; p++ {
+				abs := 0.0
+				for k := rowPtr[i]; k < rowPtr[i+1]; k++ {
+					for q := 0; q < b; q++ {
+						ax := float64(val[int(k)*b*b+p*b+q]) * x[int(colIdx[k])*b+q]
+						want[i*b+p] += ax
+						abs += math.Abs(ax)
+					}
+				}
+				// abs is itself computed with roundings, low by at most a relative
+				// terms·u/(1−terms·u): the factor 1 + 2·terms·u covers that.
+				bound[i*b+p] = 2 * g * abs * (1 + 2*terms*u)
+			}
+		}
+		for lo := 0; lo < n; lo += 7 {
+			for hi := lo; hi <= n; hi += 5 {
+				y := make([]float64, (hi-lo)*b)
+				y64 := make([]float64, (hi-lo)*b)
+				scratch := make([]float64, Scratch66*(hi-lo))
+				for k := range y {
+					y[k] = math.NaN()
+				}
+				for k := range scratch {
+					scratch[k] = math.NaN()
+				}
+				s64 := make([]float64, Scratch66*(hi-lo))
+				if b == 3 {
+					Mul33F32(rowPtr, colIdx, val, lo, hi, x, y, scratch)
+					Mul33(rowPtr, colIdx, wide, lo, hi, x, y64, s64)
+				} else {
+					Mul66F32(rowPtr, colIdx, val, lo, hi, x, y, scratch)
+					Mul66(rowPtr, colIdx, wide, lo, hi, x, y64, s64)
+				}
+				for k, v := range y {
+					w := want[lo*b+k]
+					if !(math.Abs(v-w) <= bound[lo*b+k]) {
+						t.Fatalf("b=%d rows [%d,%d): y[%d] = %v, want %v within %.3g", b, lo, hi, k, v, w, bound[lo*b+k])
+					}
+					if math.Float64bits(v) != math.Float64bits(y64[k]) {
+						t.Fatalf("b=%d rows [%d,%d): y[%d] = %v, the float64 kernel on the widened values gives %v", b, lo, hi, k, v, y64[k])
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestMulF32LastBlock: a matrix whose float32 values end exactly at the end of a
+// block, placed at the end of a page followed by an unmapped one where the operating
+// system allows it, is read without touching a byte past its values.
+func TestMulF32LastBlock(t *testing.T) {
+	if !Enabled {
+		t.Skip("no AVX2 and FMA here (or built with noasm): the vector kernels do not run")
+	}
+	for _, b := range []int{3, 6} {
+		val, release := guardedFloat32(t, b*b)
+		for k := range val {
+			val[k] = float32(k + 1)
+		}
+		x := make([]float64, b)
+		for k := range x {
+			x[k] = 1
+		}
+		y := make([]float64, b)
+		scratch := make([]float64, Scratch66)
+		if b == 3 {
+			Mul33F32([]int64{0, 1}, []int32{0}, val, 0, 1, x, y, scratch)
+		} else {
+			Mul66F32([]int64{0, 1}, []int32{0}, val, 0, 1, x, y, scratch)
+		}
+		for p := 0; p < b; p++ {
+			w := 0.0
+			for q := 0; q < b; q++ {
+				w += float64(val[p*b+q])
+			}
+			if y[p] != w {
+				t.Errorf("%d×%d: y[%d] = %v, want %v", b, b, p, y[p], w)
+			}
+		}
+		release()
+	}
+}
+
+// TestMulF32Empty: a range without blocks writes zeros and reads no values.
+func TestMulF32Empty(t *testing.T) {
+	if !Enabled {
+		t.Skip("no AVX2 and FMA here (or built with noasm): the vector kernels do not run")
+	}
+	y := []float64{1, 2, 3, 4, 5, 6}
+	Mul33F32([]int64{0, 0, 0}, nil, nil, 0, 2, nil, y, make([]float64, 18))
+	for k, v := range y {
+		if v != 0 {
+			t.Fatalf("Mul33F32: y[%d] = %v, want 0", k, v)
+		}
+	}
+	y = []float64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}
+	Mul66F32([]int64{0, 0, 0}, nil, nil, 0, 2, nil, y, make([]float64, 24))
+	for k, v := range y {
+		if v != 0 {
+			t.Fatalf("Mul66F32: y[%d] = %v, want 0", k, v)
+		}
+	}
+}
+
+func TestMulF32MalformedPanics(t *testing.T) {
+	if !Enabled {
+		t.Skip("no AVX2 and FMA here (or built with noasm): the vector kernels do not run")
+	}
+	// Two block rows, one block each; x holds two block columns.
+	cases := []struct {
+		name   string
+		rowPtr []int64
+		colIdx []int32
+	}{
+		{"column beyond x", []int64{0, 1, 2}, []int32{0, 2}},
+		{"negative column", []int64{0, 1, 2}, []int32{-1, 0}},
+		{"row end beyond the blocks", []int64{0, 1, 3}, []int32{0, 1}},
+		{"decreasing row pointer", []int64{0, 2, 1}, []int32{0, 1}},
+		{"negative row pointer", []int64{-1, 1, 2}, []int32{0, 1}},
+		{"blocks but no values", []int64{0, 1, 2}, nil},
+	}
+	for _, b := range []int{3, 6} {
+		for _, c := range cases {
+			val := make([]float32, len(c.colIdx)*b*b)
+			x := make([]float64, 2*b)
+			y := make([]float64, 2*b)
+			scratch := make([]float64, 2*Scratch66)
+			func() {
+				defer func() {
+					if recover() == nil {
+						t.Errorf("%d×%d, %s: no panic", b, b, c.name)
+					}
+				}()
+				if b == 3 {
+					Mul33F32(c.rowPtr, c.colIdx, val, 0, 2, x, y, scratch)
+				} else {
+					Mul66F32(c.rowPtr, c.colIdx, val, 0, 2, x, y, scratch)
+				}
+			}()
+		}
+	}
+}

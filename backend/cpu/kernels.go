@@ -128,19 +128,29 @@ type rowScratch struct {
 }
 
 // residualRows writes t[(i−lo)·r …] = b_i − (A·x)_i for block rows lo ≤ i < hi:
-// through the vector kernels for float64 values in 3×3 or 6×6 blocks where the
-// processor runs them (package bsrkern), else row by row in Go. Either way each row's
-// bits depend on that row alone, not on the split into chunks or workers.
+// through the vector kernels for 3×3 or 6×6 blocks where the processor runs them
+// (package bsrkern; float32 values are widened in the kernel), else row by row in Go.
+// Either way each row's bits depend on that row alone, not on the split into chunks
+// or workers.
 func residualRows[T value](rs *rowScratch, A *bsr.Matrix, val []T, lo, hi int, b, x, t []float64) {
 	r := A.R
-	if v, ok := any(val).([]float64); ok && bsrkern.Enabled && (r == 3 || r == 6) {
+	if bsrkern.Enabled && (r == 3 || r == 6) {
 		if rs.lanes == nil {
 			rs.lanes = make([]float64, bsrkern.Scratch66*chunkRows)
 		}
-		if r == 3 {
-			bsrkern.Mul33(A.RowPtr, A.ColIdx, v, lo, hi, x, t, rs.lanes)
-		} else {
-			bsrkern.Mul66(A.RowPtr, A.ColIdx, v, lo, hi, x, t, rs.lanes)
+		switch v := any(val).(type) {
+		case []float64:
+			if r == 3 {
+				bsrkern.Mul33(A.RowPtr, A.ColIdx, v, lo, hi, x, t, rs.lanes)
+			} else {
+				bsrkern.Mul66(A.RowPtr, A.ColIdx, v, lo, hi, x, t, rs.lanes)
+			}
+		case []float32:
+			if r == 3 {
+				bsrkern.Mul33F32(A.RowPtr, A.ColIdx, v, lo, hi, x, t, rs.lanes)
+			} else {
+				bsrkern.Mul66F32(A.RowPtr, A.ColIdx, v, lo, hi, x, t, rs.lanes)
+			}
 		}
 		bi := b[lo*r : hi*r]
 		for k := range bi {

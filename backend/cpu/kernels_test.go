@@ -1,0 +1,133 @@
+package cpu
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/blockamg/blockamg/backend/backendtest"
+	"github.com/blockamg/blockamg/bsr"
+	"github.com/blockamg/blockamg/internal/bsrkern"
+)
+
+// TestRowKernelsFloat32 checks the residual and Chebyshev step on float32 values, on
+// the vector path where it runs and on the Go path: widening a float32 to float64 is
+// exact, so either path gives the bits it gives for float64 values holding the
+// widened ones, for any worker count; and the residual is within the summation
+// rounding bound of b − A·x formed entry by entry.
+func TestRowKernelsFloat32(t *testing.T) {
+	defer func(m int, e bool) { minChunk, bsrkern.Enabled = m, e }(minChunk, bsrkern.Enabled)
+	minChunk = 64
+	paths := []bool{false}
+	if bsrkern.Enabled {
+		paths = append(paths, true)
+	}
+	for _, vector := range paths {
+		bsrkern.Enabled = vector
+		for ci, tc := range []struct{ rows, r, perRow int }{{200, 3, 27}, {50, 3, 4}, {60, 6, 60}, {40, 6, 5}, {25, 4, 6}} {
+			m := backendtest.RandomBSR(uint64(700+ci), tc.rows, tc.rows, tc.r, tc.r, tc.perRow)
+			val := make([]float32, len(m.Val))
+			wide := make([]float64, len(m.Val))
+			for k, v := range m.Val {
+				val[k] = float32(v)
+				wide[k] = float64(val[k])
+			}
+			rng := rand.New(rand.NewPCG(uint64(ci), 9))
+			n := m.Rows()
+			vec := func() []float64 {
+				v := make([]float64, n)
+				for k := range v {
+					v[k] = rng.NormFloat64()
+				}
+				return v
+			}
+			b, x, d0 := vec(), vec(), vec()
+			dinv := make([]float64, tc.rows*tc.r*tc.r)
+			for k := range dinv {
+				dinv[k] = rng.NormFloat64()
+			}
+			path := map[bool]string{false: "Go path", true: "vector path"}[vector]
+			name := func(what string, workers int) string {
+				return fmt.Sprintf("%s, %s, %d×%d, %d workers", what, path, tc.r, tc.r, workers)
+			}
+
+			ref := make([]float64, n)
+			residualT(m, wide, b, x, ref, 1)
+			checkResidualBound(t, name("residual", 1), m, val, b, x, ref)
+			for _, workers := range []int{1, 3} {
+				res := nans(n)
+				residualT(m, val, b, x, res, workers)
+				if !sameBits(res, ref) {
+					t.Errorf("%s: float32 values give other bits than float64 values holding them", name("residual", workers))
+				}
+			}
+
+			for _, c1 := range []float64{0, 0.3} {
+				dw, xw := append([]float64(nil), d0...), nans(n)
+				chebStepT(m, wide, dinv, b, x, dw, xw, c1, -1.2, 1)
+				for _, workers := range []int{1, 3} {
+					d, xo := append([]float64(nil), d0...), nans(n)
+					chebStepT(m, val, dinv, b, x, d, xo, c1, -1.2, workers)
+					if !sameBits(d, dw) || !sameBits(xo, xw) {
+						t.Errorf("%s c1=%g: float32 values give other bits than float64 values holding them", name("ChebStep", workers), c1)
+					}
+				}
+			}
+		}
+	}
+}
+
+// checkResidualBound checks res against b − A·x formed entry by entry in float64 from
+// the widened values. Each sum of a row's n terms is within (n+2)·u/(1−(n+2)·u)·Σ|a·x|
+// of the exact one (u = 2⁻⁵³; the kernels' lanes are at most n+2 roundings deep, the
+// reference's n), and each subtraction from b adds a rounding of at most
+// u·(|b| + Σ|a·x|), so the two differ by at most twice the sum of those.
+func checkResidualBound(t *testing.T, what string, m *bsr.Matrix, val []float32, b, x, res []float64) {
+	t.Helper()
+	const u = 0x1p-53
+	r := m.R
+	for i := 0; i < m.BlockRows; i++ {
+		terms := float64(int(m.RowPtr[i+1]-m.RowPtr[i]) * r)
+		g := (terms + 2) * u / (1 - (terms+2)*u)
+		for p := 0; p < r; p++ {
+			s, abs := 0.0, 0.0
+			for k := m.RowPtr[i]; k < m.RowPtr[i+1]; k++ {
+				for q := 0; q < r; q++ {
+					ax := float64(val[int(k)*r*r+p*r+q]) * x[int(m.ColIdx[k])*r+q]
+					s += ax
+					abs += math.Abs(ax)
+				}
+			}
+			// abs is itself computed with roundings, low by at most a relative
+			// terms·u/(1−terms·u): the factor 1 + 2·terms·u covers that.
+			abs *= 1 + 2*terms*u
+			o := i*r + p
+			want := b[o] - s
+			bound := 2 * (g*abs + u*(1+g)*(math.Abs(b[o])+abs))
+			if !(math.Abs(res[o]-want) <= bound) {
+				t.Fatalf("%s: res[%d] = %v, want %v within %.3g", what, o, res[o], want, bound)
+			}
+		}
+	}
+}
+
+func nans(n int) []float64 {
+	v := make([]float64, n)
+	for k := range v {
+		v[k] = math.NaN()
+	}
+	return v
+}
+
+func sameBits(a, b []float64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k := range a {
+		if math.Float64bits(a[k]) != math.Float64bits(b[k]) {
+			return false
+		}
+	}
+	return true
+}

@@ -547,8 +547,8 @@ func TestSolveMPIDistSetupSteps(t *testing.T) {
 
 // TestSolveMPIPartition runs --partition on 2 and 3 ranks, with the replicated and the
 // distributed set-up, on ex56 (auto: slabs; rcb), a Gmsh mesh and the hypre beams
-// (auto: the fewest cut blocks, never more than the even split's), all
-// to --rtol 1e-12: the solution, written in the input's numbering, within 1e-8 of the
+// (auto: the fewest cut blocks, never more than the even split's), to --rtol 1e-12
+// (the beams 1e-11, above their rounding floor): the solution, written in the input's numbering, within 1e-8 of the
 // serial one; the replicated set-up's iterations within one of the serial count; the
 // reported parts a split of the block rows within one row of even. On the beams with
 // --dist-setup the partition must take fewer iterations than the even split of the
@@ -562,6 +562,16 @@ func TestSolveMPIPartition(t *testing.T) {
 		args         []string
 		beam         bool
 	}
+	// The beams' CG stagnates at a true relative residual of 5e-13 to 2e-12, by how
+	// its products round (the pure Go and the vector kernels differ there), so at
+	// 1e-12 their iteration counts are decided by rounding, not by the partition or
+	// the method; 1e-11 is above that floor for both.
+	rtol := func(c tc) string {
+		if c.beam {
+			return "1e-11"
+		}
+		return "1e-12"
+	}
 	cases := []tc{
 		{"ex56", dist.PartitionEven, []string{"--ne", "9"}, false},
 		{"ex56-rcb", dist.PartitionRCB, []string{"--ne", "9", "--partition", "rcb"}, false},
@@ -573,7 +583,7 @@ func TestSolveMPIPartition(t *testing.T) {
 	}
 	dir := t.TempDir()
 	for ci, c := range cases {
-		args := append([]string{"--rtol", "1e-12"}, c.args...)
+		args := append([]string{"--rtol", rtol(c)}, c.args...)
 		serial, xs := serialSolve(t, filepath.Join(dir, fmt.Sprintf("s%d.mtx", ci)), args)
 		for _, n := range []int{2, 3} {
 			for _, setup := range []string{"replicated", "--dist-setup"} {

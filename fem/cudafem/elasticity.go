@@ -2,6 +2,7 @@ package cudafem
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/blockamg/blockamg/backend/cuda"
 	"github.com/blockamg/blockamg/fem"
@@ -26,8 +27,10 @@ var pairElems = elaPairElems
 // unstructured mesh — on the GPU: it writes the values of a device BSR matrix from
 // per-element Young's moduli and Poisson ratios, so that a step with new materials
 // moves two float64 per element across the bus, not the matrix
-// (kernels/elasticity.cu: one thread per stored block, the CPU's sums in the CPU's
-// order, each operation rounded on its own).
+// (kernels/elasticity.cu: the CPU's sums in the CPU's order, each operation rounded
+// on its own; on a mesh of one element shape a thread per block on or above the
+// diagonal, which writes the block and its transpose, else a thread per stored
+// block).
 //
 // It holds the symbolic phase's arrays on the device (fem.ElasticityLayout: the
 // quadrature records, the node→element incidence and the element→slot map, the
@@ -48,18 +51,30 @@ type Elasticity struct {
 	pairs, inc, slot         *cuda.Buffer[int32]
 	// uniformQ is the quadrature points of every element when all have as many (else 0).
 	uniformQ int32
-	// pairsKernel is the inverse slot map's kernel: elas_pairs, a thread per stored
-	// block, where every element block is one quadrature point (tet4: a contribution
-	// is mostly its loads), else elas_pairs_rounds, which spreads a thread block's
-	// contributions evenly over its threads (kernels/elasticity.cu).
+	// pairsKernel is the inverse slot map's kernel: elas_upper, a thread per block
+	// on or above the diagonal from the packed records, where every element is of
+	// one shape; else elas_pairs, a thread per stored block, where every element
+	// block is one quadrature point (a contribution is mostly its loads), or
+	// elas_pairs_rounds, which spreads a thread block's contributions evenly over
+	// its threads (kernels/elasticity.cu).
 	pairsKernel string
-	fixed       *cuda.Buffer[int32] // nil when nothing is fixed
-	elimPtr     *cuda.Buffer[int64]
-	elimSlot    *cuda.Buffer[int64]
-	saved       *cuda.Buffer[float64]
-	e, nu       *cuda.Buffer[float64] // NumericHost's materials
-	mu, lam     *cuda.Buffer[float64] // the Lamé parameters
-	flag        *cuda.Flag
+	// work and mirror are elas_upper's blocks: the stored blocks on and above the
+	// diagonal, in stored order, and each one's transpose (itself on the diagonal);
+	// uploaded with pack.
+	work, mirror *cuda.Buffer[int64]
+	// pack holds elas_upper's packed records (kernels/elasticity.cu: per element and
+	// point the gradients and the material coefficients), made once when every
+	// element is of one shape and the pairs map is used; nil otherwise.
+	pack *cuda.Buffer[float64]
+	// packNodes and packQ are every element's nodes and points, when pack is not nil.
+	packNodes, packQ int32
+	fixed            *cuda.Buffer[int32] // nil when nothing is fixed
+	elimPtr          *cuda.Buffer[int64]
+	elimSlot         *cuda.Buffer[int64]
+	saved            *cuda.Buffer[float64]
+	e, nu            *cuda.Buffer[float64] // NumericHost's materials
+	mu, lam          *cuda.Buffer[float64] // the Lamé parameters
+	flag             *cuda.Flag
 	// owned is every buffer above, for Bytes and Free.
 	owned []interface {
 		Bytes() int64
@@ -117,24 +132,37 @@ func NewElasticity(b *cuda.Backend, el *fem.Elasticity) (*Elasticity, *cuda.Matr
 	d.elemKind, d.kinds = uploadOr(d, kind, &err), uploadOr(d, kinds, &err)
 	d.grad, d.qdata = uploadOr(d, grad, &err), uploadOr(d, l.QData, &err)
 	if l.Elements < pairElems {
+		// The packed records need every element of one shape (kinds differ in
+		// material sets only): the same nodes and points.
+		one := true
+		for _, K := range l.Kinds {
+			one = one && K.Nodes == l.Kinds[0].Nodes && K.Points == l.Kinds[0].Points
+		}
 		ptr, pairs := inverseSlots(l)
 		d.pairPtr, d.pairs = uploadOr(d, ptr, &err), uploadOr(d, pairs, &err)
-		if len(l.Kinds) == 1 {
-			d.uniformQ = int32(l.Kinds[0].Points)
-		}
 		d.pairsKernel = "elas_pairs"
 		for _, K := range l.Kinds {
 			if K.Points > 1 {
 				d.pairsKernel = "elas_pairs_rounds"
 			}
 		}
-	} else {
-		// The incidence's element and local node in one int32 (the kernel's inc).
-		inc := make([]int32, len(l.IncElem))
-		for k, e := range l.IncElem {
-			inc[k] = e<<4 | int32(l.IncLocal[k])
+		if len(l.Kinds) == 1 {
+			d.uniformQ = int32(l.Kinds[0].Points)
 		}
-		d.incPtr, d.inc = uploadOr(d, l.IncPtr, &err), uploadOr(d, inc, &err)
+		if one {
+			K := l.Kinds[0]
+			d.packQ = int32(K.Points)
+			if err == nil {
+				var u *cuda.Buffer[float64]
+				u, err = cuda.Alloc[float64](b, int(packStride(K.Nodes))*K.Points*l.Elements)
+				d.pack, d.packNodes = hold(d, u), int32(K.Nodes)
+			}
+			work, mirror := upperWork(l)
+			d.work, d.mirror = uploadOr(d, work, &err), uploadOr(d, mirror, &err)
+			d.pairsKernel = "elas_upper"
+		}
+	} else {
+		d.incPtr, d.inc = uploadOr(d, l.IncPtr, &err), uploadOr(d, incidences(l), &err)
 		d.slotPtr, d.slot = uploadOr(d, l.SlotPtr, &err), uploadOr(d, l.Slot, &err)
 	}
 	if l.Fixed != nil {
@@ -159,10 +187,18 @@ func NewElasticity(b *cuda.Backend, el *fem.Elasticity) (*Elasticity, *cuda.Matr
 			}
 		}
 	}
-	for _, name := range []string{"elas_numeric", "elas_pairs", "elas_pairs_rounds", "elas_lame", "elas_check"} {
+	for _, name := range []string{"elas_numeric", "elas_pairs", "elas_pairs_rounds", "elas_lame", "elas_check", "elas_pack", "elas_lame_pack", "elas_upper"} {
 		if err == nil {
 			err = b.LookupKernel(name)
 		}
+	}
+	if err == nil && d.pack != nil {
+		n, nn, nq := int32(l.Elements), d.packNodes, d.packQ
+		ek, ks, gp, qp, pp := d.elemKind.Ptr(), d.kinds.Ptr(), d.grad.Ptr(), d.qdata.Ptr(), d.pack.Ptr()
+		b.Launch("elas_pack", cuda.StridedBlocks(int64(l.Elements)*int64(nq)), func(a *cudadrv.Args) {
+			a.I32(n).I32(nn).I32(nq).Ptr(ek).Ptr(ks).Ptr(gp).Ptr(qp).Ptr(pp)
+		})
+		err = b.Failed()
 	}
 	if err != nil {
 		if rp != nil && col != nil {
@@ -178,6 +214,21 @@ func NewElasticity(b *cuda.Backend, el *fem.Elasticity) (*Elasticity, *cuda.Matr
 		return nil, nil, fmt.Errorf("cuda: elasticity: %w", err)
 	}
 	return d, A, nil
+}
+
+// packStride is ela_stride of kernels/elasticity.cu: the doubles of one packed
+// record of an element with n nodes (cm, cl, w·detJ and n gradients, each group
+// padded to four doubles so that the kernel's 16-byte loads are aligned).
+func packStride(n int) int64 { return 4 + 4*int64(n) }
+
+// incidences returns the layout's incidences as the kernels take them: element·16 +
+// the node's local index, one int32 each.
+func incidences(l fem.ElasticityLayout) []int32 {
+	inc := make([]int32, len(l.IncElem))
+	for k, e := range l.IncElem {
+		inc[k] = e<<4 | int32(l.IncLocal[k])
+	}
+	return inc
 }
 
 // inverseSlots inverts the layout's element→slot map: for each stored block t, the
@@ -217,6 +268,30 @@ func inverseSlots(l fem.ElasticityLayout) (ptr []int64, pairs []int32) {
 		}
 	})
 	return ptr, pairs
+}
+
+// upperWork returns elas_upper's blocks: every stored block t = (a, c) with c ≥ a, in
+// stored order, and mirror, the stored block (c, a) of each (t itself on the
+// diagonal). An element couples its nodes both ways, so the pattern is structurally
+// symmetric and every mirror exists; the rows' columns are ascending (fem's pattern),
+// so it is found by bisection.
+func upperWork(l fem.ElasticityLayout) (work, mirror []int64) {
+	for a := 0; a < l.Nodes; a++ {
+		for t := l.RowPtr[a]; t < l.RowPtr[a+1]; t++ {
+			c := int(l.ColIdx[t])
+			if c < a {
+				continue
+			}
+			cols := l.ColIdx[l.RowPtr[c]:l.RowPtr[c+1]]
+			k, ok := slices.BinarySearch(cols, int32(a))
+			if !ok {
+				panic(fmt.Sprintf("cudafem: block (%d, %d) has no transpose: the pattern is not symmetric", a, c))
+			}
+			work = append(work, t)
+			mirror = append(mirror, l.RowPtr[c]+int64(k))
+		}
+	}
+	return work, mirror
 }
 
 func (d *Elasticity) live() {
@@ -329,7 +404,17 @@ func (d *Elasticity) numeric(A *cuda.Matrix, E, nu *cuda.Buffer[float64], bad cu
 	b := d.b
 	n := int32(d.elements)
 	ep, np, mp, lp := E.Ptr(), nu.Ptr(), d.mu.Ptr(), d.lam.Ptr()
-	b.Launch("elas_lame", cuda.StridedBlocks(int64(n)), func(a *cudadrv.Args) { a.I32(n).Ptr(ep).Ptr(np).Ptr(mp).Ptr(lp) })
+	// elas_upper takes the material coefficients in its packed records, the other
+	// kernels the Lamé parameters.
+	upper := d.pairsKernel == "elas_upper"
+	var pk cudadrv.DevPtr
+	if upper {
+		pk = d.pack.Ptr()
+		nn, nq := d.packNodes, d.packQ
+		b.Launch("elas_lame_pack", cuda.StridedBlocks(int64(n)), func(a *cudadrv.Args) { a.I32(n).I32(nn).I32(nq).Ptr(ep).Ptr(np).Ptr(pk) })
+	} else {
+		b.Launch("elas_lame", cuda.StridedBlocks(int64(n)), func(a *cudadrv.Args) { a.I32(n).Ptr(ep).Ptr(np).Ptr(mp).Ptr(lp) })
+	}
 	var fx, ep2, es, sv cudadrv.DevPtr
 	if d.fixed != nil {
 		fx, ep2, es, sv = d.fixed.Ptr(), d.elimPtr.Ptr(), d.elimSlot.Ptr(), d.saved.Ptr()
@@ -337,6 +422,14 @@ func (d *Elasticity) numeric(A *cuda.Matrix, E, nu *cuda.Buffer[float64], bad cu
 	nnzb, nodes := d.nnzb, int32(d.nodes)
 	rp, cp, vp := A.RowPtr().Ptr(), A.ColIdx().Ptr(), A.Values().Ptr()
 	ek, ks, gr, qp, qd := d.elemKind.Ptr(), d.kinds.Ptr(), d.grad.Ptr(), d.qptr.Ptr(), d.qdata.Ptr()
+	if upper {
+		nw, pp, pr, wp, mp2, nn, nq := int64(d.work.Len()), d.pairPtr.Ptr(), d.pairs.Ptr(), d.work.Ptr(), d.mirror.Ptr(), d.packNodes, d.packQ
+		b.Launch(d.pairsKernel, cuda.BlocksFor(nw), func(a *cudadrv.Args) {
+			a.I64(nw).I32(nodes).Ptr(rp).Ptr(cp).Ptr(wp).Ptr(mp2).Ptr(pp).Ptr(pr).I32(nn).I32(nq).Ptr(pk).
+				Ptr(fx).Ptr(ep2).Ptr(es).Ptr(sv).Ptr(bad).I32(n).Ptr(vp)
+		})
+		return
+	}
 	if d.pairs != nil {
 		pp, pr, uq := d.pairPtr.Ptr(), d.pairs.Ptr(), d.uniformQ
 		b.Launch(d.pairsKernel, cuda.BlocksFor(nnzb), func(a *cudadrv.Args) {
@@ -355,7 +448,8 @@ func (d *Elasticity) numeric(A *cuda.Matrix, E, nu *cuda.Buffer[float64], bad cu
 
 // DataBytes returns the bytes one NumericHost must read at least besides the
 // materials: the quadrature records, the incidences and the slots (the symbolic
-// arrays a block's thread walks); ValueBytes the matrix values it writes and the
+// arrays a block's thread walks; elas_upper reads its packed records instead, which
+// are larger, so the floor is the compact form's); ValueBytes the matrix values it writes and the
 // materials it reads. Their sum over the copy bandwidth is the assembly's floor.
 func (d *Elasticity) DataBytes() int64 {
 	if d.pairs != nil {

@@ -151,21 +151,26 @@ func TestElasticityGPUMatchesCPU(t *testing.T) {
 				t.Fatalf("%s: the large-mesh assembly has the inverse slot map, or no slots", what)
 			}
 			An.Free()
-			chosen := d.pairsKernel
-			other := map[string]string{"elas_pairs": "elas_pairs_rounds", "elas_pairs_rounds": "elas_pairs"}[chosen]
-			for run, kernel := range []string{chosen, chosen, other, "elas_numeric"} {
+			if d.pack == nil {
+				t.Fatalf("%s: one element kind but no packed records", what)
+			}
+			if d.pairsKernel != "elas_upper" {
+				t.Fatalf("%s: one element kind, kernel %s", what, d.pairsKernel)
+			}
+			runs := []string{"elas_upper", "elas_upper", "elas_pairs", "elas_pairs_rounds", "elas_numeric"}
+			for run, k := range runs {
 				dr := d
-				d.pairsKernel = kernel
-				if kernel == "elas_numeric" {
+				d.pairsKernel = k
+				if k == "elas_numeric" {
 					dr = dn
 				}
 				asmPoison(t, A)
 				if err := dr.NumericHost(A, E, nu); err != nil {
 					t.Fatalf("%s: %v", what, err)
 				}
-				asmSameBits(t, fmt.Sprintf("%s, run %d (%s)", what, run+1, kernel), ref.RowPtr, asmDownload(t, A.Values()), ref.Val)
+				asmSameBits(t, fmt.Sprintf("%s, run %d (%s)", what, run+1, k), ref.RowPtr, asmDownload(t, A.Values()), ref.Val)
 			}
-			d.pairsKernel = chosen
+			d.pairsKernel = "elas_upper"
 			dn.Free()
 			bad := append([]float64(nil), nu...)
 			bad[len(bad)/2] = 0.5
@@ -228,7 +233,7 @@ func TestElasticityGPUPerf(t *testing.T) {
 		ms := medianMs(t, be, 2, reps, func() error { return d.Numeric(A, dE, dnu) })
 		hostMs := medianMs(t, be, 1, 5, func() error { return d.NumericHost(A, E, nu) })
 		chosen := d.pairsKernel
-		for _, k := range []string{"elas_pairs", "elas_pairs_rounds"} {
+		for _, k := range []string{"elas_upper", "elas_pairs", "elas_pairs_rounds"} {
 			d.pairsKernel = k
 			t.Logf("%v: %s %.3f ms median of %d", tc.typ, k, medianMs(t, be, 2, reps, func() error { return d.Numeric(A, dE, dnu) }), reps)
 		}
@@ -271,6 +276,40 @@ func TestInverseSlots(t *testing.T) {
 					}
 					last = e
 				}
+			}
+		}
+	}
+}
+
+// TestUpperWork: elas_upper's list holds every block on or above the diagonal once,
+// in stored order, each with the stored block of its transpose.
+func TestUpperWork(t *testing.T) {
+	for _, typ := range []mesh.Type{mesh.Tet4, mesh.Tet10, mesh.Hex8} {
+		m := elaBox(3, typ)
+		el, err := fem.NewElasticity(m, fem.ElasticityOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		l := el.Layout()
+		work, mirror := upperWork(l)
+		row := make([]int, l.RowPtr[l.Nodes])
+		upper := 0
+		for a := 0; a < l.Nodes; a++ {
+			for blk := l.RowPtr[a]; blk < l.RowPtr[a+1]; blk++ {
+				row[blk] = a
+				if int(l.ColIdx[blk]) >= a {
+					upper++
+				}
+			}
+		}
+		if len(work) != upper || len(mirror) != upper {
+			t.Fatalf("%v: %d work blocks and %d mirrors, %d blocks on or above the diagonal", typ, len(work), len(mirror), upper)
+		}
+		for v, blk := range work {
+			a, c := row[blk], int(l.ColIdx[blk])
+			mb := mirror[v]
+			if c < a || v > 0 && blk <= work[v-1] || row[mb] != c || int(l.ColIdx[mb]) != a || (a == c) != (mb == blk) {
+				t.Fatalf("%v: work %d: block %d = (%d, %d), mirror %d = (%d, %d)", typ, v, blk, a, c, mb, row[mb], l.ColIdx[mb])
 			}
 		}
 	}

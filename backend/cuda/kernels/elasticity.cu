@@ -97,6 +97,108 @@ __device__ __forceinline__ void ela_block(double kb[9], double m_e, double l_e, 
     }
 }
 
+// The packed records: for an element of one shape with n nodes and nq points, record
+// (e·nq + q) of S = ela_stride(n) doubles holds [cm, cl, w·detJ, 0, g_0, 0, …,
+// g_{n−1}, 0] at point q: g_b = J⁻ᵀ∇N̂_b (ela_block's, computed once by elas_pack),
+// cm, cl = w·detJ·μ_e, w·detJ·λ_e (each step, elas_lame_pack). A contribution then
+// reads its two coefficients and two gradients as five 16-byte loads from one record
+// (the pads keep them aligned) instead of ten 8-byte loads of the point's record, the
+// materials from two arrays and both reference gradients, and does not recompute g.
+__device__ __forceinline__ int ela_stride(int n) { return 4 + 4 * n; }
+
+// elas_pack writes every packed record's w·detJ and gradients, with ela_block's
+// operations (so the bits are the same), from the quadrature records and each
+// element's kind's reference gradients (kinds as elas_numeric's; every kind has n
+// nodes and nq points); cm and cl are left to elas_lame_pack.
+extern "C" __global__ void __launch_bounds__(THREADS) elas_pack(int elements, int n, int nq,
+                                                                const int* __restrict__ elemKind,
+                                                                const int* __restrict__ kinds,
+                                                                const double* __restrict__ grad,
+                                                                const double* __restrict__ qdata,
+                                                                double* __restrict__ pack)
+{
+    const int S = ela_stride(n);
+    const i64 total = (i64)elements * nq;
+    for (i64 p = (i64)blockIdx.x * THREADS + threadIdx.x; p < total; p += (i64)gridDim.x * THREADS) {
+        const int q = (int)(p % nq);
+        const double* gr = grad + kinds[3 * elemKind[p / nq] + 2];
+        const double* rec = qdata + p * ELA_QREC;
+        double* o = pack + p * S;
+        o[2] = rec[9];
+        o[3] = 0.0;
+        for (int b = 0; b < n; b++) {
+            const double* rb = gr + (q * n + b) * 3;
+#pragma unroll
+            for (int d = 0; d < 3; d++)
+                o[4 + 4 * b + d] =
+                    __dadd_rn(__dadd_rn(__dmul_rn(rb[0], rec[d]), __dmul_rn(rb[1], rec[3 + d])), __dmul_rn(rb[2], rec[6 + d]));
+            o[4 + 4 * b + 3] = 0.0;
+        }
+    }
+}
+
+// elas_lame_pack writes cm = w·detJ·μ and cl = w·detJ·λ into every packed record of
+// each element, μ and λ as elas_lame computes them and each product as ela_block's.
+extern "C" __global__ void __launch_bounds__(THREADS) elas_lame_pack(int elements, int n, int nq,
+                                                                     const double* __restrict__ E,
+                                                                     const double* __restrict__ nu,
+                                                                     double* __restrict__ pack)
+{
+    const int S = ela_stride(n);
+    for (int e = blockIdx.x * THREADS + threadIdx.x; e < elements; e += gridDim.x * THREADS) {
+        const double t = __dadd_rn(1.0, nu[e]);
+        const double m = __ddiv_rn(E[e], __dmul_rn(2.0, t));
+        const double l = __ddiv_rn(__dmul_rn(E[e], nu[e]), __dmul_rn(t, __dsub_rn(1.0, __dmul_rn(2.0, nu[e]))));
+        for (int q = 0; q < nq; q++) {
+            double* o = pack + ((i64)e * nq + q) * S;
+            const double w = o[2];
+            o[0] = __dmul_rn(w, m);
+            o[1] = __dmul_rn(w, l);
+        }
+    }
+}
+
+// ela_block_packed is ela_block from element e's packed records (stride S).
+__device__ __forceinline__ void ela_block_packed(double kb[9], int nq, int S, int la, int b, const double* __restrict__ recs)
+{
+#pragma unroll
+    for (int r = 0; r < 9; r++) kb[r] = 0.0;
+    for (int q = 0; q < nq; q++) {
+        const double2* rec = reinterpret_cast<const double2*>(recs + q * S);
+        const double2 c = rec[0], a0 = rec[2 + 2 * la], a1 = rec[3 + 2 * la], b0 = rec[2 + 2 * b], b1 = rec[3 + 2 * b];
+        const double cm = c.x, cl = c.y;
+        const double ga[3] = {a0.x, a0.y, a1.x}, gb[3] = {b0.x, b0.y, b1.x};
+        const double ds =
+            __dmul_rn(cm, __dadd_rn(__dadd_rn(__dmul_rn(ga[0], gb[0]), __dmul_rn(ga[1], gb[1])), __dmul_rn(ga[2], gb[2])));
+#pragma unroll
+        for (int i = 0; i < 3; i++)
+#pragma unroll
+            for (int j = 0; j < 3; j++) {
+                const double m = __dmul_rn(cm, __dmul_rn(ga[j], gb[i]));
+                const double l = __dmul_rn(cl, __dmul_rn(ga[i], gb[j]));
+                if (i == j) kb[4 * i] = __dadd_rn(kb[4 * i], __dadd_rn(__dadd_rn(ds, m), l));
+                else kb[3 * i + j] = __dadd_rn(kb[3 * i + j], __dadd_rn(m, l));
+            }
+    }
+}
+
+// ela_contrib is contribution d's element block from the quadrature records
+// (uniformQ > 0: one element kind, whose gradients are gr0).
+__device__ __forceinline__ void ela_contrib(double kb[9], int d, int uniformQ, int n0, const double* __restrict__ gr0,
+                                            const int* __restrict__ elemKind, const int* __restrict__ kinds,
+                                            const double* __restrict__ grad, const i64* __restrict__ qptr,
+                                            const double* __restrict__ qdata, const double* __restrict__ mu,
+                                            const double* __restrict__ lambda)
+{
+    const int e = d >> 8, la = (d >> 4) & 15, b = d & 15;
+    if (uniformQ > 0)
+        ela_block(kb, mu[e], lambda[e], uniformQ, n0, la, b, gr0, qdata + (i64)e * uniformQ * ELA_QREC);
+    else {
+        const int K = elemKind[e];
+        ela_block(kb, mu[e], lambda[e], kinds[3 * K + 1], kinds[3 * K], la, b, grad + kinds[3 * K + 2], qdata + qptr[e] * ELA_QREC);
+    }
+}
+
 // ela_eliminate applies the elimination to block t = (a, c) with value acc: saved
 // (for the right-hand side) when the layout lists it, then the entries of fixed rows
 // and columns other than the diagonal zeroed.
@@ -212,11 +314,9 @@ extern "C" __global__ void __launch_bounds__(THREADS)
             // integrated before either is added (in order), so that the loads of the
             // second are in flight with the first's.
             for (; u + 1 < u1; u += 2) {
-                const int d0 = pairs[u], d1 = pairs[u + 1];
-                const int e0 = d0 >> 8, e1 = d1 >> 8;
                 double k0[9], k1[9];
-                ela_block(k0, mu[e0], lambda[e0], 1, n0, (d0 >> 4) & 15, d0 & 15, gr0, qdata + (i64)e0 * ELA_QREC);
-                ela_block(k1, mu[e1], lambda[e1], 1, n0, (d1 >> 4) & 15, d1 & 15, gr0, qdata + (i64)e1 * ELA_QREC);
+                ela_contrib(k0, pairs[u], 1, n0, gr0, elemKind, kinds, grad, qptr, qdata, mu, lambda);
+                ela_contrib(k1, pairs[u + 1], 1, n0, gr0, elemKind, kinds, grad, qptr, qdata, mu, lambda);
 #pragma unroll
                 for (int r = 0; r < 9; r++) acc[r] = __dadd_rn(acc[r], k0[r]);
 #pragma unroll
@@ -224,15 +324,8 @@ extern "C" __global__ void __launch_bounds__(THREADS)
             }
         }
         for (; u < u1; u++) {
-            const int d = pairs[u];
-            const int e = d >> 8, la = (d >> 4) & 15, b = d & 15;
             double kb[9];
-            if (uniformQ > 0)
-                ela_block(kb, mu[e], lambda[e], uniformQ, n0, la, b, gr0, qdata + (i64)e * uniformQ * ELA_QREC);
-            else {
-                const int K = elemKind[e];
-                ela_block(kb, mu[e], lambda[e], kinds[3 * K + 1], kinds[3 * K], la, b, grad + kinds[3 * K + 2], qdata + qptr[e] * ELA_QREC);
-            }
+            ela_contrib(kb, pairs[u], uniformQ, n0, gr0, elemKind, kinds, grad, qptr, qdata, mu, lambda);
 #pragma unroll
             for (int r = 0; r < 9; r++) acc[r] = __dadd_rn(acc[r], kb[r]);
         }
@@ -290,15 +383,8 @@ extern "C" __global__ void __launch_bounds__(THREADS)
         const i64 w1 = min(w0 + ELA_WINDOW, u1);
 #pragma unroll 2
         for (i64 u = w0 + threadIdx.x; u < w1; u += THREADS) {
-            const int d = pairs[u];
-            const int e = d >> 8, la = (d >> 4) & 15, b = d & 15;
             double kb[9];
-            if (uniformQ > 0)
-                ela_block(kb, mu[e], lambda[e], uniformQ, n0, la, b, gr0, qdata + (i64)e * uniformQ * ELA_QREC);
-            else {
-                const int K = elemKind[e];
-                ela_block(kb, mu[e], lambda[e], kinds[3 * K + 1], kinds[3 * K], la, b, grad + kinds[3 * K + 2], qdata + qptr[e] * ELA_QREC);
-            }
+            ela_contrib(kb, pairs[u], uniformQ, n0, gr0, elemKind, kinds, grad, qptr, qdata, mu, lambda);
             double* o = kbs + 9 * (u - w0);
 #pragma unroll
             for (int r = 0; r < 9; r++) o[r] = kb[r];
@@ -320,4 +406,82 @@ extern "C" __global__ void __launch_bounds__(THREADS)
         for (int r = 0; r < 9; r++) kbs[9 * threadIdx.x + r] = acc[r];
     }
     ela_write_blocks(kbs, val, t0, nnzb);
+}
+
+// elas_upper writes the same values as elas_pairs for a mesh whose elements are all
+// of one shape, from the packed records, computing only the blocks on and above the
+// diagonal. The assembled matrix is bitwise symmetric: an element's block (b, a) is
+// its block (a, b) transposed, product for product (the products commute and each
+// entry's terms are added in the same order), and block (c, a) sums the same
+// elements as (a, c) in the same ascending order. So a thread integrates upper block
+// work[v] (stored order) once and writes it and, off the diagonal, its transpose at
+// mirror[v]: half the gathers and arithmetic of elas_pairs. The elimination is
+// applied to each written block on its own (its row's and column's masks, its own
+// saved slot). Ordering work by contribution count, so that a warp's lanes would
+// have about as many each, scattered a warp's rows and lost more to the gathers'
+// locality than it won (BENCHMARKS.md).
+__device__ __forceinline__ void ela_upper(i64 nwork, int nodes, const i64* __restrict__ rowPtr, const int* __restrict__ col,
+                                          const i64* __restrict__ work, const i64* __restrict__ mirror,
+                                          const i64* __restrict__ pairPtr, const int* __restrict__ pairs, int n0, int nq,
+                                          const double* __restrict__ pack, const int* __restrict__ fixed,
+                                          const i64* __restrict__ elimPtr, const i64* __restrict__ elimSlot,
+                                          double* __restrict__ saved, double* __restrict__ val)
+{
+    const i64 v = (i64)blockIdx.x * THREADS + threadIdx.x;
+    if (v >= nwork) return;
+    const i64 t = work[v], m = mirror[v];
+    const int S = ela_stride(n0);
+    double acc[9];
+#pragma unroll
+    for (int r = 0; r < 9; r++) acc[r] = 0.0;
+    i64 u = pairPtr[t];
+    const i64 u1 = pairPtr[t + 1];
+    if (nq == 1) {
+        for (; u + 1 < u1; u += 2) {
+            const int d0 = pairs[u], d1 = pairs[u + 1];
+            double k0[9], k1[9];
+            ela_block_packed(k0, 1, S, (d0 >> 4) & 15, d0 & 15, pack + (i64)(d0 >> 8) * S);
+            ela_block_packed(k1, 1, S, (d1 >> 4) & 15, d1 & 15, pack + (i64)(d1 >> 8) * S);
+#pragma unroll
+            for (int r = 0; r < 9; r++) acc[r] = __dadd_rn(acc[r], k0[r]);
+#pragma unroll
+            for (int r = 0; r < 9; r++) acc[r] = __dadd_rn(acc[r], k1[r]);
+        }
+    }
+    for (; u < u1; u++) {
+        const int d = pairs[u];
+        double kb[9];
+        ela_block_packed(kb, nq, S, (d >> 4) & 15, d & 15, pack + (i64)(d >> 8) * nq * S);
+#pragma unroll
+        for (int r = 0; r < 9; r++) acc[r] = __dadd_rn(acc[r], kb[r]);
+    }
+    double tr[9];
+#pragma unroll
+    for (int i = 0; i < 3; i++)
+#pragma unroll
+        for (int j = 0; j < 3; j++) tr[3 * j + i] = acc[3 * i + j];
+    if (fixed != nullptr) {
+        const int a = ela_row(rowPtr, nodes, t), c = col[t];
+        ela_eliminate(acc, t, a, c, fixed, elimPtr, elimSlot, saved);
+        if (m != t) ela_eliminate(tr, m, c, a, fixed, elimPtr, elimSlot, saved);
+    }
+    double* o = val + 9 * t;
+#pragma unroll
+    for (int r = 0; r < 9; r++) o[r] = acc[r];
+    if (m != t) {
+        double* w = val + 9 * m;
+#pragma unroll
+        for (int r = 0; r < 9; r++) w[r] = tr[r];
+    }
+}
+
+extern "C" __global__ void __launch_bounds__(THREADS)
+    elas_upper(i64 nwork, int nodes, const i64* __restrict__ rowPtr, const int* __restrict__ col,
+               const i64* __restrict__ work, const i64* __restrict__ mirror, const i64* __restrict__ pairPtr,
+               const int* __restrict__ pairs, int n0, int nq, const double* __restrict__ pack,
+               const int* __restrict__ fixed, const i64* __restrict__ elimPtr, const i64* __restrict__ elimSlot,
+               double* __restrict__ saved, const int* __restrict__ bad, int elements, double* __restrict__ val)
+{
+    if (bad != nullptr && *bad < elements) return;
+    ela_upper(nwork, nodes, rowPtr, col, work, mirror, pairPtr, pairs, n0, nq, pack, fixed, elimPtr, elimSlot, saved, val);
 }

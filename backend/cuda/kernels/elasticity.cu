@@ -355,9 +355,9 @@ extern "C" __global__ void __launch_bounds__(THREADS)
 // block into shared memory; then each block's thread adds its own, in order, to its
 // accumulator. The sums are elas_numeric's, term for term and in the same order (each
 // element block is computed alone and added as before), so the bits are the CPU's.
-// H200, 3.09M unknowns (BENCHMARKS.md): tet10 (four points) 9.56 → 7.09 ms against
-// elas_pairs; tet4 (one point, so a contribution is mostly its loads) 4.26 → 4.92, so
-// tet4 keeps elas_pairs.
+// It pays where a contribution is expensive (several quadrature points) and not where
+// it is mostly loads (one point), which keeps elas_pairs. Both serve meshes of mixed
+// element shapes; a one-shape mesh takes elas_upper.
 extern "C" __global__ void __launch_bounds__(THREADS)
     elas_pairs_rounds(i64 nnzb, int nodes, const i64* __restrict__ rowPtr, const int* __restrict__ col,
                const i64* __restrict__ pairPtr, const int* __restrict__ pairs, const int* __restrict__ elemKind,

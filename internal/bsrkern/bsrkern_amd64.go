@@ -59,66 +59,72 @@ func check(bad int, name string) {
 	}
 }
 
+// kernel is the signature of the assembly kernels for values of type T.
+type kernel[T float32 | float64] func(rowPtr *int64, colIdx *int32, val *T, x *float64, rows int, out *float64, ncols, nblk int) (bad int)
+
+// mul is every Mul wrapper: it checks what Go can check (the row range, y and
+// scratch lengths, a non-negative first row pointer), hands the kernel the bounds
+// it checks itself (x's block columns, the blocks colIdx and val hold), and sums
+// the lanes it leaves. b is the block size, lanes the scratch per row.
+func mul[T float32 | float64](name string, b, lanes int, kern kernel[T], rowPtr []int64, colIdx []int32, val []T, lo, hi int, x, y, scratch []float64) {
+	n := hi - lo
+	if n <= 0 {
+		return
+	}
+	if !Enabled {
+		panic("bsrkern: " + name + " without AVX2 and FMA")
+	}
+	_ = rowPtr[hi]
+	_ = y[b*n-1]
+	s := scratch[:lanes*n]
+	if rowPtr[lo] < 0 {
+		panic("bsrkern: " + name + ": row pointer out of range")
+	}
+	nblk := min(len(colIdx), len(val)/(b*b))
+	if nblk == 0 || len(x) < b {
+		// Nothing to dereference: only empty rows are valid, and the kernel, told
+		// there are no blocks, checks that against dummy operands.
+		var c [1]int32
+		var v [36]T
+		var xs [6]float64
+		check(kern(&rowPtr[lo], &c[0], &v[0], &xs[0], n, &s[0], 0, 0), name)
+	} else {
+		check(kern(&rowPtr[lo], &colIdx[0], &val[0], &x[0], n, &s[0], len(x)/b, nblk), name)
+	}
+	if b == 3 {
+		fold33(s, y, n)
+	} else {
+		fold66(s, y, n)
+	}
+}
+
 // Mul33 writes y[3(i−lo) : 3(i−lo)+3] = (A·x)_i for block rows lo ≤ i < hi of a BSR
 // matrix with 3×3 blocks (row pointer, block columns, row-major block values) and
 // scratch of at least Scratch33·(hi−lo) values. Every index is checked: a block
 // column beyond x, a row pointer beyond the blocks or decreasing, or a short y or
 // scratch panics, as Go's bounds checks would. It panics when Enabled is false.
 func Mul33(rowPtr []int64, colIdx []int32, val []float64, lo, hi int, x, y, scratch []float64) {
-	n := hi - lo
-	if n <= 0 {
-		return
-	}
-	if !Enabled {
-		panic("bsrkern: Mul33 without AVX2 and FMA")
-	}
-	_ = rowPtr[hi]
-	_ = y[3*n-1]
-	s := scratch[:Scratch33*n]
-	if rowPtr[lo] < 0 {
-		panic("bsrkern: Mul33: row pointer out of range")
-	}
-	nblk := min(len(colIdx), len(val)/9)
-	if nblk == 0 || len(x) < 3 {
-		// Nothing to dereference: only empty rows are valid, and the kernel, told
-		// there are no blocks, checks that against dummy operands.
-		var c [1]int32
-		var v [9]float64
-		var xs [3]float64
-		check(sum33(&rowPtr[lo], &c[0], &v[0], &xs[0], n, &s[0], 0, 0), "Mul33")
-	} else {
-		check(sum33(&rowPtr[lo], &colIdx[0], &val[0], &x[0], n, &s[0], len(x)/3, nblk), "Mul33")
-	}
-	fold33(s, y, n)
+	mul("Mul33", 3, Scratch33, sum33, rowPtr, colIdx, val, lo, hi, x, y, scratch)
 }
 
 // Mul66 is Mul33 for 6×6 blocks, with scratch of at least Scratch66·(hi−lo) values.
 func Mul66(rowPtr []int64, colIdx []int32, val []float64, lo, hi int, x, y, scratch []float64) {
-	n := hi - lo
-	if n <= 0 {
-		return
-	}
-	if !Enabled {
-		panic("bsrkern: Mul66 without AVX2 and FMA")
-	}
-	_ = rowPtr[hi]
-	_ = y[6*n-1]
-	s := scratch[:Scratch66*n]
-	if rowPtr[lo] < 0 {
-		panic("bsrkern: Mul66: row pointer out of range")
-	}
-	nblk := min(len(colIdx), len(val)/36)
-	if nblk == 0 || len(x) < 6 {
-		// Nothing to dereference: only empty rows are valid, and the kernel, told
-		// there are no blocks, checks that against dummy operands.
-		var c [1]int32
-		var v [36]float64
-		var xs [6]float64
-		check(sum66(&rowPtr[lo], &c[0], &v[0], &xs[0], n, &s[0], 0, 0), "Mul66")
-	} else {
-		check(sum66(&rowPtr[lo], &colIdx[0], &val[0], &x[0], n, &s[0], len(x)/6, nblk), "Mul66")
-	}
-	fold66(s, y, n)
+	mul("Mul66", 6, Scratch66, sum66, rowPtr, colIdx, val, lo, hi, x, y, scratch)
+}
+
+// Mul33F32 is Mul33 for float32 block values (a smoother's rounded copy of the
+// matrix): each value is widened to float64 exactly and every product and sum is
+// formed in float64, so the result has the bits Mul33 gives for the widened values.
+// It takes the same scratch, checks every index the same way and panics in the same
+// cases.
+func Mul33F32(rowPtr []int64, colIdx []int32, val []float32, lo, hi int, x, y, scratch []float64) {
+	mul("Mul33F32", 3, Scratch33, sum33f32, rowPtr, colIdx, val, lo, hi, x, y, scratch)
+}
+
+// Mul66F32 is Mul66 for float32 block values, as Mul33F32 is Mul33's, with scratch of
+// at least Scratch66·(hi−lo) values.
+func Mul66F32(rowPtr []int64, colIdx []int32, val []float32, lo, hi int, x, y, scratch []float64) {
+	mul("Mul66F32", 6, Scratch66, sum66f32, rowPtr, colIdx, val, lo, hi, x, y, scratch)
 }
 
 // fold33 sums the lanes sum33 and sum33f32 leave for n block rows into y.
@@ -139,67 +145,4 @@ func fold66(s, y []float64, n int) {
 			y[6*r+q] = p[2*q] + p[2*q+1]
 		}
 	}
-}
-
-// Mul33F32 is Mul33 for float32 block values (a smoother's rounded copy of the
-// matrix): each value is widened to float64 exactly and every product and sum is
-// formed in float64, so the result has the bits Mul33 gives for the widened values.
-// It takes the same scratch, checks every index the same way and panics in the same
-// cases.
-func Mul33F32(rowPtr []int64, colIdx []int32, val []float32, lo, hi int, x, y, scratch []float64) {
-	n := hi - lo
-	if n <= 0 {
-		return
-	}
-	if !Enabled {
-		panic("bsrkern: Mul33F32 without AVX2 and FMA")
-	}
-	_ = rowPtr[hi]
-	_ = y[3*n-1]
-	s := scratch[:Scratch33*n]
-	if rowPtr[lo] < 0 {
-		panic("bsrkern: Mul33F32: row pointer out of range")
-	}
-	nblk := min(len(colIdx), len(val)/9)
-	if nblk == 0 || len(x) < 3 {
-		// Nothing to dereference: only empty rows are valid, and the kernel, told
-		// there are no blocks, checks that against dummy operands.
-		var c [1]int32
-		var v [9]float32
-		var xs [3]float64
-		check(sum33f32(&rowPtr[lo], &c[0], &v[0], &xs[0], n, &s[0], 0, 0), "Mul33F32")
-	} else {
-		check(sum33f32(&rowPtr[lo], &colIdx[0], &val[0], &x[0], n, &s[0], len(x)/3, nblk), "Mul33F32")
-	}
-	fold33(s, y, n)
-}
-
-// Mul66F32 is Mul66 for float32 block values, as Mul33F32 is Mul33's, with scratch of
-// at least Scratch66·(hi−lo) values.
-func Mul66F32(rowPtr []int64, colIdx []int32, val []float32, lo, hi int, x, y, scratch []float64) {
-	n := hi - lo
-	if n <= 0 {
-		return
-	}
-	if !Enabled {
-		panic("bsrkern: Mul66F32 without AVX2 and FMA")
-	}
-	_ = rowPtr[hi]
-	_ = y[6*n-1]
-	s := scratch[:Scratch66*n]
-	if rowPtr[lo] < 0 {
-		panic("bsrkern: Mul66F32: row pointer out of range")
-	}
-	nblk := min(len(colIdx), len(val)/36)
-	if nblk == 0 || len(x) < 6 {
-		// Nothing to dereference: only empty rows are valid, and the kernel, told
-		// there are no blocks, checks that against dummy operands.
-		var c [1]int32
-		var v [36]float32
-		var xs [6]float64
-		check(sum66f32(&rowPtr[lo], &c[0], &v[0], &xs[0], n, &s[0], 0, 0), "Mul66F32")
-	} else {
-		check(sum66f32(&rowPtr[lo], &colIdx[0], &val[0], &x[0], n, &s[0], len(x)/6, nblk), "Mul66F32")
-	}
-	fold66(s, y, n)
 }

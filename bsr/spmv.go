@@ -26,7 +26,7 @@ func (m *Matrix) MulVecWorkers(workers int, alpha float64, x []float64, beta flo
 	}
 	par.ForWeighted(m.RowPtr, workers, minChunkBlocks, func(lo, hi int) {
 		switch {
-		case bsrkern.Enabled && m.R == m.C && (m.R == 3 || m.R == 6):
+		case bsrkern.Enabled && (m.R == 3 && (m.C == 3 || m.C == 6) || m.R == 6 && m.C == 6):
 			m.mulRowsVector(lo, hi, alpha, x, beta, y)
 		case m.R == 3 && m.C == 3:
 			m.mulRows33(lo, hi, alpha, x, beta, y)
@@ -103,9 +103,9 @@ func (m *Matrix) mulRowsKernel(lo, hi int, alpha float64, x []float64, beta floa
 // vectorChunk is the block rows mulRowsVector hands the vector kernels a call.
 const vectorChunk = 32
 
-// mulRowsVector is mulRows33 or mulRows66 through the vector kernels of package
-// bsrkern (AVX2 with fused multiply-adds), chunk by chunk; each row's bits depend on
-// that row alone.
+// mulRowsVector is mulRows33, mulRows66 or the 3×6 rows (a prolongator's) through
+// the vector kernels of package bsrkern (AVX2 with fused multiply-adds), chunk by
+// chunk; each row's bits depend on that row alone.
 func (m *Matrix) mulRowsVector(lo, hi int, alpha float64, x []float64, beta float64, y []float64) {
 	r := m.R
 	var sb [6 * vectorChunk]float64
@@ -113,9 +113,12 @@ func (m *Matrix) mulRowsVector(lo, hi int, alpha float64, x []float64, beta floa
 	for c := lo; c < hi; c += vectorChunk {
 		e := min(c+vectorChunk, hi)
 		s := sb[:(e-c)*r]
-		if r == 3 {
+		switch {
+		case m.C == 6 && r == 3:
+			bsrkern.Mul36(m.RowPtr, m.ColIdx, m.Val, c, e, x, s, lanes[:])
+		case r == 3:
 			bsrkern.Mul33(m.RowPtr, m.ColIdx, m.Val, c, e, x, s, lanes[:])
-		} else {
+		default:
 			bsrkern.Mul66(m.RowPtr, m.ColIdx, m.Val, c, e, x, s, lanes[:])
 		}
 		store(alpha, s, beta, y[c*r:])
@@ -199,11 +202,11 @@ func (m *Matrix) mulTransCols(clo, chi int32, alpha float64, x, y []float64) {
 	bs := int64(r * c)
 	ax := make([]float64, r)
 	// The kernel is chosen once: GemvTAcc's dispatch and checks per block cost more
-	// than the block itself. 3×3 is inlined below.
+	// than the block itself. 3×3 and 3×6 (a prolongator's) are inlined below, with
+	// gemvT33's and gemvT36's operations in their order: the call through a function
+	// value cost as much as the block.
 	kern := gemvTGeneric
 	switch {
-	case r == 3 && c == 6:
-		kern = func(_, _ int, a, x, y []float64) { gemvT36(a, x, y) }
 	case r == 6 && c == 6:
 		kern = func(_, _ int, a, x, y []float64) { gemvT66(a, x, y) }
 	case r == 6 && c == 3:
@@ -230,6 +233,21 @@ func (m *Matrix) mulTransCols(clo, chi int32, alpha float64, x, y []float64) {
 				yb[0] = yb[0] + b[0]*a0 + b[3]*a1 + b[6]*a2
 				yb[1] = yb[1] + b[1]*a0 + b[4]*a1 + b[7]*a2
 				yb[2] = yb[2] + b[2]*a0 + b[5]*a1 + b[8]*a2
+			}
+			continue
+		}
+		if r == 3 && c == 6 {
+			a0, a1, a2 := ax[0], ax[1], ax[2]
+			for ; k < hi && m.ColIdx[k] < chi; k++ {
+				j := int(m.ColIdx[k]) * 6
+				yb := (*[6]float64)(y[j:])
+				b := (*[18]float64)(m.Val[k*18:])
+				yb[0] = yb[0] + b[0]*a0 + b[6]*a1 + b[12]*a2
+				yb[1] = yb[1] + b[1]*a0 + b[7]*a1 + b[13]*a2
+				yb[2] = yb[2] + b[2]*a0 + b[8]*a1 + b[14]*a2
+				yb[3] = yb[3] + b[3]*a0 + b[9]*a1 + b[15]*a2
+				yb[4] = yb[4] + b[4]*a0 + b[10]*a1 + b[16]*a2
+				yb[5] = yb[5] + b[5]*a0 + b[11]*a1 + b[17]*a2
 			}
 			continue
 		}

@@ -130,31 +130,32 @@ func TestMulVecVectorKernels(t *testing.T) {
 	if !bsrkern.Enabled {
 		t.Skip("vector kernels not available on this machine (no AVX2+FMA, or -tags noasm)")
 	}
-	for _, b := range []int{3, 6} {
-		rng := rand.New(rand.NewPCG(uint64(b), 10))
-		m, _ := randMatrix(t, rng, 200, 180, b, b)
+	for _, sh := range [][2]int{{3, 3}, {6, 6}, {3, 6}} {
+		br, bc := sh[0], sh[1]
+		rng := rand.New(rand.NewPCG(uint64(br*bc), 10))
+		m, _ := randMatrix(t, rng, 200, 180, br, bc)
 		x := randVec(rng, m.Cols())
 		y0 := randVec(rng, m.Rows())
 		got := append([]float64(nil), y0...)
 		m.MulVecWorkers(1, 1.25, x, -0.5, got)
 		for i := 0; i < m.BlockRows; i++ {
-			for r := 0; r < b; r++ {
+			for r := 0; r < br; r++ {
 				var sum, abs float64
 				n := 0
 				for k := m.RowPtr[i]; k < m.RowPtr[i+1]; k++ {
 					j := int64(m.ColIdx[k])
-					for c := 0; c < b; c++ {
-						a := m.Val[k*int64(b*b)+int64(r*b+c)]
-						sum += a * x[j*int64(b)+int64(c)]
-						abs += math.Abs(a * x[j*int64(b)+int64(c)])
+					for c := 0; c < bc; c++ {
+						a := m.Val[k*int64(br*bc)+int64(r*bc+c)]
+						sum += a * x[j*int64(bc)+int64(c)]
+						abs += math.Abs(a * x[j*int64(bc)+int64(c)])
 						n++
 					}
 				}
-				row := i*b + r
+				row := i*br + r
 				want := 1.25*sum - 0.5*y0[row]
 				bound := float64(n+2)*0x1p-53*(1.25*abs+0.5*math.Abs(y0[row]))*2 + 1e-300
 				if d := math.Abs(got[row] - want); d > bound || math.IsNaN(got[row]) {
-					t.Fatalf("%d×%d: row %d: %v vs %v (|diff| %g > bound %g)", b, b, row, got[row], want, d, bound)
+					t.Fatalf("%d×%d: row %d: %v vs %v (|diff| %g > bound %g)", br, bc, row, got[row], want, d, bound)
 				}
 			}
 		}

@@ -26,14 +26,6 @@ func HasAVX2FMA() bool {
 	return ebx7&(1<<5) != 0 // AVX2
 }
 
-// Scratch33 and Scratch66 are the scratch values Mul33 and Mul66 (and their F32
-// variants) need per block row:
-// the kernels leave each row's vector lanes there and the Go wrapper sums them.
-const (
-	Scratch33 = 9
-	Scratch66 = 12
-)
-
 func cpuid(eaxArg, ecxArg uint32) (eax, ebx, ecx, edx uint32)
 func xgetbv() (eax, edx uint32)
 
@@ -42,6 +34,9 @@ func sum33(rowPtr *int64, colIdx *int32, val, x *float64, rows int, out *float64
 
 //go:noescape
 func sum66(rowPtr *int64, colIdx *int32, val, x *float64, rows int, out *float64, ncols, nblk int) (bad int)
+
+//go:noescape
+func sum36(rowPtr *int64, colIdx *int32, val, x *float64, rows int, out *float64, ncols, nblk int) (bad int)
 
 //go:noescape
 func sum33f32(rowPtr *int64, colIdx *int32, val *float32, x *float64, rows int, out *float64, ncols, nblk int) (bad int)
@@ -65,8 +60,8 @@ type kernel[T float32 | float64] func(rowPtr *int64, colIdx *int32, val *T, x *f
 // mul is every Mul wrapper: it checks what Go can check (the row range, y and
 // scratch lengths, a non-negative first row pointer), hands the kernel the bounds
 // it checks itself (x's block columns, the blocks colIdx and val hold), and sums
-// the lanes it leaves. b is the block size, lanes the scratch per row.
-func mul[T float32 | float64](name string, b, lanes int, kern kernel[T], rowPtr []int64, colIdx []int32, val []T, lo, hi int, x, y, scratch []float64) {
+// the lanes it leaves. r×c is the block shape, lanes the scratch per row.
+func mul[T float32 | float64](name string, r, c, lanes int, kern kernel[T], rowPtr []int64, colIdx []int32, val []T, lo, hi int, x, y, scratch []float64) {
 	n := hi - lo
 	if n <= 0 {
 		return
@@ -75,26 +70,29 @@ func mul[T float32 | float64](name string, b, lanes int, kern kernel[T], rowPtr 
 		panic("bsrkern: " + name + " without AVX2 and FMA")
 	}
 	_ = rowPtr[hi]
-	_ = y[b*n-1]
+	_ = y[r*n-1]
 	s := scratch[:lanes*n]
 	if rowPtr[lo] < 0 {
 		panic("bsrkern: " + name + ": row pointer out of range")
 	}
-	nblk := min(len(colIdx), len(val)/(b*b))
-	if nblk == 0 || len(x) < b {
+	nblk := min(len(colIdx), len(val)/(r*c))
+	if nblk == 0 || len(x) < c {
 		// Nothing to dereference: only empty rows are valid, and the kernel, told
 		// there are no blocks, checks that against dummy operands.
-		var c [1]int32
+		var cs [1]int32
 		var v [36]T
 		var xs [6]float64
-		check(kern(&rowPtr[lo], &c[0], &v[0], &xs[0], n, &s[0], 0, 0), name)
+		check(kern(&rowPtr[lo], &cs[0], &v[0], &xs[0], n, &s[0], 0, 0), name)
 	} else {
-		check(kern(&rowPtr[lo], &colIdx[0], &val[0], &x[0], n, &s[0], len(x)/b, nblk), name)
+		check(kern(&rowPtr[lo], &colIdx[0], &val[0], &x[0], n, &s[0], len(x)/c, nblk), name)
 	}
-	if b == 3 {
+	switch lanes {
+	case Scratch33:
 		fold33(s, y, n)
-	} else {
-		fold66(s, y, n)
+	case Scratch36:
+		foldPairs(s, y, 3*n)
+	default:
+		foldPairs(s, y, 6*n)
 	}
 }
 
@@ -104,12 +102,18 @@ func mul[T float32 | float64](name string, b, lanes int, kern kernel[T], rowPtr 
 // column beyond x, a row pointer beyond the blocks or decreasing, or a short y or
 // scratch panics, as Go's bounds checks would. It panics when Enabled is false.
 func Mul33(rowPtr []int64, colIdx []int32, val []float64, lo, hi int, x, y, scratch []float64) {
-	mul("Mul33", 3, Scratch33, sum33, rowPtr, colIdx, val, lo, hi, x, y, scratch)
+	mul("Mul33", 3, 3, Scratch33, sum33, rowPtr, colIdx, val, lo, hi, x, y, scratch)
 }
 
 // Mul66 is Mul33 for 6×6 blocks, with scratch of at least Scratch66·(hi−lo) values.
 func Mul66(rowPtr []int64, colIdx []int32, val []float64, lo, hi int, x, y, scratch []float64) {
-	mul("Mul66", 6, Scratch66, sum66, rowPtr, colIdx, val, lo, hi, x, y, scratch)
+	mul("Mul66", 6, 6, Scratch66, sum66, rowPtr, colIdx, val, lo, hi, x, y, scratch)
+}
+
+// Mul36 is Mul33 for 3×6 blocks (a prolongator's: y holds 3 values a block row, x
+// 6 a block column), with scratch of at least Scratch36·(hi−lo) values.
+func Mul36(rowPtr []int64, colIdx []int32, val []float64, lo, hi int, x, y, scratch []float64) {
+	mul("Mul36", 3, 6, Scratch36, sum36, rowPtr, colIdx, val, lo, hi, x, y, scratch)
 }
 
 // Mul33F32 is Mul33 for float32 block values (a smoother's rounded copy of the
@@ -118,13 +122,13 @@ func Mul66(rowPtr []int64, colIdx []int32, val []float64, lo, hi int, x, y, scra
 // It takes the same scratch, checks every index the same way and panics in the same
 // cases.
 func Mul33F32(rowPtr []int64, colIdx []int32, val []float32, lo, hi int, x, y, scratch []float64) {
-	mul("Mul33F32", 3, Scratch33, sum33f32, rowPtr, colIdx, val, lo, hi, x, y, scratch)
+	mul("Mul33F32", 3, 3, Scratch33, sum33f32, rowPtr, colIdx, val, lo, hi, x, y, scratch)
 }
 
 // Mul66F32 is Mul66 for float32 block values, as Mul33F32 is Mul33's, with scratch of
 // at least Scratch66·(hi−lo) values.
 func Mul66F32(rowPtr []int64, colIdx []int32, val []float32, lo, hi int, x, y, scratch []float64) {
-	mul("Mul66F32", 6, Scratch66, sum66f32, rowPtr, colIdx, val, lo, hi, x, y, scratch)
+	mul("Mul66F32", 6, 6, Scratch66, sum66f32, rowPtr, colIdx, val, lo, hi, x, y, scratch)
 }
 
 // fold33 sums the lanes sum33 and sum33f32 leave for n block rows into y.
@@ -137,12 +141,10 @@ func fold33(s, y []float64, n int) {
 	}
 }
 
-// fold66 sums the lanes sum66 and sum66f32 leave for n block rows into y.
-func fold66(s, y []float64, n int) {
-	for r := 0; r < n; r++ {
-		p := s[Scratch66*r:][:Scratch66]
-		for q := 0; q < 6; q++ {
-			y[6*r+q] = p[2*q] + p[2*q+1]
-		}
+// foldPairs sums the lane pairs sum66, sum66f32 and sum36 leave into y's m values:
+// y[q] = s[2q] + s[2q+1].
+func foldPairs(s, y []float64, m int) {
+	for q := 0; q < m; q++ {
+		y[q] = s[2*q] + s[2*q+1]
 	}
 }

@@ -201,6 +201,94 @@ badcol66:
 	VZEROUPPER
 	RET
 
+// func sum36(rowPtr *int64, colIdx *int32, val, x *float64, rows int, out *float64, ncols, nblk int) (bad int)
+//
+// sum66 for blocks of 3×6 (a prolongator's, row-major, 144 bytes): with x_c = (x0 … x5),
+// Y_p += a[6p : 6p+4]·(x0 … x3) and X_{6+p} += a[6p+4 : 6p+6]·(x4, x5) for p < 3
+// (fused), folded to out[6r + 2p : +2]; the row's product is out[2p] + out[2p+1].
+// The same checks as sum33.
+TEXT ·sum36(SB), NOSPLIT, $0-72
+	MOVQ rowPtr+0(FP), R8
+	MOVQ colIdx+8(FP), R9
+	MOVQ val+16(FP), R10
+	MOVQ x+24(FP), R11
+	MOVQ rows+32(FP), CX
+	MOVQ out+40(FP), DI
+	MOVQ ncols+48(FP), R12
+	MOVQ nblk+56(FP), R13
+	MOVQ $0, bad+64(FP)
+	TESTQ CX, CX
+	JZ done36
+	MOVQ 0(R8), AX
+
+row36:
+	MOVQ 8(R8), BX
+	CMPQ BX, R13
+	JHI badrow36
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y6, Y6, Y6
+	VXORPD Y7, Y7, Y7
+	VXORPD Y8, Y8, Y8
+	CMPQ AX, BX
+	JGT badrow36
+	JEQ rowdone36
+	MOVQ AX, SI
+	IMULQ $144, SI
+	ADDQ R10, SI
+
+blk36:
+	MOVLQSX (R9)(AX*4), DX
+	CMPQ DX, R12
+	JCC badcol36
+	IMULQ $48, DX
+	ADDQ R11, DX
+	VMOVUPD 0(DX), Y12
+	VMOVUPD 32(DX), X13
+	VFMADD231PD 0(SI), Y12, Y0
+	VFMADD231PD 32(SI), X13, X6
+	VFMADD231PD 48(SI), Y12, Y1
+	VFMADD231PD 80(SI), X13, X7
+	VFMADD231PD 96(SI), Y12, Y2
+	VFMADD231PD 128(SI), X13, X8
+	ADDQ $144, SI
+	INCQ AX
+	CMPQ AX, BX
+	JLT blk36
+
+rowdone36:
+	VEXTRACTF128 $1, Y0, X14
+	VADDPD X14, X0, X0
+	VADDPD X6, X0, X0
+	VMOVUPD X0, 0(DI)
+	VEXTRACTF128 $1, Y1, X14
+	VADDPD X14, X1, X1
+	VADDPD X7, X1, X1
+	VMOVUPD X1, 16(DI)
+	VEXTRACTF128 $1, Y2, X14
+	VADDPD X14, X2, X2
+	VADDPD X8, X2, X2
+	VMOVUPD X2, 32(DI)
+	ADDQ $48, DI
+	ADDQ $8, R8
+	DECQ CX
+	JNZ row36
+
+done36:
+	VZEROUPPER
+	RET
+
+badrow36:
+	MOVQ $2, bad+64(FP)
+	VZEROUPPER
+	RET
+
+badcol36:
+	MOVQ $1, bad+64(FP)
+	VZEROUPPER
+	RET
+
 // func sum33f32(rowPtr *int64, colIdx *int32, val *float32, x *float64, rows int, out *float64, ncols, nblk int) (bad int)
 //
 // sum33 for float32 block values (36 bytes a block): the same registers, lanes and

@@ -9,13 +9,6 @@ var Enabled = false
 // HasAVX2FMA reports false: the vector kernels are not built here.
 func HasAVX2FMA() bool { return false }
 
-// Scratch33 and Scratch66 are the scratch values Mul33 and Mul66 (and their F32
-// variants) need per block row.
-const (
-	Scratch33 = 9
-	Scratch66 = 12
-)
-
 // Mul33 is not built here: it panics (callers check Enabled).
 func Mul33(rowPtr []int64, colIdx []int32, val []float64, lo, hi int, x, y, scratch []float64) {
 	panic("bsrkern: Mul33 without the vector kernels")
@@ -34,4 +27,9 @@ func Mul33F32(rowPtr []int64, colIdx []int32, val []float32, lo, hi int, x, y, s
 // Mul66F32 is not built here: it panics (callers check Enabled).
 func Mul66F32(rowPtr []int64, colIdx []int32, val []float32, lo, hi int, x, y, scratch []float64) {
 	panic("bsrkern: Mul66F32 without the vector kernels")
+}
+
+// Mul36 is not built here: it panics (callers check Enabled).
+func Mul36(rowPtr []int64, colIdx []int32, val []float64, lo, hi int, x, y, scratch []float64) {
+	panic("bsrkern: Mul36 without the vector kernels")
 }

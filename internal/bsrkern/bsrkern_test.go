@@ -32,7 +32,8 @@ func randomRows(rng *rand.Rand, n, b int) (rowPtr []int64, colIdx []int32, val, 
 }
 
 // TestMul checks Mul33 and Mul66 against the product formed entry by entry, on every
-// row range of a random matrix, with the outputs poisoned first.
+// row range of a random matrix, with the outputs poisoned first, to the rounding
+// bound of any summation order.
 func TestMul(t *testing.T) {
 	if !Enabled {
 		t.Skip("no AVX2 and FMA here (or built with noasm): the vector kernels do not run")
@@ -41,14 +42,19 @@ func TestMul(t *testing.T) {
 	for _, b := range []int{3, 6} {
 		n := 40
 		rowPtr, colIdx, val, x := randomRows(rng, n, b)
-		want := make([]float64, n*b)
+		want, bound := make([]float64, n*b), make([]float64, n*b)
 		for i := 0; i < n; i++ {
-			for k := rowPtr[i]; k < rowPtr[i+1]; k++ {
-				for p := 0; p < b; p++ {
+			for p := 0; p < b; p++ {
+				var abs float64
+				for k := rowPtr[i]; k < rowPtr[i+1]; k++ {
 					for q := 0; q < b; q++ {
-						want[i*b+p] += val[int(k)*b*b+p*b+q] * x[int(colIdx[k])*b+q]
+						v := val[int(k)*b*b+p*b+q] * x[int(colIdx[k])*b+q]
+						want[i*b+p] += v
+						abs += math.Abs(v)
 					}
 				}
+				// The rounding bound of any summation order of the row's terms.
+				bound[i*b+p] = 2 * float64(b*int(rowPtr[i+1]-rowPtr[i])+2) * 0x1p-53 * abs
 			}
 		}
 		for lo := 0; lo < n; lo += 7 {
@@ -65,8 +71,8 @@ func TestMul(t *testing.T) {
 				}
 				for k, v := range y {
 					w := want[lo*b+k]
-					if !(math.Abs(v-w) <= 1e-13*(1+math.Abs(w))) {
-						t.Fatalf("b=%d rows [%d,%d): y[%d] = %v, want %v", b, lo, hi, k, v, w)
+					if !(math.Abs(v-w) <= bound[lo*b+k]) {
+						t.Fatalf("b=%d rows [%d,%d): y[%d] = %v, want %v (bound %g)", b, lo, hi, k, v, w, bound[lo*b+k])
 					}
 				}
 			}
@@ -301,5 +307,79 @@ func TestMulF32MalformedPanics(t *testing.T) {
 				}
 			}()
 		}
+	}
+}
+
+// TestMul36 checks Mul36 (3×6 blocks, more block columns than rows, as a
+// prolongator's are fewer) against the product formed entry by entry, on every row
+// range, with the outputs poisoned first, to the rounding bound of any summation
+// order: |error| ≤ 2·(n+2)·2⁻⁵³·Σ|a·x| for a row's n terms.
+func TestMul36(t *testing.T) {
+	if !Enabled {
+		t.Skip("no AVX2 and FMA here (or built with noasm): the vector kernels do not run")
+	}
+	rng := rand.New(rand.NewPCG(3, 6))
+	const n, cols = 40, 17
+	rowPtr := make([]int64, n+1)
+	var colIdx []int32
+	for i := 0; i < n; i++ {
+		if rng.IntN(7) != 0 {
+			for c := 0; c < cols; c++ {
+				if rng.IntN(cols) < 4 {
+					colIdx = append(colIdx, int32(c))
+				}
+			}
+		}
+		rowPtr[i+1] = int64(len(colIdx))
+	}
+	val := make([]float64, len(colIdx)*18)
+	for k := range val {
+		val[k] = rng.NormFloat64()
+	}
+	x := make([]float64, cols*6)
+	for k := range x {
+		x[k] = rng.NormFloat64()
+	}
+	want, bound := make([]float64, n*3), make([]float64, n*3)
+	for i := 0; i < n; i++ {
+		for p := 0; p < 3; p++ {
+			var abs float64
+			for k := rowPtr[i]; k < rowPtr[i+1]; k++ {
+				for q := 0; q < 6; q++ {
+					v := val[int(k)*18+p*6+q] * x[int(colIdx[k])*6+q]
+					want[i*3+p] += v
+					abs += math.Abs(v)
+				}
+			}
+			bound[i*3+p] = 2 * float64(6*(rowPtr[i+1]-rowPtr[i])+2) * 0x1p-53 * abs
+		}
+	}
+	for lo := 0; lo < n; lo += 7 {
+		for hi := lo; hi <= n; hi += 5 {
+			y := make([]float64, (hi-lo)*3)
+			for k := range y {
+				y[k] = math.NaN()
+			}
+			Mul36(rowPtr, colIdx, val, lo, hi, x, y, make([]float64, Scratch36*(hi-lo)))
+			for k, v := range y {
+				if w := want[lo*3+k]; !(math.Abs(v-w) <= bound[lo*3+k]) {
+					t.Fatalf("rows [%d,%d): y[%d] = %v, want %v (bound %g)", lo, hi, k, v, w, bound[lo*3+k])
+				}
+			}
+		}
+	}
+	// Malformed: a column beyond x and a row end beyond the blocks panic.
+	for _, c := range []struct {
+		rowPtr []int64
+		colIdx []int32
+	}{{[]int64{0, 1}, []int32{cols}}, {[]int64{0, 2}, []int32{0}}} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("rowPtr %v, colIdx %v: no panic", c.rowPtr, c.colIdx)
+				}
+			}()
+			Mul36(c.rowPtr, c.colIdx, make([]float64, 18*len(c.colIdx)), 0, 1, x, make([]float64, 3), make([]float64, Scratch36))
+		}()
 	}
 }

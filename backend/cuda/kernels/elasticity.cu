@@ -63,6 +63,32 @@ __device__ __forceinline__ int ela_row(const i64* __restrict__ rowPtr, int nodes
     return lo;
 }
 
+// ela_grad is g = J⁻ᵀ∇N̂ for one node: its reference gradient rn (3 values) against the
+// point's record rec (J⁻¹ row-major), each operation rounded on its own.
+__device__ __forceinline__ void ela_grad(double g[3], const double* __restrict__ rn, const double* __restrict__ rec)
+{
+#pragma unroll
+    for (int d = 0; d < 3; d++)
+        g[d] = __dadd_rn(__dadd_rn(__dmul_rn(rn[0], rec[d]), __dmul_rn(rn[1], rec[3 + d])), __dmul_rn(rn[2], rec[6 + d]));
+}
+
+// ela_point adds one quadrature point's term to element block kb: with cm = w·detJ·μ
+// and cl = w·detJ·λ, cm(g_a·g_b)I + cm g_b g_aᵀ + cl g_a g_bᵀ, in fem's Numeric's order.
+__device__ __forceinline__ void ela_point(double kb[9], const double ga[3], const double gb[3], double cm, double cl)
+{
+    const double ds =
+        __dmul_rn(cm, __dadd_rn(__dadd_rn(__dmul_rn(ga[0], gb[0]), __dmul_rn(ga[1], gb[1])), __dmul_rn(ga[2], gb[2])));
+#pragma unroll
+    for (int i = 0; i < 3; i++)
+#pragma unroll
+        for (int j = 0; j < 3; j++) {
+            const double m = __dmul_rn(cm, __dmul_rn(ga[j], gb[i]));
+            const double l = __dmul_rn(cl, __dmul_rn(ga[i], gb[j]));
+            if (i == j) kb[4 * i] = __dadd_rn(kb[4 * i], __dadd_rn(__dadd_rn(ds, m), l));
+            else kb[3 * i + j] = __dadd_rn(kb[3 * i + j], __dadd_rn(m, l));
+        }
+}
+
 // ela_block is element block (a, b) of one element: kb = Σ over its nq quadrature
 // points, in order, of w·detJ·(μ(g_a·g_b)I + μ g_b g_aᵀ + λ g_a g_bᵀ), with
 // g = J⁻ᵀ∇N̂ from the point's record (J⁻¹ row-major, then w·detJ) and the reference
@@ -74,26 +100,10 @@ __device__ __forceinline__ void ela_block(double kb[9], double m_e, double l_e, 
     for (int r = 0; r < 9; r++) kb[r] = 0.0;
     for (int q = 0; q < nq; q++) {
         const double* rec = recs + q * ELA_QREC;
-        const double* ra = gr + (q * n + la) * 3;
-        const double* rb = gr + (q * n + b) * 3;
         double ga[3], gb[3];
-#pragma unroll
-        for (int d = 0; d < 3; d++) {
-            ga[d] = __dadd_rn(__dadd_rn(__dmul_rn(ra[0], rec[d]), __dmul_rn(ra[1], rec[3 + d])), __dmul_rn(ra[2], rec[6 + d]));
-            gb[d] = __dadd_rn(__dadd_rn(__dmul_rn(rb[0], rec[d]), __dmul_rn(rb[1], rec[3 + d])), __dmul_rn(rb[2], rec[6 + d]));
-        }
-        const double cm = __dmul_rn(rec[9], m_e), cl = __dmul_rn(rec[9], l_e);
-        const double ds =
-            __dmul_rn(cm, __dadd_rn(__dadd_rn(__dmul_rn(ga[0], gb[0]), __dmul_rn(ga[1], gb[1])), __dmul_rn(ga[2], gb[2])));
-#pragma unroll
-        for (int i = 0; i < 3; i++)
-#pragma unroll
-            for (int j = 0; j < 3; j++) {
-                const double m = __dmul_rn(cm, __dmul_rn(ga[j], gb[i]));
-                const double l = __dmul_rn(cl, __dmul_rn(ga[i], gb[j]));
-                if (i == j) kb[4 * i] = __dadd_rn(kb[4 * i], __dadd_rn(__dadd_rn(ds, m), l));
-                else kb[3 * i + j] = __dadd_rn(kb[3 * i + j], __dadd_rn(m, l));
-            }
+        ela_grad(ga, gr + (q * n + la) * 3, rec);
+        ela_grad(gb, gr + (q * n + b) * 3, rec);
+        ela_point(kb, ga, gb, __dmul_rn(rec[9], m_e), __dmul_rn(rec[9], l_e));
     }
 }
 
@@ -127,11 +137,7 @@ extern "C" __global__ void __launch_bounds__(THREADS) elas_pack(int elements, in
         o[2] = rec[9];
         o[3] = 0.0;
         for (int b = 0; b < n; b++) {
-            const double* rb = gr + (q * n + b) * 3;
-#pragma unroll
-            for (int d = 0; d < 3; d++)
-                o[4 + 4 * b + d] =
-                    __dadd_rn(__dadd_rn(__dmul_rn(rb[0], rec[d]), __dmul_rn(rb[1], rec[3 + d])), __dmul_rn(rb[2], rec[6 + d]));
+            ela_grad(o + 4 + 4 * b, gr + (q * n + b) * 3, rec);
             o[4 + 4 * b + 3] = 0.0;
         }
     }
@@ -166,19 +172,8 @@ __device__ __forceinline__ void ela_block_packed(double kb[9], int nq, int S, in
     for (int q = 0; q < nq; q++) {
         const double2* rec = reinterpret_cast<const double2*>(recs + q * S);
         const double2 c = rec[0], a0 = rec[2 + 2 * la], a1 = rec[3 + 2 * la], b0 = rec[2 + 2 * b], b1 = rec[3 + 2 * b];
-        const double cm = c.x, cl = c.y;
         const double ga[3] = {a0.x, a0.y, a1.x}, gb[3] = {b0.x, b0.y, b1.x};
-        const double ds =
-            __dmul_rn(cm, __dadd_rn(__dadd_rn(__dmul_rn(ga[0], gb[0]), __dmul_rn(ga[1], gb[1])), __dmul_rn(ga[2], gb[2])));
-#pragma unroll
-        for (int i = 0; i < 3; i++)
-#pragma unroll
-            for (int j = 0; j < 3; j++) {
-                const double m = __dmul_rn(cm, __dmul_rn(ga[j], gb[i]));
-                const double l = __dmul_rn(cl, __dmul_rn(ga[i], gb[j]));
-                if (i == j) kb[4 * i] = __dadd_rn(kb[4 * i], __dadd_rn(__dadd_rn(ds, m), l));
-                else kb[3 * i + j] = __dadd_rn(kb[3 * i + j], __dadd_rn(m, l));
-            }
+        ela_point(kb, ga, gb, c.x, c.y);
     }
 }
 

@@ -1,6 +1,7 @@
 // Package bsrkern holds the hand-written SIMD kernels of the block-row products that
 // dominate a solve: A·x over a range of block rows of a BSR matrix with 3×3 or 6×6
-// blocks (elasticity's fine and coarse levels), in AVX2 with fused multiply-adds on
+// blocks (elasticity's fine and coarse levels; float64 values or a smoother's float32
+// copy) or 3×6 blocks (the fine prolongator), in AVX2 with fused multiply-adds on
 // amd64, and whether the processor runs them.
 //
 // A scalar Go loop over a 3×3 block row issues about 35 instructions a block and

@@ -26,7 +26,7 @@ func (m *Matrix) MulVecWorkers(workers int, alpha float64, x []float64, beta flo
 	}
 	par.ForWeighted(m.RowPtr, workers, minChunkBlocks, func(lo, hi int) {
 		switch {
-		case bsrkern.Enabled && (m.R == 3 && (m.C == 3 || m.C == 6) || m.R == 6 && m.C == 6):
+		case bsrkern.Has(m.R, m.C, false):
 			m.mulRowsVector(lo, hi, alpha, x, beta, y)
 		case m.R == 3 && m.C == 3:
 			m.mulRows33(lo, hi, alpha, x, beta, y)
@@ -109,18 +109,11 @@ const vectorChunk = 32
 func (m *Matrix) mulRowsVector(lo, hi int, alpha float64, x []float64, beta float64, y []float64) {
 	r := m.R
 	var sb [6 * vectorChunk]float64
-	var lanes [bsrkern.Scratch66 * vectorChunk]float64
+	var lanes [bsrkern.ScratchMax * vectorChunk]float64
 	for c := lo; c < hi; c += vectorChunk {
 		e := min(c+vectorChunk, hi)
 		s := sb[:(e-c)*r]
-		switch {
-		case m.C == 6 && r == 3:
-			bsrkern.Mul36(m.RowPtr, m.ColIdx, m.Val, c, e, x, s, lanes[:])
-		case r == 3:
-			bsrkern.Mul33(m.RowPtr, m.ColIdx, m.Val, c, e, x, s, lanes[:])
-		default:
-			bsrkern.Mul66(m.RowPtr, m.ColIdx, m.Val, c, e, x, s, lanes[:])
-		}
+		bsrkern.MulRows(r, m.C, m.RowPtr, m.ColIdx, m.Val, c, e, x, s, lanes[:])
 		store(alpha, s, beta, y[c*r:])
 	}
 }

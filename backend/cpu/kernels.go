@@ -121,11 +121,15 @@ func residualT[T value](A *bsr.Matrix, val []T, b, x, res []float64, workers int
 // values) stay in the first-level cache for the caller's next use.
 const chunkRows = 32
 
-// rowScratch holds the vector kernels' lanes for one chunk of rows; each goroutine
-// has its own.
+// rowScratch holds the vector kernels' lanes and a chunk's residuals; each
+// goroutine has its own, on its stack.
 type rowScratch struct {
-	lanes []float64
+	lanes [bsrkern.ScratchMax * chunkRows]float64
+	t     [maxVectorBlock * chunkRows]float64
 }
+
+// maxVectorBlock is the largest block size the vector kernels take.
+const maxVectorBlock = 6
 
 // residualRows writes t[(i−lo)·r …] = b_i − (A·x)_i for block rows lo ≤ i < hi:
 // through the vector kernels for 3×3 or 6×6 blocks where the processor runs them
@@ -134,32 +138,31 @@ type rowScratch struct {
 // or workers.
 func residualRows[T value](rs *rowScratch, A *bsr.Matrix, val []T, lo, hi int, b, x, t []float64) {
 	r := A.R
-	if bsrkern.Enabled && (r == 3 || r == 6) {
-		if rs.lanes == nil {
-			rs.lanes = make([]float64, bsrkern.Scratch66*chunkRows)
+	switch v := any(val).(type) {
+	case []float64:
+		if !bsrkern.Has(r, r, false) {
+			break
 		}
-		switch v := any(val).(type) {
-		case []float64:
-			if r == 3 {
-				bsrkern.Mul33(A.RowPtr, A.ColIdx, v, lo, hi, x, t, rs.lanes)
-			} else {
-				bsrkern.Mul66(A.RowPtr, A.ColIdx, v, lo, hi, x, t, rs.lanes)
-			}
-		case []float32:
-			if r == 3 {
-				bsrkern.Mul33F32(A.RowPtr, A.ColIdx, v, lo, hi, x, t, rs.lanes)
-			} else {
-				bsrkern.Mul66F32(A.RowPtr, A.ColIdx, v, lo, hi, x, t, rs.lanes)
-			}
+		bsrkern.MulRows(r, r, A.RowPtr, A.ColIdx, v, lo, hi, x, t, rs.lanes[:])
+		subtractFrom(b[lo*r:hi*r], t)
+		return
+	case []float32:
+		if !bsrkern.Has(r, r, true) {
+			break
 		}
-		bi := b[lo*r : hi*r]
-		for k := range bi {
-			t[k] = bi[k] - t[k]
-		}
+		bsrkern.MulRowsF32(r, r, A.RowPtr, A.ColIdx, v, lo, hi, x, t, rs.lanes[:])
+		subtractFrom(b[lo*r:hi*r], t)
 		return
 	}
 	for i := lo; i < hi; i++ {
 		rowResidual(A, val, i, b, x, t[(i-lo)*r:(i-lo+1)*r])
+	}
+}
+
+// subtractFrom sets t = b − t.
+func subtractFrom(b, t []float64) {
+	for k := range b {
+		t[k] = b[k] - t[k]
 	}
 }
 
@@ -189,11 +192,13 @@ func chebStepT[T value](A *bsr.Matrix, val []T, dinv, b, x, d, xo []float64, c1,
 	par.ForWeighted(A.RowPtr, workers, int64(minChunk), func(lo, hi int) {
 		var rs rowScratch
 		var z [8]float64
-		zz := z[:]
+		zz, t := z[:], rs.t[:]
 		if r > len(z) {
 			zz = make([]float64, r)
 		}
-		t := make([]float64, chunkRows*r)
+		if r > maxVectorBlock {
+			t = make([]float64, chunkRows*r)
+		}
 		for c := lo; c < hi; c += chunkRows {
 			e := min(c+chunkRows, hi)
 			residualRows(&rs, A, val, c, e, b, x, t)

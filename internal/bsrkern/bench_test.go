@@ -24,14 +24,7 @@ func bandedRows(n, per, band, b int) (rowPtr []int64, colIdx []int32, val, x []f
 		}
 		rowPtr[i+1] = int64(len(colIdx))
 	}
-	val = make([]float64, len(colIdx)*b*b)
-	for k := range val {
-		val[k] = rng.NormFloat64()
-	}
-	x = make([]float64, n*b)
-	for k := range x {
-		x[k] = rng.NormFloat64()
-	}
+	val, x = randomValues(rng, len(colIdx), n, b)
 	return
 }
 
@@ -66,13 +59,13 @@ func benchMul(b *testing.B, bs int, f32 bool) {
 			e := min(c+32, n)
 			switch {
 			case bs == 3 && f32:
-				Mul33F32(rowPtr, colIdx, val32, c, e, x, y[c*bs:], s)
+				MulRowsF32(3, 3, rowPtr, colIdx, val32, c, e, x, y[c*bs:], s)
 			case bs == 3:
-				Mul33(rowPtr, colIdx, val, c, e, x, y[c*bs:], s)
+				MulRows(3, 3, rowPtr, colIdx, val, c, e, x, y[c*bs:], s)
 			case f32:
-				Mul66F32(rowPtr, colIdx, val32, c, e, x, y[c*bs:], s)
+				MulRowsF32(6, 6, rowPtr, colIdx, val32, c, e, x, y[c*bs:], s)
 			default:
-				Mul66(rowPtr, colIdx, val, c, e, x, y[c*bs:], s)
+				MulRows(6, 6, rowPtr, colIdx, val, c, e, x, y[c*bs:], s)
 			}
 		}
 	}

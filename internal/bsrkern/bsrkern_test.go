@@ -20,7 +20,14 @@ func randomRows(rng *rand.Rand, n, b int) (rowPtr []int64, colIdx []int32, val, 
 		}
 		rowPtr[i+1] = int64(len(colIdx))
 	}
-	val = make([]float64, len(colIdx)*b*b)
+	val, x = randomValues(rng, len(colIdx), n, b)
+	return
+}
+
+// randomValues returns normal random values of nblk b×b blocks and a vector over n
+// block columns.
+func randomValues(rng *rand.Rand, nblk, n, b int) (val, x []float64) {
+	val = make([]float64, nblk*b*b)
 	for k := range val {
 		val[k] = rng.NormFloat64()
 	}
@@ -28,10 +35,10 @@ func randomRows(rng *rand.Rand, n, b int) (rowPtr []int64, colIdx []int32, val, 
 	for k := range x {
 		x[k] = rng.NormFloat64()
 	}
-	return
+	return val, x
 }
 
-// TestMul checks Mul33 and Mul66 against the product formed entry by entry, on every
+// TestMul checks MulRows on 3×3 and 6×6 blocks against the product formed entry by entry, on every
 // row range of a random matrix, with the outputs poisoned first, to the rounding
 // bound of any summation order.
 func TestMul(t *testing.T) {
@@ -65,9 +72,9 @@ func TestMul(t *testing.T) {
 				}
 				scratch := make([]float64, Scratch66*(hi-lo))
 				if b == 3 {
-					Mul33(rowPtr, colIdx, val, lo, hi, x, y, scratch)
+					MulRows(3, 3, rowPtr, colIdx, val, lo, hi, x, y, scratch)
 				} else {
-					Mul66(rowPtr, colIdx, val, lo, hi, x, y, scratch)
+					MulRows(6, 6, rowPtr, colIdx, val, lo, hi, x, y, scratch)
 				}
 				for k, v := range y {
 					w := want[lo*b+k]
@@ -86,7 +93,7 @@ func TestMulEmpty(t *testing.T) {
 		t.Skip("no AVX2 and FMA here (or built with noasm): the vector kernels do not run")
 	}
 	y := []float64{1, 2, 3, 4, 5, 6}
-	Mul33([]int64{0, 0, 0}, nil, nil, 0, 2, nil, y, make([]float64, 18))
+	MulRows(3, 3, []int64{0, 0, 0}, nil, nil, 0, 2, nil, y, make([]float64, 18))
 	for k, v := range y {
 		if v != 0 {
 			t.Fatalf("y[%d] = %v, want 0", k, v)
@@ -114,14 +121,14 @@ func TestMulMalformedPanics(t *testing.T) {
 		{"blocks but no values", []int64{0, 1, 2}, nil},
 	}
 	type product func(rowPtr []int64, colIdx []int32, val []float64, x, y, scratch []float64)
-	f32 := func(mul func([]int64, []int32, []float32, int, int, []float64, []float64, []float64)) product {
+	f64 := func(r, c int) product {
 		return func(rowPtr []int64, colIdx []int32, val []float64, x, y, scratch []float64) {
-			mul(rowPtr, colIdx, float32Rows(val), 0, 2, x, y, scratch)
+			MulRows(r, c, rowPtr, colIdx, val, 0, 2, x, y, scratch)
 		}
 	}
-	f64 := func(mul func([]int64, []int32, []float64, int, int, []float64, []float64, []float64)) product {
+	f32 := func(r, c int) product {
 		return func(rowPtr []int64, colIdx []int32, val []float64, x, y, scratch []float64) {
-			mul(rowPtr, colIdx, val, 0, 2, x, y, scratch)
+			MulRowsF32(r, c, rowPtr, colIdx, float32Rows(val), 0, 2, x, y, scratch)
 		}
 	}
 	products := []struct {
@@ -129,8 +136,8 @@ func TestMulMalformedPanics(t *testing.T) {
 		r, c int
 		mul  product
 	}{
-		{"Mul33", 3, 3, f64(Mul33)}, {"Mul66", 6, 6, f64(Mul66)}, {"Mul36", 3, 6, f64(Mul36)},
-		{"Mul33F32", 3, 3, f32(Mul33F32)}, {"Mul66F32", 6, 6, f32(Mul66F32)},
+		{"3×3", 3, 3, f64(3, 3)}, {"6×6", 6, 6, f64(6, 6)}, {"3×6", 3, 6, f64(3, 6)},
+		{"3×3 float32", 3, 3, f32(3, 3)}, {"6×6 float32", 6, 6, f32(6, 6)},
 	}
 	for _, p := range products {
 		for _, c := range cases {
@@ -159,13 +166,13 @@ func float32Rows(val []float64) []float32 {
 	return v
 }
 
-// TestMulF32 checks Mul33F32 and Mul66F32 on every row range of a random matrix
+// TestMulF32 checks MulRowsF32 on 3×3 and 6×6 blocks on every row range of a random matrix
 // with float32 values, outputs and scratch poisoned first, against the product formed
 // entry by entry in float64 from the widened values. A row of n terms is summed in
 // another order by the kernel (fused products in lanes, lanes summed, at most n+2
 // roundings deep) than by the reference (at most n): each is within
 // (n+2)·u/(1−(n+2)·u)·Σ|a·x| of the exact sum, u = 2⁻⁵³, so they differ by at most
-// twice that. The widened values also make Mul33 and Mul66 a bitwise reference.
+// twice that. The widened values also make MulRows a bitwise reference.
 func TestMulF32(t *testing.T) {
 	if !Enabled {
 		t.Skip("no AVX2 and FMA here (or built with noasm): the vector kernels do not run")
@@ -212,11 +219,11 @@ func TestMulF32(t *testing.T) {
 				}
 				s64 := make([]float64, Scratch66*(hi-lo))
 				if b == 3 {
-					Mul33F32(rowPtr, colIdx, val, lo, hi, x, y, scratch)
-					Mul33(rowPtr, colIdx, wide, lo, hi, x, y64, s64)
+					MulRowsF32(3, 3, rowPtr, colIdx, val, lo, hi, x, y, scratch)
+					MulRows(3, 3, rowPtr, colIdx, wide, lo, hi, x, y64, s64)
 				} else {
-					Mul66F32(rowPtr, colIdx, val, lo, hi, x, y, scratch)
-					Mul66(rowPtr, colIdx, wide, lo, hi, x, y64, s64)
+					MulRowsF32(6, 6, rowPtr, colIdx, val, lo, hi, x, y, scratch)
+					MulRows(6, 6, rowPtr, colIdx, wide, lo, hi, x, y64, s64)
 				}
 				for k, v := range y {
 					w := want[lo*b+k]
@@ -251,9 +258,9 @@ func TestMulF32LastBlock(t *testing.T) {
 		y := make([]float64, b)
 		scratch := make([]float64, Scratch66)
 		if b == 3 {
-			Mul33F32([]int64{0, 1}, []int32{0}, val, 0, 1, x, y, scratch)
+			MulRowsF32(3, 3, []int64{0, 1}, []int32{0}, val, 0, 1, x, y, scratch)
 		} else {
-			Mul66F32([]int64{0, 1}, []int32{0}, val, 0, 1, x, y, scratch)
+			MulRowsF32(6, 6, []int64{0, 1}, []int32{0}, val, 0, 1, x, y, scratch)
 		}
 		for p := 0; p < b; p++ {
 			w := 0.0
@@ -274,22 +281,22 @@ func TestMulF32Empty(t *testing.T) {
 		t.Skip("no AVX2 and FMA here (or built with noasm): the vector kernels do not run")
 	}
 	y := []float64{1, 2, 3, 4, 5, 6}
-	Mul33F32([]int64{0, 0, 0}, nil, nil, 0, 2, nil, y, make([]float64, 18))
+	MulRowsF32(3, 3, []int64{0, 0, 0}, nil, nil, 0, 2, nil, y, make([]float64, 18))
 	for k, v := range y {
 		if v != 0 {
-			t.Fatalf("Mul33F32: y[%d] = %v, want 0", k, v)
+			t.Fatalf("3×3 float32: y[%d] = %v, want 0", k, v)
 		}
 	}
 	y = []float64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}
-	Mul66F32([]int64{0, 0, 0}, nil, nil, 0, 2, nil, y, make([]float64, 24))
+	MulRowsF32(6, 6, []int64{0, 0, 0}, nil, nil, 0, 2, nil, y, make([]float64, 24))
 	for k, v := range y {
 		if v != 0 {
-			t.Fatalf("Mul66F32: y[%d] = %v, want 0", k, v)
+			t.Fatalf("6×6 float32: y[%d] = %v, want 0", k, v)
 		}
 	}
 }
 
-// TestMul36 checks Mul36 (3×6 blocks, more block columns than rows, as a
+// TestMul36 checks MulRows on 3×6 blocks (more block columns than rows, as a
 // prolongator's are fewer) against the product formed entry by entry, on every row
 // range, with the outputs poisoned first, to the rounding bound of any summation
 // order: |error| ≤ 2·(n+2)·2⁻⁵³·Σ|a·x| for a row's n terms.
@@ -339,7 +346,7 @@ func TestMul36(t *testing.T) {
 			for k := range y {
 				y[k] = math.NaN()
 			}
-			Mul36(rowPtr, colIdx, val, lo, hi, x, y, make([]float64, Scratch36*(hi-lo)))
+			MulRows(3, 6, rowPtr, colIdx, val, lo, hi, x, y, make([]float64, Scratch36*(hi-lo)))
 			for k, v := range y {
 				if w := want[lo*3+k]; !(math.Abs(v-w) <= bound[lo*3+k]) {
 					t.Fatalf("rows [%d,%d): y[%d] = %v, want %v (bound %g)", lo, hi, k, v, w, bound[lo*3+k])

@@ -132,8 +132,9 @@ func NewElasticity(b *cuda.Backend, el *fem.Elasticity) (*Elasticity, *cuda.Matr
 	d.elemKind, d.kinds = uploadOr(d, kind, &err), uploadOr(d, kinds, &err)
 	d.grad, d.qdata = uploadOr(d, grad, &err), uploadOr(d, l.QData, &err)
 	if l.Elements < pairElems {
-		// The packed records need every element of one shape (kinds differ in
-		// material sets only): the same nodes and points.
+		// The packed records need every element of one shape: the same nodes and
+		// points in every volume set (a mesh built in code may hold several sets of
+		// one type; Gmsh's reader makes one per type).
 		one := true
 		for _, K := range l.Kinds {
 			one = one && K.Nodes == l.Kinds[0].Nodes && K.Points == l.Kinds[0].Points

@@ -275,6 +275,35 @@ extern "C" __global__ void __launch_bounds__(THREADS)
     ela_write_blocks(sv, val, t0, nnzb);
 }
 
+// ela_sum leaves in acc the sum, in order, of the element blocks of contributions
+// pairs[u … u1), each computed by block(kb, contribution). With two set (one
+// quadrature point an element: a contribution is mostly its loads) it takes two a
+// round, both integrated before either is added (in order), so that the loads of the
+// second are in flight with the first's.
+template <class Block>
+__device__ __forceinline__ void ela_sum(double acc[9], const int* __restrict__ pairs, i64 u, i64 u1, bool two, Block block)
+{
+#pragma unroll
+    for (int r = 0; r < 9; r++) acc[r] = 0.0;
+    if (two) {
+        for (; u + 1 < u1; u += 2) {
+            double k0[9], k1[9];
+            block(k0, pairs[u]);
+            block(k1, pairs[u + 1]);
+#pragma unroll
+            for (int r = 0; r < 9; r++) acc[r] = __dadd_rn(acc[r], k0[r]);
+#pragma unroll
+            for (int r = 0; r < 9; r++) acc[r] = __dadd_rn(acc[r], k1[r]);
+        }
+    }
+    for (; u < u1; u++) {
+        double kb[9];
+        block(kb, pairs[u]);
+#pragma unroll
+        for (int r = 0; r < 9; r++) acc[r] = __dadd_rn(acc[r], kb[r]);
+    }
+}
+
 // elas_pairs writes the same values as elas_numeric, one thread per stored block t,
 // from the inverse of the element→slot map made once on the host: the block's
 // contributions pairs[pairPtr[t] … pairPtr[t+1]), each element·256 + la·16 + b (the
@@ -300,30 +329,9 @@ extern "C" __global__ void __launch_bounds__(THREADS)
     const i64 t = t0 + threadIdx.x;
     if (t < nnzb) {
         double acc[9];
-#pragma unroll
-        for (int r = 0; r < 9; r++) acc[r] = 0.0;
-        i64 u = pairPtr[t];
-        const i64 u1 = pairPtr[t + 1];
-        if (uniformQ == 1) {
-            // One point an element (tet4): two contributions a round, both
-            // integrated before either is added (in order), so that the loads of the
-            // second are in flight with the first's.
-            for (; u + 1 < u1; u += 2) {
-                double k0[9], k1[9];
-                ela_contrib(k0, pairs[u], 1, n0, gr0, elemKind, kinds, grad, qptr, qdata, mu, lambda);
-                ela_contrib(k1, pairs[u + 1], 1, n0, gr0, elemKind, kinds, grad, qptr, qdata, mu, lambda);
-#pragma unroll
-                for (int r = 0; r < 9; r++) acc[r] = __dadd_rn(acc[r], k0[r]);
-#pragma unroll
-                for (int r = 0; r < 9; r++) acc[r] = __dadd_rn(acc[r], k1[r]);
-            }
-        }
-        for (; u < u1; u++) {
-            double kb[9];
-            ela_contrib(kb, pairs[u], uniformQ, n0, gr0, elemKind, kinds, grad, qptr, qdata, mu, lambda);
-#pragma unroll
-            for (int r = 0; r < 9; r++) acc[r] = __dadd_rn(acc[r], kb[r]);
-        }
+        ela_sum(acc, pairs, pairPtr[t], pairPtr[t + 1], uniformQ == 1, [&](double kb[9], int d) {
+            ela_contrib(kb, d, uniformQ, n0, gr0, elemKind, kinds, grad, qptr, qdata, mu, lambda);
+        });
         if (fixed != nullptr) {
             const int a = ela_row(rowPtr, nodes, t);
             ela_eliminate(acc, t, a, col[t], fixed, elimPtr, elimSlot, saved);
@@ -415,41 +423,22 @@ extern "C" __global__ void __launch_bounds__(THREADS)
 // saved slot). Ordering work by contribution count, so that a warp's lanes would
 // have about as many each, scattered a warp's rows and lost more to the gathers'
 // locality than it won (BENCHMARKS.md).
-__device__ __forceinline__ void ela_upper(i64 nwork, int nodes, const i64* __restrict__ rowPtr, const int* __restrict__ col,
-                                          const i64* __restrict__ work, const i64* __restrict__ mirror,
-                                          const i64* __restrict__ pairPtr, const int* __restrict__ pairs, int n0, int nq,
-                                          const double* __restrict__ pack, const int* __restrict__ fixed,
-                                          const i64* __restrict__ elimPtr, const i64* __restrict__ elimSlot,
-                                          double* __restrict__ saved, double* __restrict__ val)
+extern "C" __global__ void __launch_bounds__(THREADS)
+    elas_upper(i64 nwork, int nodes, const i64* __restrict__ rowPtr, const int* __restrict__ col,
+               const i64* __restrict__ work, const i64* __restrict__ mirror, const i64* __restrict__ pairPtr,
+               const int* __restrict__ pairs, int n0, int nq, const double* __restrict__ pack,
+               const int* __restrict__ fixed, const i64* __restrict__ elimPtr, const i64* __restrict__ elimSlot,
+               double* __restrict__ saved, const int* __restrict__ bad, int elements, double* __restrict__ val)
 {
+    if (bad != nullptr && *bad < elements) return;
     const i64 v = (i64)blockIdx.x * THREADS + threadIdx.x;
     if (v >= nwork) return;
     const i64 t = work[v], m = mirror[v];
     const int S = ela_stride(n0);
     double acc[9];
-#pragma unroll
-    for (int r = 0; r < 9; r++) acc[r] = 0.0;
-    i64 u = pairPtr[t];
-    const i64 u1 = pairPtr[t + 1];
-    if (nq == 1) {
-        for (; u + 1 < u1; u += 2) {
-            const int d0 = pairs[u], d1 = pairs[u + 1];
-            double k0[9], k1[9];
-            ela_block_packed(k0, 1, S, (d0 >> 4) & 15, d0 & 15, pack + (i64)(d0 >> 8) * S);
-            ela_block_packed(k1, 1, S, (d1 >> 4) & 15, d1 & 15, pack + (i64)(d1 >> 8) * S);
-#pragma unroll
-            for (int r = 0; r < 9; r++) acc[r] = __dadd_rn(acc[r], k0[r]);
-#pragma unroll
-            for (int r = 0; r < 9; r++) acc[r] = __dadd_rn(acc[r], k1[r]);
-        }
-    }
-    for (; u < u1; u++) {
-        const int d = pairs[u];
-        double kb[9];
+    ela_sum(acc, pairs, pairPtr[t], pairPtr[t + 1], nq == 1, [&](double kb[9], int d) {
         ela_block_packed(kb, nq, S, (d >> 4) & 15, d & 15, pack + (i64)(d >> 8) * nq * S);
-#pragma unroll
-        for (int r = 0; r < 9; r++) acc[r] = __dadd_rn(acc[r], kb[r]);
-    }
+    });
     double tr[9];
 #pragma unroll
     for (int i = 0; i < 3; i++)
@@ -468,15 +457,4 @@ __device__ __forceinline__ void ela_upper(i64 nwork, int nodes, const i64* __res
 #pragma unroll
         for (int r = 0; r < 9; r++) w[r] = tr[r];
     }
-}
-
-extern "C" __global__ void __launch_bounds__(THREADS)
-    elas_upper(i64 nwork, int nodes, const i64* __restrict__ rowPtr, const int* __restrict__ col,
-               const i64* __restrict__ work, const i64* __restrict__ mirror, const i64* __restrict__ pairPtr,
-               const int* __restrict__ pairs, int n0, int nq, const double* __restrict__ pack,
-               const int* __restrict__ fixed, const i64* __restrict__ elimPtr, const i64* __restrict__ elimSlot,
-               double* __restrict__ saved, const int* __restrict__ bad, int elements, double* __restrict__ val)
-{
-    if (bad != nullptr && *bad < elements) return;
-    ela_upper(nwork, nodes, rowPtr, col, work, mirror, pairPtr, pairs, n0, nq, pack, fixed, elimPtr, elimSlot, saved, val);
 }

@@ -68,6 +68,8 @@ type Info struct {
 	// library from disk on a machine's first run).
 	NVRTCLoadTime time.Duration
 	Debug         bool // BLOCKAMG_CUDA_DEBUG=1: synchronise and check after every launch
+	// SharedPerBlock is the most shared memory a thread block may have (LaunchShared).
+	SharedPerBlock int
 }
 
 // Backend is the CUDA backend. It is not safe for concurrent use; see the package
@@ -86,12 +88,15 @@ type Backend struct {
 	gmach    *GalerkinMachine            // measured on the first NewGalerkin
 	scr      map[[2]int]backend.Vector   // ChebStep's scratch vectors (size, index)
 	fns      map[string]cudadrv.Function // kernels looked up by name (function; device thread only)
-	flag     *Flag                       // InvertBlockDiag's singular-row flag
-	lz       *Buffer[float64]            // CGLanczos's scalar array
-	cgs      *Buffer[float64]            // the CGStepper's scalars (kernels/cg.cu)
-	cgHost   []float64                   // their host copy
-	nmarks   int                         // Mark's count since the last MarkTimes
-	pinned   map[*float64]bool           // live HostAlloc slices
+	// sharedSet is the dynamic shared memory each kernel has been allowed beyond the
+	// default (LaunchShared; device thread only).
+	sharedSet map[string]uint32
+	flag      *Flag             // InvertBlockDiag's singular-row flag
+	lz        *Buffer[float64]  // CGLanczos's scalar array
+	cgs       *Buffer[float64]  // the CGStepper's scalars (kernels/cg.cu)
+	cgHost    []float64         // their host copy
+	nmarks    int               // Mark's count since the last MarkTimes
+	pinned    map[*float64]bool // live HostAlloc slices
 
 	// Owned by the worker goroutine.
 	dev        cudadrv.Device
@@ -237,6 +242,7 @@ func (b *Backend) readInfo(ordinal int) error {
 		{&in.CCMinor, cudadrv.AttrComputeCapabilityMinor},
 		{&in.SMs, cudadrv.AttrMultiprocessorCount},
 		{&in.L2Bytes, cudadrv.AttrL2CacheSize},
+		{&in.SharedPerBlock, cudadrv.AttrMaxSharedPerBlockOptin},
 		{&in.MemClockKHz, cudadrv.AttrMemoryClockRate},
 		{&in.BusWidthBits, cudadrv.AttrGlobalMemoryBusWidth},
 	}

@@ -130,11 +130,16 @@ func stridedBlocks(n int64) uint32 { return uint32(min((n+threads-1)/threads, ma
 // launch runs f with the argument list built in b.args on b.stream; name labels errors.
 // It runs on the worker.
 func (b *Backend) launch(name string, f cudadrv.Function, blocks uint32) error {
+	return b.launchShared(name, f, blocks, 0)
+}
+
+// launchShared is launch with shared bytes of dynamic shared memory a block.
+func (b *Backend) launchShared(name string, f cudadrv.Function, blocks, shared uint32) error {
 	if blocks == 0 {
 		b.args.Reset()
 		return nil
 	}
-	err := cudadrv.LaunchKernel(f, cudadrv.Dim3{X: blocks, Y: 1, Z: 1}, cudadrv.Dim3{X: threads, Y: 1, Z: 1}, 0, b.stream, b.args)
+	err := cudadrv.LaunchKernel(f, cudadrv.Dim3{X: blocks, Y: 1, Z: 1}, cudadrv.Dim3{X: threads, Y: 1, Z: 1}, shared, b.stream, b.args)
 	b.args.Reset()
 	if err != nil {
 		return fmt.Errorf("cuda: kernel %s: %w", name, err)

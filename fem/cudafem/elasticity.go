@@ -12,69 +12,82 @@ import (
 
 // elaKinds is ELA_KINDS of kernels/elasticity.cu: the element kinds (volume sets) of
 // one mesh the kernel takes; elaPairElems bounds the elements whose contributions
-// elas_pairs packs into an int32 (element·256 + local nodes): larger meshes are
-// elas_numeric's.
+// elas_pairs packs into an int32 (element·256 + local nodes): larger meshes of mixed
+// shapes are elas_numeric's.
 const (
 	elaKinds     = 8
 	elaPairElems = 1 << 23
 )
 
-// pairElems is the element count from which the assembly is elas_numeric's
-// (elaPairElems; a variable so that the tests run that kernel on small meshes).
-var pairElems = elaPairElems
+// The assembly kernels (kernels/elasticity.cu); an Elasticity holds one's data.
+const (
+	kernelStaged  = "elas_staged"       // one element shape: staged records, upper blocks
+	kernelPairs   = "elas_pairs"        // inverse slot map, one-point elements
+	kernelRounds  = "elas_pairs_rounds" // inverse slot map, several points an element
+	kernelNumeric = "elas_numeric"      // incidences and slots, any mesh
+)
+
+// Test hooks: forceKernel, when set, is the kernel NewElasticity prepares;
+// stagedShared is the shared memory (bytes) of one of elas_staged's thread blocks,
+// at most the device's; stagedRounds, when 0 or 1, overrides elas_staged's choice of
+// rounds (taken when an element has several quadrature points).
+var (
+	forceKernel  string
+	stagedShared = 64 << 10
+	stagedRounds = -1
+)
 
 // Elasticity runs the numeric phase of fem.Elasticity — isotropic elasticity on an
 // unstructured mesh — on the GPU: it writes the values of a device BSR matrix from
 // per-element Young's moduli and Poisson ratios, so that a step with new materials
 // moves two float64 per element across the bus, not the matrix
 // (kernels/elasticity.cu: the CPU's sums in the CPU's order, each operation rounded
-// on its own; on a mesh of one element shape a thread per block on or above the
-// diagonal, which writes the block and its transpose, else a thread per stored
-// block).
+// on its own; on a mesh of one element shape a thread block per group of blocks on or
+// above the diagonal, which stages its elements' data in shared memory and writes each
+// block and its transpose, else a thread per stored block).
 //
-// It holds the symbolic phase's arrays on the device (fem.ElasticityLayout: the
-// quadrature records, the node→element incidence and the element→slot map, the
-// elimination's lists); the pattern itself is the matrix's. The values are bitwise
-// those of fem.Elasticity.Numeric, fixed degrees of freedom eliminated the same way.
+// It holds the symbolic phase's arrays its kernel reads on the device (from
+// fem.ElasticityLayout: the quadrature records, the inverse element→slot map or the
+// incidences and slots, the elimination's lists); the pattern itself is the matrix's.
+// The values are bitwise those of fem.Elasticity.Numeric, fixed degrees of freedom
+// eliminated the same way.
 type Elasticity struct {
 	b               *cuda.Backend
 	el              *fem.Elasticity
 	nodes, elements int
 	nnzb            int64
+	// kernel is the assembly kernel (kernelStaged, …), the one whose data is below.
+	kernel          string
 	qptr            *cuda.Buffer[int64]
 	elemKind, kinds *cuda.Buffer[int32]
 	grad, qdata     *cuda.Buffer[float64]
-	// pairPtr and pairs are elas_pairs' inverse slot map; incPtr, inc, slotPtr and
-	// slot elas_numeric's incidences and slots, for meshes too large for the pairs'
-	// packing. Only one of the two maps is on the device.
+	// pairPtr and pairs are the inverse slot map (elas_pairs, elas_pairs_rounds);
+	// incPtr, inc, slotPtr and slot elas_numeric's incidences and slots.
 	pairPtr, incPtr, slotPtr *cuda.Buffer[int64]
 	pairs, inc, slot         *cuda.Buffer[int32]
 	// uniformQ is the quadrature points of every element when all have as many (else 0).
 	uniformQ int32
-	// pairsKernel is the inverse slot map's kernel: elas_upper, a thread per block
-	// on or above the diagonal from the packed records, where every element is of
-	// one shape; else elas_pairs, a thread per stored block, where every element
-	// block is one quadrature point (a contribution is mostly its loads), or
-	// elas_pairs_rounds, which spreads a thread block's contributions evenly over
-	// its threads (kernels/elasticity.cu).
-	pairsKernel string
-	// work and mirror are elas_upper's blocks: the stored blocks on and above the
-	// diagonal, in stored order, and each one's transpose (itself on the diagonal);
-	// uploaded with pack.
+	// work and mirror are elas_staged's blocks on and above the diagonal, in stored
+	// order, and each one's transpose (itself on the diagonal).
 	work, mirror *cuda.Buffer[int64]
-	// pack holds elas_upper's packed records (kernels/elasticity.cu: per element and
-	// point the gradients and the material coefficients), made once when every
-	// element is of one shape and the pairs map is used; nil otherwise.
-	pack *cuda.Buffer[float64]
-	// packNodes and packQ are every element's nodes and points, when pack is not nil.
-	packNodes, packQ int32
-	fixed            *cuda.Buffer[int32] // nil when nothing is fixed
-	elimPtr          *cuda.Buffer[int64]
-	elimSlot         *cuda.Buffer[int64]
-	saved            *cuda.Buffer[float64]
-	e, nu            *cuda.Buffer[float64] // NumericHost's materials
-	mu, lam          *cuda.Buffer[float64] // the Lamé parameters
-	flag             *cuda.Flag
+	// shapeNodes and shapeQ are every element's nodes and points (elas_staged).
+	shapeNodes, shapeQ int32
+	// gw, ge, elems, order, lptr and lpairs are elas_staged's groups (stagedMap), and
+	// stagedBytes the shared memory a thread block of it takes.
+	gw, ge, lptr        *cuda.Buffer[int64]
+	elems, order, lpair *cuda.Buffer[int32]
+	groups              int
+	stagedBytes         uint32
+	// slice is a thread block's shared memory (doubles); rounds is 1 when the sums
+	// go in rounds (kernels/elasticity.cu).
+	slice, rounds int32
+	fixed         *cuda.Buffer[int32] // nil when nothing is fixed
+	elimPtr       *cuda.Buffer[int64]
+	elimSlot      *cuda.Buffer[int64]
+	saved         *cuda.Buffer[float64]
+	e, nu         *cuda.Buffer[float64] // NumericHost's materials
+	mu, lam       *cuda.Buffer[float64] // the Lamé parameters (elas_pairs, …, elas_numeric)
+	flag          *cuda.Flag
 	// owned is every buffer above, for Bytes and Free.
 	owned []interface {
 		Bytes() int64
@@ -117,67 +130,7 @@ func NewElasticity(b *cuda.Backend, el *fem.Elasticity) (*Elasticity, *cuda.Matr
 		return nil, nil, fmt.Errorf("cuda: elasticity: %d elements and %d nodes: at most 2²⁷ and 2³¹ on the device", l.Elements, l.Nodes)
 	}
 	d := &Elasticity{b: b, el: el, nodes: l.Nodes, elements: l.Elements, nnzb: l.RowPtr[l.Nodes]}
-	var err error
-	kind := make([]int32, len(l.ElemKind))
-	for e, K := range l.ElemKind {
-		kind[e] = int32(K)
-	}
-	var kinds []int32
-	var grad []float64
-	for _, K := range l.Kinds {
-		kinds = append(kinds, int32(K.Nodes), int32(K.Points), int32(len(grad)))
-		grad = append(grad, K.Grad...)
-	}
-	d.qptr = uploadOr(d, l.QPtr, &err)
-	d.elemKind, d.kinds = uploadOr(d, kind, &err), uploadOr(d, kinds, &err)
-	d.grad, d.qdata = uploadOr(d, grad, &err), uploadOr(d, l.QData, &err)
-	if l.Elements < pairElems {
-		// The packed records need every element of one shape: the same nodes and
-		// points in every volume set (a mesh built in code may hold several sets of
-		// one type; Gmsh's reader makes one per type).
-		one := true
-		for _, K := range l.Kinds {
-			one = one && K.Nodes == l.Kinds[0].Nodes && K.Points == l.Kinds[0].Points
-		}
-		ptr, pairs := inverseSlots(l)
-		d.pairPtr, d.pairs = uploadOr(d, ptr, &err), uploadOr(d, pairs, &err)
-		d.pairsKernel = "elas_pairs"
-		for _, K := range l.Kinds {
-			if K.Points > 1 {
-				d.pairsKernel = "elas_pairs_rounds"
-			}
-		}
-		if len(l.Kinds) == 1 {
-			d.uniformQ = int32(l.Kinds[0].Points)
-		}
-		if one {
-			K := l.Kinds[0]
-			d.packQ = int32(K.Points)
-			if err == nil {
-				var u *cuda.Buffer[float64]
-				u, err = cuda.Alloc[float64](b, int(packStride(K.Nodes))*K.Points*l.Elements)
-				d.pack, d.packNodes = hold(d, u), int32(K.Nodes)
-			}
-			work, mirror := upperWork(l)
-			d.work, d.mirror = uploadOr(d, work, &err), uploadOr(d, mirror, &err)
-			d.pairsKernel = "elas_upper"
-		}
-	} else {
-		d.incPtr, d.inc = uploadOr(d, l.IncPtr, &err), uploadOr(d, incidences(l), &err)
-		d.slotPtr, d.slot = uploadOr(d, l.SlotPtr, &err), uploadOr(d, l.Slot, &err)
-	}
-	if l.Fixed != nil {
-		fx := make([]int32, len(l.Fixed))
-		for a, m := range l.Fixed {
-			fx[a] = int32(m)
-		}
-		d.fixed, d.elimPtr, d.elimSlot = uploadOr(d, fx, &err), uploadOr(d, l.ElimPtr, &err), uploadOr(d, l.ElimSlot, &err)
-		if err == nil {
-			var saved *cuda.Buffer[float64]
-			saved, err = cuda.Alloc[float64](b, 9*len(l.ElimSlot))
-			d.saved = hold(d, saved)
-		}
-	}
+	err := d.prepare(l)
 	// The pattern is the matrix's, not the assembly's: uploaded apart.
 	var rp *cuda.Buffer[int64]
 	var col *cuda.Buffer[int32]
@@ -188,18 +141,10 @@ func NewElasticity(b *cuda.Backend, el *fem.Elasticity) (*Elasticity, *cuda.Matr
 			}
 		}
 	}
-	for _, name := range []string{"elas_numeric", "elas_pairs", "elas_pairs_rounds", "elas_lame", "elas_check", "elas_pack", "elas_lame_pack", "elas_upper"} {
+	for _, name := range []string{d.kernel, "elas_lame", "elas_check"} {
 		if err == nil {
 			err = b.LookupKernel(name)
 		}
-	}
-	if err == nil && d.pack != nil {
-		n, nn, nq := int32(l.Elements), d.packNodes, d.packQ
-		ek, ks, gp, qp, pp := d.elemKind.Ptr(), d.kinds.Ptr(), d.grad.Ptr(), d.qdata.Ptr(), d.pack.Ptr()
-		b.Launch("elas_pack", cuda.StridedBlocks(int64(l.Elements)*int64(nq)), func(a *cudadrv.Args) {
-			a.I32(n).I32(nn).I32(nq).Ptr(ek).Ptr(ks).Ptr(gp).Ptr(qp).Ptr(pp)
-		})
-		err = b.Failed()
 	}
 	if err != nil {
 		if rp != nil && col != nil {
@@ -217,10 +162,140 @@ func NewElasticity(b *cuda.Backend, el *fem.Elasticity) (*Elasticity, *cuda.Matr
 	return d, A, nil
 }
 
-// packStride is ela_stride of kernels/elasticity.cu: the doubles of one packed
-// record of an element with n nodes (cm, cl, w·detJ and n gradients, each group
-// padded to four doubles so that the kernel's 16-byte loads are aligned).
-func packStride(n int) int64 { return 4 + 4*int64(n) }
+// stage cuts elas_staged's groups for el's layout, when its elements are all of one
+// shape (one), and sets the kernel's shared memory and rounds; work and mirror are
+// the upper blocks and their transposes (upperWork).
+func (d *Elasticity) stage(l fem.ElasticityLayout, one bool) (sm stagedMap, work, mirror []int64, err error) {
+	if !one {
+		return sm, nil, nil, fmt.Errorf("%s takes meshes of one element shape", kernelStaged)
+	}
+	for _, K := range l.Kinds {
+		if !slices.Equal(K.Grad, l.Kinds[0].Grad) {
+			return sm, nil, nil, fmt.Errorf("%s takes one shape's reference gradients, the volume sets differ", kernelStaged)
+		}
+	}
+	K := l.Kinds[0]
+	rec := stagedStride(K.Nodes) * K.Points // doubles an element
+	rounds := K.Points > 1
+	if stagedRounds >= 0 {
+		rounds = stagedRounds == 1
+	}
+	budget := min(stagedShared, d.b.Info().SharedPerBlock) / 8
+	if rounds {
+		budget -= 9 * stagedThreads // a round's element blocks
+	}
+	if sm, err = stagedGroups(l, rec, budget, stagedThreads); err != nil {
+		return sm, nil, nil, err
+	}
+	// The shared memory holds the records, the contributions and a round's blocks,
+	// then the blocks, their transposes and their positions.
+	need := sm.maxSlice
+	if rounds {
+		need += 9 * stagedThreads
+		d.rounds = 1
+	}
+	d.slice = int32(max(need, 20*stagedThreads))
+	d.stagedBytes = uint32(8 * d.slice)
+	work, mirror = upperWork(l)
+	return sm, work, mirror, nil
+}
+
+// prepare chooses the kernel (forceKernel, when set) and uploads its data.
+func (d *Elasticity) prepare(l fem.ElasticityLayout) error {
+	// Every element of one shape: the same nodes and points in every volume set (a
+	// mesh built in code may hold several sets of one type; Gmsh's reader makes one
+	// per type).
+	one := true
+	for _, K := range l.Kinds {
+		one = one && K.Nodes == l.Kinds[0].Nodes && K.Points == l.Kinds[0].Points
+	}
+	several := false // points an element
+	for _, K := range l.Kinds {
+		several = several || K.Points > 1
+	}
+	kernel := forceKernel
+	var sm stagedMap
+	var work, mirror []int64
+	if kernel == "" && one || kernel == kernelStaged {
+		var err error
+		if sm, work, mirror, err = d.stage(l, one); err == nil {
+			kernel = kernelStaged
+		} else if kernel != "" {
+			return err
+		}
+		// Otherwise (too many elements around one node to stage them): the inverse
+		// slot map.
+	}
+	if kernel == "" {
+		kernel = kernelNumeric
+		if l.Elements < elaPairElems {
+			kernel = kernelPairs
+			if several {
+				kernel = kernelRounds
+			}
+		}
+	}
+	if kernel != kernelNumeric && l.Elements >= elaPairElems && kernel != kernelStaged {
+		return fmt.Errorf("%s takes fewer than %d elements, not %d", kernel, elaPairElems, l.Elements)
+	}
+	d.kernel = kernel
+	var err error
+	kind := make([]int32, len(l.ElemKind))
+	for e, K := range l.ElemKind {
+		kind[e] = int32(K)
+	}
+	var kinds []int32
+	var grad []float64
+	for _, K := range l.Kinds {
+		kinds = append(kinds, int32(K.Nodes), int32(K.Points), int32(len(grad)))
+		grad = append(grad, K.Grad...)
+	}
+	if kernel == kernelStaged {
+		// One shape: its reference gradients serve every element.
+		grad = l.Kinds[0].Grad
+	} else {
+		d.elemKind, d.kinds = uploadOr(d, kind, &err), uploadOr(d, kinds, &err)
+	}
+	d.grad, d.qdata = uploadOr(d, grad, &err), uploadOr(d, l.QData, &err)
+	d.shapeNodes, d.shapeQ = int32(l.Kinds[0].Nodes), int32(l.Kinds[0].Points)
+	if len(l.Kinds) == 1 {
+		d.uniformQ = int32(l.Kinds[0].Points)
+	}
+	switch kernel {
+	case kernelStaged:
+		d.work, d.mirror = uploadOr(d, work, &err), uploadOr(d, mirror, &err)
+		d.gw, d.ge, d.lptr = uploadOr(d, sm.gw, &err), uploadOr(d, sm.ge, &err), uploadOr(d, sm.lptr, &err)
+		d.elems, d.order, d.lpair = uploadOr(d, sm.elems, &err), uploadOr(d, sm.order, &err), uploadOr(d, sm.lpairs, &err)
+		d.groups = len(sm.gw) - 1
+	case kernelPairs, kernelRounds:
+		ptr, pairs := inverseSlots(l)
+		d.pairPtr, d.pairs = uploadOr(d, ptr, &err), uploadOr(d, pairs, &err)
+		d.qptr = uploadOr(d, l.QPtr, &err)
+	case kernelNumeric:
+		d.qptr = uploadOr(d, l.QPtr, &err)
+		d.incPtr, d.inc = uploadOr(d, l.IncPtr, &err), uploadOr(d, incidences(l), &err)
+		d.slotPtr, d.slot = uploadOr(d, l.SlotPtr, &err), uploadOr(d, l.Slot, &err)
+	default:
+		return fmt.Errorf("no assembly kernel %q", kernel)
+	}
+	if l.Fixed != nil {
+		fx := make([]int32, len(l.Fixed))
+		for a, m := range l.Fixed {
+			fx[a] = int32(m)
+		}
+		d.fixed, d.elimPtr, d.elimSlot = uploadOr(d, fx, &err), uploadOr(d, l.ElimPtr, &err), uploadOr(d, l.ElimSlot, &err)
+		if err == nil {
+			var saved *cuda.Buffer[float64]
+			saved, err = cuda.Alloc[float64](d.b, 9*len(l.ElimSlot))
+			d.saved = hold(d, saved)
+		}
+	}
+	return err
+}
+
+// stagedStride is ela_staged_stride of kernels/elasticity.cu: the doubles of one
+// staged point of an element with n nodes (two coefficients and n gradients, odd).
+func stagedStride(n int) int { return (2 + 3*n) | 1 }
 
 // incidences returns the layout's incidences as the kernels take them: element·16 +
 // the node's local index, one int32 each.
@@ -271,7 +346,7 @@ func inverseSlots(l fem.ElasticityLayout) (ptr []int64, pairs []int32) {
 	return ptr, pairs
 }
 
-// upperWork returns elas_upper's blocks: every stored block t = (a, c) with c ≥ a, in
+// upperWork returns elas_staged's blocks: every stored block t = (a, c) with c ≥ a, in
 // stored order, and mirror, the stored block (c, a) of each (t itself on the
 // diagonal). An element couples its nodes both ways, so the pattern is structurally
 // symmetric and every mirror exists; the rows' columns are ascending (fem's pattern),
@@ -340,7 +415,11 @@ func (d *Elasticity) scratch() error {
 		return nil
 	}
 	var err error
-	for _, p := range []**cuda.Buffer[float64]{&d.e, &d.nu, &d.mu, &d.lam} {
+	bufs := []**cuda.Buffer[float64]{&d.e, &d.nu}
+	if d.kernel != kernelStaged {
+		bufs = append(bufs, &d.mu, &d.lam)
+	}
+	for _, p := range bufs {
 		if err == nil {
 			var u *cuda.Buffer[float64]
 			u, err = cuda.Alloc[float64](d.b, d.elements)
@@ -399,64 +478,67 @@ func (d *Elasticity) NumericHost(A *cuda.Matrix, E, nu []float64) error {
 	return fmt.Errorf("cuda: elasticity: element %d: material (%v, %v) rejected on the device", e, E[e], nu[e])
 }
 
-// numeric queues the Lamé parameters and the assembly, guarded by the flag at bad
-// when it is not 0.
+// numeric queues the assembly (and the Lamé parameters, for the kernels that read
+// them), guarded by the flag at bad when it is not 0.
 func (d *Elasticity) numeric(A *cuda.Matrix, E, nu *cuda.Buffer[float64], bad cudadrv.DevPtr) {
 	b := d.b
 	n := int32(d.elements)
-	ep, np, mp, lp := E.Ptr(), nu.Ptr(), d.mu.Ptr(), d.lam.Ptr()
-	// elas_upper takes the material coefficients in its packed records, the other
-	// kernels the Lamé parameters.
-	upper := d.pairsKernel == "elas_upper"
-	var pk cudadrv.DevPtr
-	if upper {
-		pk = d.pack.Ptr()
-		nn, nq := d.packNodes, d.packQ
-		b.Launch("elas_lame_pack", cuda.StridedBlocks(int64(n)), func(a *cudadrv.Args) { a.I32(n).I32(nn).I32(nq).Ptr(ep).Ptr(np).Ptr(pk) })
-	} else {
-		b.Launch("elas_lame", cuda.StridedBlocks(int64(n)), func(a *cudadrv.Args) { a.I32(n).Ptr(ep).Ptr(np).Ptr(mp).Ptr(lp) })
-	}
+	ep, np := E.Ptr(), nu.Ptr()
 	var fx, ep2, es, sv cudadrv.DevPtr
 	if d.fixed != nil {
 		fx, ep2, es, sv = d.fixed.Ptr(), d.elimPtr.Ptr(), d.elimSlot.Ptr(), d.saved.Ptr()
 	}
 	nnzb, nodes := d.nnzb, int32(d.nodes)
 	rp, cp, vp := A.RowPtr().Ptr(), A.ColIdx().Ptr(), A.Values().Ptr()
-	ek, ks, gr, qp, qd := d.elemKind.Ptr(), d.kinds.Ptr(), d.grad.Ptr(), d.qptr.Ptr(), d.qdata.Ptr()
-	if upper {
-		nw, pp, pr, wp, mp2, nn, nq := int64(d.work.Len()), d.pairPtr.Ptr(), d.pairs.Ptr(), d.work.Ptr(), d.mirror.Ptr(), d.packNodes, d.packQ
-		b.Launch(d.pairsKernel, cuda.BlocksFor(nw), func(a *cudadrv.Args) {
-			a.I64(nw).I32(nodes).Ptr(rp).Ptr(cp).Ptr(wp).Ptr(mp2).Ptr(pp).Ptr(pr).I32(nn).I32(nq).Ptr(pk).
-				Ptr(fx).Ptr(ep2).Ptr(es).Ptr(sv).Ptr(bad).I32(n).Ptr(vp)
+	gr, qd := d.grad.Ptr(), d.qdata.Ptr()
+	nn, nq := d.shapeNodes, d.shapeQ
+	if d.kernel == kernelStaged {
+		// The materials are read where the records are staged.
+		gw, ge, el, wp, mp, op, lp, lpr := d.gw.Ptr(), d.ge.Ptr(), d.elems.Ptr(), d.work.Ptr(), d.mirror.Ptr(), d.order.Ptr(), d.lptr.Ptr(), d.lpair.Ptr()
+		slice, rounds := d.slice, d.rounds
+		b.LaunchShared(kernelStaged, uint32(d.groups), d.stagedBytes, func(a *cudadrv.Args) {
+			a.I32(nn).I32(nq).I32(slice).I32(rounds).Ptr(gr).Ptr(qd).Ptr(ep).Ptr(np).Ptr(gw).Ptr(ge).Ptr(el).Ptr(wp).Ptr(mp).
+				Ptr(op).Ptr(lp).Ptr(lpr).I32(nodes).Ptr(rp).Ptr(cp).Ptr(fx).Ptr(ep2).Ptr(es).Ptr(sv).Ptr(bad).I32(n).Ptr(vp)
 		})
 		return
 	}
-	if d.pairs != nil {
+	ek, ks := d.elemKind.Ptr(), d.kinds.Ptr()
+	mp, lp := d.mu.Ptr(), d.lam.Ptr()
+	b.Launch("elas_lame", cuda.StridedBlocks(int64(n)), func(a *cudadrv.Args) { a.I32(n).Ptr(ep).Ptr(np).Ptr(mp).Ptr(lp) })
+	qp := d.qptr.Ptr()
+	if d.kernel != kernelNumeric {
 		pp, pr, uq := d.pairPtr.Ptr(), d.pairs.Ptr(), d.uniformQ
-		b.Launch(d.pairsKernel, cuda.BlocksFor(nnzb), func(a *cudadrv.Args) {
+		b.Launch(d.kernel, cuda.BlocksFor(nnzb), func(a *cudadrv.Args) {
 			a.I64(nnzb).I32(nodes).Ptr(rp).Ptr(cp).Ptr(pp).Ptr(pr).Ptr(ek).Ptr(ks).Ptr(gr).I32(uq).Ptr(qp).Ptr(qd).
 				Ptr(mp).Ptr(lp).Ptr(fx).Ptr(ep2).Ptr(es).Ptr(sv).Ptr(bad).I32(n).Ptr(vp)
 		})
 		return
 	}
-	// Only this kernel's assembly holds the incidences and slots.
 	ip, ic, spp, slp := d.incPtr.Ptr(), d.inc.Ptr(), d.slotPtr.Ptr(), d.slot.Ptr()
-	b.Launch("elas_numeric", cuda.BlocksFor(nnzb), func(a *cudadrv.Args) {
+	b.Launch(kernelNumeric, cuda.BlocksFor(nnzb), func(a *cudadrv.Args) {
 		a.I64(nnzb).I32(nodes).Ptr(rp).Ptr(cp).Ptr(ip).Ptr(ic).Ptr(ek).Ptr(ks).Ptr(gr).Ptr(qp).Ptr(qd).Ptr(spp).Ptr(slp).
 			Ptr(mp).Ptr(lp).Ptr(fx).Ptr(ep2).Ptr(es).Ptr(sv).Ptr(bad).I32(n).Ptr(vp)
 	})
 }
 
-// DataBytes returns the bytes one NumericHost must read at least besides the
-// materials: the quadrature records, the incidences and the slots (the symbolic
-// arrays a block's thread walks; elas_upper reads its packed records instead, which
-// are larger, so the floor is the compact form's); ValueBytes the matrix values it writes and the
-// materials it reads. Their sum over the copy bandwidth is the assembly's floor.
+// DataBytes returns the element data one NumericHost reads besides the materials:
+// the quadrature records in their compact form (J⁻¹ and w·detJ a point) and the map
+// from them to the blocks that its kernel walks (elas_staged's groups, lists and
+// local pairs; the inverse slot map; or the incidences and slots), each counted once.
+// ValueBytes is the matrix values it writes and the materials it reads. Their sum
+// over the copy bandwidth is the assembly's floor.
 func (d *Elasticity) DataBytes() int64 {
-	if d.pairs != nil {
-		return d.qdata.Bytes() + d.pairs.Bytes() + d.pairPtr.Bytes()
+	n := d.qdata.Bytes()
+	switch d.kernel {
+	case kernelStaged:
+		for _, u := range []interface{ Bytes() int64 }{d.work, d.mirror, d.order, d.lptr, d.lpair, d.elems, d.gw, d.ge} {
+			n += u.Bytes()
+		}
+		return n
+	case kernelNumeric:
+		return n + d.inc.Bytes() + d.slot.Bytes() + d.slotPtr.Bytes() + d.incPtr.Bytes()
 	}
-	return d.qdata.Bytes() + d.inc.Bytes() + d.slot.Bytes() + d.slotPtr.Bytes() + d.incPtr.Bytes()
+	return n + d.pairs.Bytes() + d.pairPtr.Bytes()
 }
 
 // ValueBytes: see DataBytes.

@@ -3,6 +3,9 @@ package cudafem
 import (
 	"fmt"
 	"math"
+	"os"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/blockamg/blockamg/fem"
@@ -130,48 +133,49 @@ func TestElasticityGPUMatchesCPU(t *testing.T) {
 			if err := el.Numeric(ref, E, nu, 0); err != nil {
 				t.Fatal(err)
 			}
+			what := fmt.Sprintf("%v, fixed %v", typ, fix)
+			// Every kernel writes A's values: the default (elas_staged: one element
+			// shape) twice, then with rounds taken or not against the default, then
+			// cut for the least shared memory that holds the largest block's
+			// elements (many small groups) both ways, then each of the others,
+			// prepared by forcing it.
 			d, A, err := NewElasticity(be, el)
 			if err != nil {
 				t.Fatal(err)
 			}
-			what := fmt.Sprintf("%v, fixed %v", typ, fix)
-			// Every kernel: the inverse slot map's chosen one and its other
-			// (elas_pairs, elas_pairs_rounds), and elas_numeric (for the largest
-			// meshes, chosen here by lowering the bound), each writing A's values.
-			if d.pairs == nil {
-				t.Fatalf("%s: no inverse slot map", what)
+			if d.kernel != kernelStaged || d.pairs != nil || d.slot != nil || d.mu != nil || (d.rounds == 1) != (typ != mesh.Tet4) {
+				t.Fatalf("%s: one element shape, kernel %s, rounds %d (or the other kernels' data)", what, d.kernel, d.rounds)
 			}
-			pairElems = 0
-			dn, An, err := NewElasticity(be, el)
-			pairElems = elaPairElems
-			if err != nil {
-				t.Fatal(err)
-			}
-			if dn.pairs != nil || dn.slot == nil {
-				t.Fatalf("%s: the large-mesh assembly has the inverse slot map, or no slots", what)
-			}
-			An.Free()
-			if d.pack == nil {
-				t.Fatalf("%s: one element kind but no packed records", what)
-			}
-			if d.pairsKernel != "elas_upper" {
-				t.Fatalf("%s: one element kind, kernel %s", what, d.pairsKernel)
-			}
-			runs := []string{"elas_upper", "elas_upper", "elas_pairs", "elas_pairs_rounds", "elas_numeric"}
-			for run, k := range runs {
-				dr := d
-				d.pairsKernel = k
-				if k == "elas_numeric" {
-					dr = dn
+			defShared := stagedShared
+			for run, k := range []string{kernelStaged, kernelStaged, kernelStaged, kernelStaged, kernelStaged, kernelPairs, kernelRounds, kernelNumeric} {
+				dr, Ar := d, A
+				if run > 0 {
+					forceKernel = k
+					switch run {
+					case 2:
+						stagedRounds = 1 - int(d.rounds)
+					case 3, 4:
+						stagedShared, stagedRounds = stagedLeast(el, run == 4), run-3
+					}
+					dr, Ar, err = NewElasticity(be, el)
+					forceKernel, stagedShared, stagedRounds = "", defShared, -1
+					if err != nil {
+						t.Fatalf("%s: %s: %v", what, k, err)
+					}
+					if dr.kernel != k {
+						t.Fatalf("%s: forced %s, prepared %s", what, k, dr.kernel)
+					}
 				}
-				asmPoison(t, A)
-				if err := dr.NumericHost(A, E, nu); err != nil {
+				asmPoison(t, Ar)
+				if err := dr.NumericHost(Ar, E, nu); err != nil {
 					t.Fatalf("%s: %v", what, err)
 				}
-				asmSameBits(t, fmt.Sprintf("%s, run %d (%s)", what, run+1, k), ref.RowPtr, asmDownload(t, A.Values()), ref.Val)
+				asmSameBits(t, fmt.Sprintf("%s, run %d (%s, %d groups, rounds %d)", what, run+1, k, dr.groups, dr.rounds), ref.RowPtr, asmDownload(t, Ar.Values()), ref.Val)
+				if dr != d {
+					Ar.Free()
+					dr.Free()
+				}
 			}
-			d.pairsKernel = "elas_upper"
-			dn.Free()
 			bad := append([]float64(nil), nu...)
 			bad[len(bad)/2] = 0.5
 			if err := d.NumericHost(A, E, bad); err == nil {
@@ -188,12 +192,31 @@ func TestElasticityGPUMatchesCPU(t *testing.T) {
 	}
 }
 
+// stagedLeast is the least shared memory (bytes) elas_staged's groups can be cut for
+// on el: the records and contributions of its largest block, and with rounds a
+// round's element blocks.
+func stagedLeast(el *fem.Elasticity, rounds bool) int {
+	l := el.Layout()
+	ptr, _ := inverseSlots(l)
+	most := int64(0)
+	for t := range len(ptr) - 1 {
+		most = max(most, ptr[t+1]-ptr[t])
+	}
+	K := l.Kinds[0]
+	n := stagedSlice(int(most), stagedStride(K.Nodes)*K.Points, int(most))
+	if rounds {
+		n += 9 * stagedThreads
+	}
+	return 8 * n
+}
+
 // TestElasticityGPUPerf reports the device assembly of a tet4 mesh of ne³·6 elements
 // and a tet10 mesh of (ne/2)³·6 (-cuda.perf-ne ne; 100 gives about 3.1M unknowns
-// each) against its bandwidth floor: the element data a block's thread reads
-// (quadrature records, incidences, slots, materials) and the values written, over
-// the copy bandwidth measured in the same run. The values are first checked bitwise
-// against the CPU's.
+// each) against its bandwidth floor: the element data its kernel reads (DataBytes)
+// and the values written, over the copy bandwidth measured in the same run; also
+// against the floor of the whole inverse slot map, and of the quadrature records
+// alone (no map at all). Every kernel is timed, elas_staged for several shared
+// memory sizes, each first checked bitwise against the CPU's values.
 func TestElasticityGPUPerf(t *testing.T) {
 	ne := perfNE(t, "unstructured device assembly bandwidth report")
 	be := device(t)
@@ -203,6 +226,8 @@ func TestElasticityGPUPerf(t *testing.T) {
 		t.Fatal(err)
 	}
 	copyGBs := max(bw.MemcpyGBs, bw.KernelGBs)
+	floorMs := func(bytes int64) float64 { return float64(bytes) / (copyGBs * 1e6) }
+	defShared := stagedShared
 	for _, tc := range []struct {
 		typ mesh.Type
 		ne  int
@@ -220,32 +245,67 @@ func TestElasticityGPUPerf(t *testing.T) {
 		if err := el.Numeric(ref, E, nu, 0); err != nil {
 			t.Fatal(err)
 		}
-		d, A, err := NewElasticity(be, el)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := d.NumericHost(A, E, nu); err != nil {
-			t.Fatal(err)
-		}
-		asmSameBits(t, tc.typ.String(), ref.RowPtr, asmDownload(t, A.Values()), ref.Val)
-		ref = nil
+		l := el.Layout()
+		qdata := 8 * int64(len(l.QData))
+		pairMap := 4*l.SlotPtr[len(l.SlotPtr)-1] + 8*(l.RowPtr[l.Nodes]+1)
 		dE, dnu := asmUpload(t, be, E), asmUpload(t, be, nu)
-		ms := medianMs(t, be, 2, reps, func() error { return d.Numeric(A, dE, dnu) })
-		hostMs := medianMs(t, be, 1, 5, func() error { return d.NumericHost(A, E, nu) })
-		chosen := d.pairsKernel
-		for _, k := range []string{"elas_upper", "elas_pairs", "elas_pairs_rounds"} {
-			d.pairsKernel = k
-			t.Logf("%v: %s %.3f ms median of %d", tc.typ, k, medianMs(t, be, 2, reps, func() error { return d.Numeric(A, dE, dnu) }), reps)
+		type variant struct {
+			kernel         string
+			shared, rounds int
 		}
-		d.pairsKernel = chosen
-		bytes := d.DataBytes() + d.ValueBytes()
-		floor := float64(bytes) / (copyGBs * 1e6)
-		t.Logf("%s %v (%d elements, %d unknowns, %d blocks): %.3f ms median of %d; %.3f GB must move (element data %.3f + values and materials %.3f) at %.0f GB/s copy: floor %.3f ms, %.2f× it; with the materials' upload (NumericHost) %.3f ms",
-			chosen, tc.typ, el.Elements(), 3*el.Nodes(), A.ColIdx().Len(), ms, reps, float64(bytes)/1e9, float64(d.DataBytes())/1e9, float64(d.ValueBytes())/1e9, copyGBs, floor, ms/floor, hostMs)
+		vs := []variant{{kernelStaged, 64 << 10, -1}, {kernelStaged, 64 << 10, 0}, {kernelStaged, 64 << 10, 1},
+			{kernelStaged, 48 << 10, -1}, {kernelStaged, 72 << 10, -1}, {kernelPairs, 0, -1}, {kernelRounds, 0, -1}}
+		// BLOCKAMG_ELAS_VARIANTS=kernel[:KiB:rounds],… times those alone (rounds
+		// -1: elas_staged's choice).
+		if env := os.Getenv("BLOCKAMG_ELAS_VARIANTS"); env != "" {
+			vs = nil
+			for _, f := range strings.Split(env, ",") {
+				p := strings.Split(f, ":")
+				v := variant{kernel: p[0], rounds: -1}
+				if len(p) == 3 {
+					kib, err1 := strconv.Atoi(p[1])
+					r, err2 := strconv.Atoi(p[2])
+					if err1 != nil || err2 != nil {
+						t.Fatalf("BLOCKAMG_ELAS_VARIANTS: %q: want kernel[:KiB:rounds]", f)
+					}
+					v.shared, v.rounds = kib<<10, r
+				}
+				vs = append(vs, v)
+			}
+		}
+		for _, v := range vs {
+			forceKernel, stagedRounds = v.kernel, v.rounds
+			if v.shared > 0 {
+				stagedShared = v.shared
+			}
+			d, A, err := NewElasticity(be, el)
+			forceKernel, stagedShared, stagedRounds = "", defShared, -1
+			if err != nil {
+				t.Logf("%v: %s (%d KiB): %v", tc.typ, v.kernel, v.shared>>10, err)
+				continue
+			}
+			if err := d.NumericHost(A, E, nu); err != nil {
+				t.Fatal(err)
+			}
+			asmSameBits(t, fmt.Sprintf("%v %s", tc.typ, v.kernel), ref.RowPtr, asmDownload(t, A.Values()), ref.Val)
+			ms := medianMs(t, be, 2, reps, func() error { return d.Numeric(A, dE, dnu) })
+			own := d.DataBytes() + d.ValueBytes()
+			t.Logf("%v (%d elements, %d unknowns, %d blocks): %s (cut for %d KiB, rounds %d: %d groups, %d KiB a thread block): %.3f ms median of %d; "+
+				"its data %.3f GB + values and materials %.3f GB at %.0f GB/s copy: floor %.3f ms, %.2f× it; "+
+				"%.2f× the floor of the whole inverse slot map (%.3f ms), %.2f× that of the records alone (%.3f ms); device data %.2f GB",
+				tc.typ, el.Elements(), 3*el.Nodes(), A.ColIdx().Len(), v.kernel, v.shared>>10, d.rounds, d.groups, d.stagedBytes>>10, ms, reps,
+				float64(d.DataBytes())/1e9, float64(d.ValueBytes())/1e9, copyGBs, floorMs(own), ms/floorMs(own),
+				ms/floorMs(qdata+pairMap+d.ValueBytes()), floorMs(qdata+pairMap+d.ValueBytes()),
+				ms/floorMs(qdata+d.ValueBytes()), floorMs(qdata+d.ValueBytes()), float64(d.Bytes())/1e9)
+			if v.kernel == kernelStaged && v.shared == defShared && v.rounds == -1 {
+				hostMs := medianMs(t, be, 1, 5, func() error { return d.NumericHost(A, E, nu) })
+				t.Logf("%v: with the materials' upload (NumericHost) %.3f ms", tc.typ, hostMs)
+			}
+			A.Free()
+			d.Free()
+		}
 		dE.Free()
 		dnu.Free()
-		A.Free()
-		d.Free()
 	}
 }
 
@@ -281,7 +341,7 @@ func TestInverseSlots(t *testing.T) {
 	}
 }
 
-// TestUpperWork: elas_upper's list holds every block on or above the diagonal once,
+// TestUpperWork: elas_staged's list holds every block on or above the diagonal once,
 // in stored order, each with the stored block of its transpose.
 func TestUpperWork(t *testing.T) {
 	for _, typ := range []mesh.Type{mesh.Tet4, mesh.Tet10, mesh.Hex8} {

@@ -34,6 +34,9 @@ const (
 	AttrMaxThreadsPerMultiprocessor DeviceAttribute = 39
 	AttrComputeCapabilityMajor      DeviceAttribute = 75
 	AttrComputeCapabilityMinor      DeviceAttribute = 76
+	// AttrMaxSharedPerBlockOptin is the shared memory one thread block may have once
+	// its kernel opts in (FuncAttrMaxDynamicShared), beyond the default 48 KiB.
+	AttrMaxSharedPerBlockOptin DeviceAttribute = 97
 )
 
 // Event creation flags.
@@ -388,6 +391,10 @@ func ModuleGetFunction(m Module, name string) (Function, error) {
 // the share (percent) of the L1/shared storage a kernel prefers as shared memory.
 const FuncAttrPreferredSharedCarveout int32 = 9
 
+// FuncAttrMaxDynamicShared is CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES: the
+// most dynamic shared memory a launch of the kernel may ask for (48 KiB unless set).
+const FuncAttrMaxDynamicShared int32 = 8
+
 // FuncSetAttribute is cuFuncSetAttribute: sets attribute attr of kernel f to v.
 func FuncSetAttribute(f Function, attr, v int32) error {
 	loaded()
@@ -416,7 +423,7 @@ func LaunchKernel(f Function, grid, block Dim3, sharedMem uint32, s Stream, args
 }
 
 // maxArgs bounds a kernel's argument count.
-const maxArgs = 24
+const maxArgs = 32
 
 // Args holds a kernel's arguments the way cuLaunchKernel takes them: an array of
 // pointers, each to one argument's value. Every value lives in an 8-byte slot; a

@@ -26,17 +26,21 @@
 #define ELA_KINDS 8
 #define ELA_QREC 10
 
-// elas_lame: the Lamé parameters per element, as fem's lame computes them:
+// ela_lame is one element's Lamé parameters as fem's lame computes them:
 // μ = E / (2(1+ν)), λ = Eν / ((1+ν)(1−2ν)), each operation rounded.
+__device__ __forceinline__ void ela_lame(double E, double nu, double& mu, double& lambda)
+{
+    const double t = __dadd_rn(1.0, nu);
+    mu = __ddiv_rn(E, __dmul_rn(2.0, t));
+    lambda = __ddiv_rn(__dmul_rn(E, nu), __dmul_rn(t, __dsub_rn(1.0, __dmul_rn(2.0, nu))));
+}
+
+// elas_lame: the Lamé parameters per element (ela_lame).
 extern "C" __global__ void __launch_bounds__(THREADS) elas_lame(int elements, const double* __restrict__ E,
                                                                 const double* __restrict__ nu, double* __restrict__ mu,
                                                                 double* __restrict__ lambda)
 {
-    for (int e = blockIdx.x * THREADS + threadIdx.x; e < elements; e += gridDim.x * THREADS) {
-        const double t = __dadd_rn(1.0, nu[e]);
-        mu[e] = __ddiv_rn(E[e], __dmul_rn(2.0, t));
-        lambda[e] = __ddiv_rn(__dmul_rn(E[e], nu[e]), __dmul_rn(t, __dsub_rn(1.0, __dmul_rn(2.0, nu[e]))));
-    }
+    for (int e = blockIdx.x * THREADS + threadIdx.x; e < elements; e += gridDim.x * THREADS) ela_lame(E[e], nu[e], mu[e], lambda[e]);
 }
 
 // elas_check: *bad becomes the least element whose material fem.CheckMaterial rejects
@@ -104,76 +108,6 @@ __device__ __forceinline__ void ela_block(double kb[9], double m_e, double l_e, 
         ela_grad(ga, gr + (q * n + la) * 3, rec);
         ela_grad(gb, gr + (q * n + b) * 3, rec);
         ela_point(kb, ga, gb, __dmul_rn(rec[9], m_e), __dmul_rn(rec[9], l_e));
-    }
-}
-
-// The packed records: for an element of one shape with n nodes and nq points, record
-// (e·nq + q) of S = ela_stride(n) doubles holds [cm, cl, w·detJ, 0, g_0, 0, …,
-// g_{n−1}, 0] at point q: g_b = J⁻ᵀ∇N̂_b (ela_block's, computed once by elas_pack),
-// cm, cl = w·detJ·μ_e, w·detJ·λ_e (each step, elas_lame_pack). A contribution then
-// reads its two coefficients and two gradients as five 16-byte loads from one record
-// (the pads keep them aligned) instead of ten 8-byte loads of the point's record, the
-// materials from two arrays and both reference gradients, and does not recompute g.
-__device__ __forceinline__ int ela_stride(int n) { return 4 + 4 * n; }
-
-// elas_pack writes every packed record's w·detJ and gradients, with ela_block's
-// operations (so the bits are the same), from the quadrature records and each
-// element's kind's reference gradients (kinds as elas_numeric's; every kind has n
-// nodes and nq points); cm and cl are left to elas_lame_pack.
-extern "C" __global__ void __launch_bounds__(THREADS) elas_pack(int elements, int n, int nq,
-                                                                const int* __restrict__ elemKind,
-                                                                const int* __restrict__ kinds,
-                                                                const double* __restrict__ grad,
-                                                                const double* __restrict__ qdata,
-                                                                double* __restrict__ pack)
-{
-    const int S = ela_stride(n);
-    const i64 total = (i64)elements * nq;
-    for (i64 p = (i64)blockIdx.x * THREADS + threadIdx.x; p < total; p += (i64)gridDim.x * THREADS) {
-        const int q = (int)(p % nq);
-        const double* gr = grad + kinds[3 * elemKind[p / nq] + 2];
-        const double* rec = qdata + p * ELA_QREC;
-        double* o = pack + p * S;
-        o[2] = rec[9];
-        o[3] = 0.0;
-        for (int b = 0; b < n; b++) {
-            ela_grad(o + 4 + 4 * b, gr + (q * n + b) * 3, rec);
-            o[4 + 4 * b + 3] = 0.0;
-        }
-    }
-}
-
-// elas_lame_pack writes cm = w·detJ·μ and cl = w·detJ·λ into every packed record of
-// each element, μ and λ as elas_lame computes them and each product as ela_block's.
-extern "C" __global__ void __launch_bounds__(THREADS) elas_lame_pack(int elements, int n, int nq,
-                                                                     const double* __restrict__ E,
-                                                                     const double* __restrict__ nu,
-                                                                     double* __restrict__ pack)
-{
-    const int S = ela_stride(n);
-    for (int e = blockIdx.x * THREADS + threadIdx.x; e < elements; e += gridDim.x * THREADS) {
-        const double t = __dadd_rn(1.0, nu[e]);
-        const double m = __ddiv_rn(E[e], __dmul_rn(2.0, t));
-        const double l = __ddiv_rn(__dmul_rn(E[e], nu[e]), __dmul_rn(t, __dsub_rn(1.0, __dmul_rn(2.0, nu[e]))));
-        for (int q = 0; q < nq; q++) {
-            double* o = pack + ((i64)e * nq + q) * S;
-            const double w = o[2];
-            o[0] = __dmul_rn(w, m);
-            o[1] = __dmul_rn(w, l);
-        }
-    }
-}
-
-// ela_block_packed is ela_block from element e's packed records (stride S).
-__device__ __forceinline__ void ela_block_packed(double kb[9], int nq, int S, int la, int b, const double* __restrict__ recs)
-{
-#pragma unroll
-    for (int r = 0; r < 9; r++) kb[r] = 0.0;
-    for (int q = 0; q < nq; q++) {
-        const double2* rec = reinterpret_cast<const double2*>(recs + q * S);
-        const double2 c = rec[0], a0 = rec[2 + 2 * la], a1 = rec[3 + 2 * la], b0 = rec[2 + 2 * b], b1 = rec[3 + 2 * b];
-        const double ga[3] = {a0.x, a0.y, a1.x}, gb[3] = {b0.x, b0.y, b1.x};
-        ela_point(kb, ga, gb, c.x, c.y);
     }
 }
 
@@ -360,7 +294,7 @@ extern "C" __global__ void __launch_bounds__(THREADS)
 // element block is computed alone and added as before), so the bits are the CPU's.
 // It pays where a contribution is expensive (several quadrature points) and not where
 // it is mostly loads (one point), which keeps elas_pairs. Both serve meshes of mixed
-// element shapes; a one-shape mesh takes elas_upper.
+// element shapes; a one-shape mesh takes elas_staged.
 extern "C" __global__ void __launch_bounds__(THREADS)
     elas_pairs_rounds(i64 nnzb, int nodes, const i64* __restrict__ rowPtr, const int* __restrict__ col,
                const i64* __restrict__ pairPtr, const int* __restrict__ pairs, const int* __restrict__ elemKind,
@@ -411,50 +345,162 @@ extern "C" __global__ void __launch_bounds__(THREADS)
     ela_write_blocks(kbs, val, t0, nnzb);
 }
 
-// elas_upper writes the same values as elas_pairs for a mesh whose elements are all
-// of one shape, from the packed records, computing only the blocks on and above the
-// diagonal. The assembled matrix is bitwise symmetric: an element's block (b, a) is
+// ela_staged_stride is the doubles of one staged point (elas_staged): w·detJ·μ,
+// w·detJ·λ and n gradients, rounded up to an odd count so that consecutive records
+// start in different shared memory banks.
+__device__ __forceinline__ int ela_staged_stride(int n) { return (2 + 3 * n) | 1; }
+
+// ela_staged_block is element block (la, b) of the element staged at rec (nq points
+// of R doubles): ela_block's sum from the staged coefficients and gradients.
+__device__ __forceinline__ void ela_staged_block(double kb[9], const double* rec, int nq, int R, int la, int b)
+{
+#pragma unroll
+    for (int r = 0; r < 9; r++) kb[r] = 0.0;
+    for (int q = 0; q < nq; q++, rec += R) ela_point(kb, rec + 2 + 3 * la, rec + 2 + 3 * b, rec[0], rec[1]);
+}
+
+// elas_staged writes the same values as elas_pairs for a mesh whose elements are all
+// of one shape (n nodes, nq quadrature points), a thread block per group of blocks on
+// and above the diagonal, from element data it stages in shared memory (slice
+// doubles).
+//
+// Symmetry. The assembled matrix is bitwise symmetric: an element's block (b, a) is
 // its block (a, b) transposed, product for product (the products commute and each
-// entry's terms are added in the same order), and block (c, a) sums the same
-// elements as (a, c) in the same ascending order. So a thread integrates upper block
-// work[v] (stored order) once and writes it and, off the diagonal, its transpose at
-// mirror[v]: half the gathers and arithmetic of elas_pairs. The elimination is
-// applied to each written block on its own (its row's and column's masks, its own
-// saved slot). Ordering work by contribution count, so that a warp's lanes would
-// have about as many each, scattered a warp's rows and lost more to the gathers'
-// locality than it won (BENCHMARKS.md).
-extern "C" __global__ void __launch_bounds__(THREADS)
-    elas_upper(i64 nwork, int nodes, const i64* __restrict__ rowPtr, const int* __restrict__ col,
-               const i64* __restrict__ work, const i64* __restrict__ mirror, const i64* __restrict__ pairPtr,
-               const int* __restrict__ pairs, int n0, int nq, const double* __restrict__ pack,
-               const int* __restrict__ fixed, const i64* __restrict__ elimPtr, const i64* __restrict__ elimSlot,
-               double* __restrict__ saved, const int* __restrict__ bad, int elements, double* __restrict__ val)
+// entry's terms are added in the same order), and block (c, a) sums the same elements
+// as (a, c) in the same ascending order. So each upper block (a, c) is integrated
+// once and written with, off the diagonal, its transpose at mirror[v], the stored
+// block (c, a): half the arithmetic. The elimination is applied to each written block
+// on its own (its row's and column's masks, its own saved slot).
+//
+// Work split. The host cuts the upper blocks (work[], stored order) into groups of
+// consecutive blocks, at most THREADS each, whose records fit in shared memory: group
+// g's blocks are work[gw[g] … gw[g+1]), its elements elems[ge[g] … ge[g+1]), and each
+// block's contributions lpairs[lptr[v] … lptr[v+1]) are elas_pairs' (ascending
+// element order) with the element's index in its group's list in place of the
+// element. The thread block first stages, per element of its list and quadrature
+// point, the point's w·detJ·μ, w·detJ·λ and the n gradients g = J⁻ᵀ∇N̂ (ela_block's
+// operations, so the bits are the same) from the compact quadrature records, the
+// shape's reference gradients grad and the materials, and copies the group's
+// contributions; a node's rows share most of their elements, so an element's record
+// is read by the few groups around its nodes (about 3 for tet4, 6 for tet10) instead
+// of once for each of its blocks, and no sum waits on a global load. Then the blocks
+// are summed from shared memory, and they and their transposes are written through
+// shared memory, consecutive threads on consecutive doubles.
+//
+// The sums. Without rounds a thread integrates one block's contributions, the threads
+// taking the group's blocks by descending contribution count (order[]: a warp's lanes
+// sum about as many). That leaves the thread block waiting on its diagonal blocks
+// (a vertex of a tetrahedral mesh sums about 24 elements, an edge 4 to 6), which
+// costs little when a contribution is one quadrature point and much when it is
+// several; so with rounds the group's contributions are integrated THREADS at a time,
+// one a thread, each element block into shared memory, and each block's thread adds
+// its own, in order, to its accumulator. Either way each element block is computed
+// alone and added in ascending element order, as fem's Numeric does.
+//
+// Three thread blocks a multiprocessor (the registers allow two otherwise; four
+// measured slower): the groups are cut for about a third of its shared memory
+// (stagedShared of fem/cudafem), and a block's phases (staging, sums, writes)
+// overlap the others'.
+extern "C" __global__ void __launch_bounds__(THREADS, 3)
+    elas_staged(int n, int nq, int slice, int rounds, const double* __restrict__ grad,
+                const double* __restrict__ qdata, const double* __restrict__ E, const double* __restrict__ nu,
+                const i64* __restrict__ gw, const i64* __restrict__ ge, const int* __restrict__ elems,
+                const i64* __restrict__ work, const i64* __restrict__ mirror, const int* __restrict__ order,
+                const i64* __restrict__ lptr, const int* __restrict__ lpairs, int nodes,
+                const i64* __restrict__ rowPtr, const int* __restrict__ col, const int* __restrict__ fixed,
+                const i64* __restrict__ elimPtr, const i64* __restrict__ elimSlot, double* __restrict__ saved,
+                const int* __restrict__ bad, int elements, double* __restrict__ val)
 {
     if (bad != nullptr && *bad < elements) return;
-    const i64 v = (i64)blockIdx.x * THREADS + threadIdx.x;
-    if (v >= nwork) return;
-    const i64 t = work[v], m = mirror[v];
-    const int S = ela_stride(n0);
-    double acc[9];
-    ela_sum(acc, pairs, pairPtr[t], pairPtr[t + 1], nq == 1, [&](double kb[9], int d) {
-        ela_block_packed(kb, nq, S, (d >> 4) & 15, d & 15, pack + (i64)(d >> 8) * nq * S);
-    });
-    double tr[9];
+    extern __shared__ double sh[];
+    const i64 w0 = gw[blockIdx.x], e0 = ge[blockIdx.x];
+    const int nw = (int)(gw[blockIdx.x + 1] - w0), ne = (int)(ge[blockIdx.x + 1] - e0);
+    const int R = ela_staged_stride(n);
+    // The slice: the records, the group's contributions and (rounds) a round's
+    // element blocks; then the blocks, their transposes and their stored positions.
+    const i64 u0 = lptr[w0];
+    const int np = (int)(lptr[w0 + nw] - u0);
+    const int recs = ne * nq * R;
+    int* sp = reinterpret_cast<int*>(sh + recs);
+    double* win = sh + recs + (np + 1) / 2;
+    for (int x = threadIdx.x; x < np; x += THREADS) sp[x] = lpairs[u0 + x];
+    // A task per element and point: its gradients and coefficients.
+    for (int p = threadIdx.x; p < ne * nq; p += THREADS) {
+        const int i = p / nq, q = p - i * nq;
+        const int e = elems[e0 + i];
+        double J[ELA_QREC];
+        const double* rec = qdata + ((i64)e * nq + q) * ELA_QREC;
 #pragma unroll
-    for (int i = 0; i < 3; i++)
-#pragma unroll
-        for (int j = 0; j < 3; j++) tr[3 * j + i] = acc[3 * i + j];
-    if (fixed != nullptr) {
-        const int a = ela_row(rowPtr, nodes, t), c = col[t];
-        ela_eliminate(acc, t, a, c, fixed, elimPtr, elimSlot, saved);
-        if (m != t) ela_eliminate(tr, m, c, a, fixed, elimPtr, elimSlot, saved);
+        for (int k = 0; k < ELA_QREC; k++) J[k] = rec[k];
+        double m, l;
+        ela_lame(E[e], nu[e], m, l);
+        double* o = sh + p * R;
+        o[0] = __dmul_rn(J[9], m);
+        o[1] = __dmul_rn(J[9], l);
+        for (int b = 0; b < n; b++) ela_grad(o + 2 + 3 * b, grad + (q * n + b) * 3, J);
     }
-    double* o = val + 9 * t;
+    const bool own = threadIdx.x < nw;
+    const int lv = own ? (rounds ? threadIdx.x : order[w0 + threadIdx.x]) : -1;
+    const i64 t = own ? work[w0 + lv] : 0, m = own ? mirror[w0 + lv] : 0;
+    const int v0 = own ? (int)(lptr[w0 + lv] - u0) : 0, v1 = own ? (int)(lptr[w0 + lv + 1] - u0) : 0;
+    __syncthreads();
+    double acc[9];
+    if (rounds) {
 #pragma unroll
-    for (int r = 0; r < 9; r++) o[r] = acc[r];
-    if (m != t) {
-        double* w = val + 9 * m;
+        for (int r = 0; r < 9; r++) acc[r] = 0.0;
+        for (int r0 = 0; r0 < np; r0 += THREADS) {
+            const int u = r0 + threadIdx.x;
+            if (u < np) {
+                const int d = sp[u];
+                double kb[9];
+                ela_staged_block(kb, sh + (d >> 8) * nq * R, nq, R, (d >> 4) & 15, d & 15);
 #pragma unroll
-        for (int r = 0; r < 9; r++) w[r] = tr[r];
+                for (int r = 0; r < 9; r++) win[9 * threadIdx.x + r] = kb[r];
+            }
+            __syncthreads();
+            for (int k = max(v0, r0); k < min(v1, r0 + THREADS); k++) {
+                const double* kb = win + 9 * (k - r0);
+#pragma unroll
+                for (int r = 0; r < 9; r++) acc[r] = __dadd_rn(acc[r], kb[r]);
+            }
+            __syncthreads();
+        }
+    } else if (own) {
+        ela_sum(acc, sp, v0, v1, nq == 1, [&](double kb[9], int d) {
+            ela_staged_block(kb, sh + (d >> 8) * nq * R, nq, R, (d >> 4) & 15, d & 15);
+        });
+    }
+    double tr[9];
+    if (own) {
+#pragma unroll
+        for (int i = 0; i < 3; i++)
+#pragma unroll
+            for (int j = 0; j < 3; j++) tr[3 * j + i] = acc[3 * i + j];
+        if (fixed != nullptr) {
+            const int a = ela_row(rowPtr, nodes, t), c = col[t];
+            ela_eliminate(acc, t, a, c, fixed, elimPtr, elimSlot, saved);
+            if (m != t) ela_eliminate(tr, m, c, a, fixed, elimPtr, elimSlot, saved);
+        }
+    }
+    // The staged records are dead: the blocks take their place, in stored order.
+    __syncthreads();
+    double* sa = sh;
+    double* st = sh + 9 * THREADS;
+    i64* sw = reinterpret_cast<i64*>(sh + 18 * THREADS);
+    if (own) {
+#pragma unroll
+        for (int r = 0; r < 9; r++) {
+            sa[9 * lv + r] = acc[r];
+            st[9 * lv + r] = tr[r];
+        }
+        sw[lv] = t;
+        sw[THREADS + lv] = m;
+    }
+    __syncthreads();
+    for (int x = threadIdx.x; x < 9 * nw; x += THREADS) {
+        const int j = x / 9, r = x - 9 * j;
+        const i64 tj = sw[j], mj = sw[THREADS + j];
+        val[9 * tj + r] = sa[x];
+        if (mj != tj) val[9 * mj + r] = st[x];
     }
 }

@@ -1,0 +1,81 @@
+package cudafem
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/blockamg/blockamg/fem"
+	"github.com/blockamg/blockamg/mesh"
+)
+
+// TestStagedGroups: elas_staged's groups cover the upper blocks in stored order, each
+// at most the given blocks and shared memory; through its group's list
+// every block's contributions are inverseSlots', in the same order; each group's
+// order is a permutation by descending contribution count; a bound below the largest
+// block's count is errStagedFit.
+func TestStagedGroups(t *testing.T) {
+	for _, typ := range []mesh.Type{mesh.Tet4, mesh.Tet10, mesh.Hex8} {
+		el, err := fem.NewElasticity(elaBox(4, typ), fem.ElasticityOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		l := el.Layout()
+		ptr, pairs := inverseSlots(l)
+		work, _ := upperWork(l)
+		most := 0
+		for _, blk := range work {
+			most = max(most, int(ptr[blk+1]-ptr[blk]))
+		}
+		const rec = 3
+		least := stagedSlice(most, rec, most)
+		if _, err := stagedGroups(l, rec, least-1, 32); !errors.Is(err, errStagedFit) {
+			t.Errorf("%v: %d doubles, below the largest block's %d elements: %v", typ, least-1, most, err)
+		}
+		for _, c := range []struct{ budget, size int }{{least, 32}, {2 * least, 64}, {1 << 20, 256}} {
+			budget, size := c.budget, c.size
+			s, err := stagedGroups(l, rec, budget, size)
+			if err != nil {
+				t.Fatal(err)
+			}
+			groups := len(s.gw) - 1
+			if s.gw[0] != 0 || s.gw[groups] != int64(len(work)) || len(s.order) != len(work) || len(s.lptr) != len(work)+1 {
+				t.Fatalf("%v, budget %d: groups end at %d of %d blocks", typ, budget, s.gw[groups], len(work))
+			}
+			for g := 0; g < groups; g++ {
+				w0, w1, e0, e1 := s.gw[g], s.gw[g+1], s.ge[g], s.ge[g+1]
+				sl := stagedSlice(int(e1-e0), rec, int(s.lptr[w1]-s.lptr[w0]))
+				if w1 <= w0 || w1-w0 > int64(size) || sl > budget || sl > s.maxSlice {
+					t.Fatalf("%v, budget %d: group %d has %d blocks and %d elements (%d doubles; most %d)", typ, budget, g, w1-w0, e1-e0, sl, s.maxSlice)
+				}
+				seen := make([]bool, w1-w0)
+				for i := w0; i < w1; i++ {
+					o := int64(s.order[i])
+					if o < 0 || o >= w1-w0 || seen[o] {
+						t.Fatalf("%v, budget %d: group %d: order is not a permutation", typ, budget, g)
+					}
+					seen[o] = true
+					if i > w0 {
+						p := w0 + int64(s.order[i-1])
+						if n, np := s.lptr[w0+o+1]-s.lptr[w0+o], s.lptr[p+1]-s.lptr[p]; n > np || n == np && w0+o < p {
+							t.Fatalf("%v, budget %d: group %d: block %d (%d contributions) after %d (%d)", typ, budget, g, w0+o, n, p, np)
+						}
+					}
+				}
+				for v := w0; v < w1; v++ {
+					want := pairs[ptr[work[v]]:ptr[work[v]+1]]
+					got := s.lpairs[s.lptr[v]:s.lptr[v+1]]
+					if len(got) != len(want) {
+						t.Fatalf("%v, budget %d: block %d: %d contributions, want %d", typ, budget, work[v], len(got), len(want))
+					}
+					for k, d := range got {
+						li := int64(d >> 8)
+						if li >= e1-e0 || s.elems[e0+li]<<8|d&255 != want[k] {
+							t.Fatalf("%v, budget %d: block %d: contribution %d is local %d (%d), want %d", typ, budget, work[v], k, li, d&255, want[k])
+						}
+					}
+				}
+			}
+			t.Logf("%v, budget %d: %d blocks in %d groups, at most %d doubles a group", typ, budget, len(work), groups, s.maxSlice)
+		}
+	}
+}

@@ -277,6 +277,8 @@ func TestElasticityGPUPerf(t *testing.T) {
 			forceKernel, stagedRounds = v.kernel, v.rounds
 			if v.shared > 0 {
 				stagedShared = v.shared
+			} else if v.kernel == kernelStaged {
+				v.shared = defShared
 			}
 			d, A, err := NewElasticity(be, el)
 			forceKernel, stagedShared, stagedRounds = "", defShared, -1

@@ -258,8 +258,14 @@ func groupNames(m *mesh.Mesh, dim int) string {
 // stepMaterials returns the Young's moduli of recurring step k: the first volume
 // group's (by tag) multiplied by stepFactor(k); ν stays.
 func (mp *meshProblem) stepMaterials(k int) []float64 {
+	return mp.stepMaterialsInto(make([]float64, len(mp.E)), k)
+}
+
+// stepMaterialsInto writes stepMaterials(k) into E (one value an element) and
+// returns it.
+func (mp *meshProblem) stepMaterialsInto(E []float64, k int) []float64 {
 	f := stepFactor(k)
-	E := slices.Clone(mp.E)
+	copy(E, mp.E)
 	for e := range E {
 		if mp.el.ElementGroup(e) == mp.first {
 			E[e] *= f

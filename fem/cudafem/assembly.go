@@ -1,13 +1,16 @@
-// Package cudafem runs the numeric phase of fem's two-phase ex56 assembly on an
-// NVIDIA GPU: it writes the values of a device BSR matrix (backend/cuda) from
-// per-element moduli in device memory, so that a recurring step that changes the
-// material moves one float64 per element across the bus, not the matrix.
+// Package cudafem runs the numeric phase of fem's two-phase assemblies on an NVIDIA
+// GPU: it writes the values of a device BSR matrix (backend/cuda) from per-element
+// materials in device memory, so that a recurring step that changes the material
+// moves one or two float64 per element across the bus, not the matrix. Assembly is
+// ex56's structured box (kernels/assembly.cu; the element→slot map is arithmetic on
+// the grid), Elasticity an unstructured mesh's fem.Elasticity (kernels/elasticity.cu,
+// from the host's symbolic arrays uploaded once); both are bitwise the CPU's.
 //
-// Its kernels are kernels/assembly.cu of backend/cuda, one of the backend's
-// translation units (compiled with the others that every run uses when the backend
-// starts, one kernel cache entry), and launched on the backend's device thread and
-// stream (cuda.Backend.Launch), so they are ordered with the solver's own work. fem does not depend on this package or on the
-// backend.
+// The kernels are translation units of backend/cuda (assembly.cu is compiled with
+// the others every run uses when the backend starts; elasticity.cu on its first
+// launch), launched on the backend's device thread and stream (cuda.Backend.Launch,
+// LaunchShared), so they are ordered with the solver's own work. fem does not depend
+// on this package or on the backend.
 package cudafem
 
 import (

@@ -2,6 +2,10 @@
 
 #include "textflag.h"
 
+// The float64 and float32 kernels of one block shape share their row loop (ROWS33,
+// ROWS66): only the loads of a block's values and the products (MAC) differ, and the
+// values' size. Labels are scoped to their TEXT, so each expands the loop once.
+
 // func sum33(rowPtr *int64, colIdx *int32, val, x *float64, rows int, out *float64, ncols, nblk int) (bad int)
 //
 // For each of rows block rows r (blocks rowPtr[r] … rowPtr[r+1] of 3×3, row-major):
@@ -18,6 +22,51 @@
 // when a row's end exceeds nblk (the blocks colIdx and val hold) or falls before its
 // start; the caller turns either into a panic. Both checks are a compare per block or
 // row, free next to the loads.
+
+// ROWS33 is sum33's row loop: SCALE the bytes of a value, MAC one block's products.
+#define ROWS33(SCALE, MAC) \
+row: \
+	MOVQ 8(R8), BX; \
+	CMPQ BX, R13; \
+	JHI badrow; \
+	VXORPD Y0, Y0, Y0; \
+	VXORPD Y1, Y1, Y1; \
+	VXORPD Y2, Y2, Y2; \
+	CMPQ AX, BX; \
+	JGT badrow; \
+	JEQ rowdone; \
+	LEAQ (AX)(AX*8), SI; \
+	LEAQ (R10)(SI*SCALE), SI; \
+blk: \
+	MOVLQSX (R9)(AX*4), DX; \
+	CMPQ DX, R12; \
+	JCC badcol; \
+	LEAQ (DX)(DX*2), DX; \
+	LEAQ (R11)(DX*8), DX; \
+	VMOVUPD 0(DX), X3; \
+	VBROADCASTSD 16(DX), Y4; \
+	VBLENDPD $0x0C, Y4, Y3, Y3; \
+	VPERMPD $0x24, Y3, Y5; \
+	VPERMPD $0x49, Y3, Y6; \
+	MAC; \
+	INCQ AX; \
+	CMPQ AX, BX; \
+	JLT blk; \
+rowdone: \
+	VMOVUPD Y0, 0(DI); \
+	VMOVUPD Y1, 32(DI); \
+	VMOVSD X2, 64(DI); \
+	ADDQ $72, DI; \
+	ADDQ $8, R8; \
+	DECQ CX; \
+	JNZ row
+
+#define MAC33F64 \
+	VFMADD231PD 0(SI), Y5, Y0; \
+	VFMADD231PD 32(SI), Y6, Y1; \
+	VFMADD231SD 64(SI), X4, X2; \
+	ADDQ $72, SI
+
 TEXT ·sum33(SB), NOSPLIT, $0-72
 	MOVQ rowPtr+0(FP), R8
 	MOVQ colIdx+8(FP), R9
@@ -29,60 +78,20 @@ TEXT ·sum33(SB), NOSPLIT, $0-72
 	MOVQ nblk+56(FP), R13
 	MOVQ $0, bad+64(FP)
 	TESTQ CX, CX
-	JZ done33
+	JZ done
 	MOVQ 0(R8), AX
+	ROWS33(8, MAC33F64)
 
-row33:
-	MOVQ 8(R8), BX
-	CMPQ BX, R13
-	JHI badrow33
-	VXORPD Y0, Y0, Y0
-	VXORPD Y1, Y1, Y1
-	VXORPD Y2, Y2, Y2
-	CMPQ AX, BX
-	JGT badrow33
-	JEQ rowdone33
-	LEAQ (AX)(AX*8), SI
-	LEAQ (R10)(SI*8), SI
-
-blk33:
-	MOVLQSX (R9)(AX*4), DX
-	CMPQ DX, R12
-	JCC badcol33
-	LEAQ (DX)(DX*2), DX
-	LEAQ (R11)(DX*8), DX
-	VMOVUPD 0(DX), X3
-	VBROADCASTSD 16(DX), Y4
-	VBLENDPD $0x0C, Y4, Y3, Y3
-	VPERMPD $0x24, Y3, Y5
-	VPERMPD $0x49, Y3, Y6
-	VFMADD231PD 0(SI), Y5, Y0
-	VFMADD231PD 32(SI), Y6, Y1
-	VFMADD231SD 64(SI), X4, X2
-	ADDQ $72, SI
-	INCQ AX
-	CMPQ AX, BX
-	JLT blk33
-
-rowdone33:
-	VMOVUPD Y0, 0(DI)
-	VMOVUPD Y1, 32(DI)
-	VMOVSD X2, 64(DI)
-	ADDQ $72, DI
-	ADDQ $8, R8
-	DECQ CX
-	JNZ row33
-
-done33:
+done:
 	VZEROUPPER
 	RET
 
-badrow33:
+badrow:
 	MOVQ $2, bad+64(FP)
 	VZEROUPPER
 	RET
 
-badcol33:
+badcol:
 	MOVQ $1, bad+64(FP)
 	VZEROUPPER
 	RET
@@ -95,6 +104,88 @@ badcol33:
 // (Y_p.lo + Y_p.hi) + X_{6+p}, stored as out[12r + 2p : +2]: the row's product is
 // out[2p] + out[2p+1], summed by the caller.
 // Registers: Y0–Y5 and X6–X11 the accumulators, Y12 and X13 x_c, X14 a fold.
+
+// ROWS66 is sum66's row loop: BYTES the bytes of a block, MAC one block's products.
+#define ROWS66(BYTES, MAC) \
+row: \
+	MOVQ 8(R8), BX; \
+	CMPQ BX, R13; \
+	JHI badrow; \
+	VXORPD Y0, Y0, Y0; \
+	VXORPD Y1, Y1, Y1; \
+	VXORPD Y2, Y2, Y2; \
+	VXORPD Y3, Y3, Y3; \
+	VXORPD Y4, Y4, Y4; \
+	VXORPD Y5, Y5, Y5; \
+	VXORPD Y6, Y6, Y6; \
+	VXORPD Y7, Y7, Y7; \
+	VXORPD Y8, Y8, Y8; \
+	VXORPD Y9, Y9, Y9; \
+	VXORPD Y10, Y10, Y10; \
+	VXORPD Y11, Y11, Y11; \
+	CMPQ AX, BX; \
+	JGT badrow; \
+	JEQ rowdone; \
+	MOVQ AX, SI; \
+	IMULQ $BYTES, SI; \
+	ADDQ R10, SI; \
+blk: \
+	MOVLQSX (R9)(AX*4), DX; \
+	CMPQ DX, R12; \
+	JCC badcol; \
+	IMULQ $48, DX; \
+	ADDQ R11, DX; \
+	VMOVUPD 0(DX), Y12; \
+	VMOVUPD 32(DX), X13; \
+	MAC; \
+	INCQ AX; \
+	CMPQ AX, BX; \
+	JLT blk; \
+rowdone: \
+	VEXTRACTF128 $1, Y0, X14; \
+	VADDPD X14, X0, X0; \
+	VADDPD X6, X0, X0; \
+	VMOVUPD X0, 0(DI); \
+	VEXTRACTF128 $1, Y1, X14; \
+	VADDPD X14, X1, X1; \
+	VADDPD X7, X1, X1; \
+	VMOVUPD X1, 16(DI); \
+	VEXTRACTF128 $1, Y2, X14; \
+	VADDPD X14, X2, X2; \
+	VADDPD X8, X2, X2; \
+	VMOVUPD X2, 32(DI); \
+	VEXTRACTF128 $1, Y3, X14; \
+	VADDPD X14, X3, X3; \
+	VADDPD X9, X3, X3; \
+	VMOVUPD X3, 48(DI); \
+	VEXTRACTF128 $1, Y4, X14; \
+	VADDPD X14, X4, X4; \
+	VADDPD X10, X4, X4; \
+	VMOVUPD X4, 64(DI); \
+	VEXTRACTF128 $1, Y5, X14; \
+	VADDPD X14, X5, X5; \
+	VADDPD X11, X5, X5; \
+	VMOVUPD X5, 80(DI); \
+	ADDQ $96, DI; \
+	ADDQ $8, R8; \
+	DECQ CX; \
+	JNZ row
+
+#define MAC66F64 \
+	VFMADD231PD 0(SI), Y12, Y0; \
+	VFMADD231PD 32(SI), X13, X6; \
+	VFMADD231PD 48(SI), Y12, Y1; \
+	VFMADD231PD 80(SI), X13, X7; \
+	VFMADD231PD 96(SI), Y12, Y2; \
+	VFMADD231PD 128(SI), X13, X8; \
+	VFMADD231PD 144(SI), Y12, Y3; \
+	VFMADD231PD 176(SI), X13, X9; \
+	VFMADD231PD 192(SI), Y12, Y4; \
+	VFMADD231PD 224(SI), X13, X10; \
+	VFMADD231PD 240(SI), Y12, Y5; \
+	VFMADD231PD 272(SI), X13, X11; \
+	ADDQ $288, SI
+
 TEXT ·sum66(SB), NOSPLIT, $0-72
 	MOVQ rowPtr+0(FP), R8
 	MOVQ colIdx+8(FP), R9
@@ -106,97 +197,20 @@ TEXT ·sum66(SB), NOSPLIT, $0-72
 	MOVQ nblk+56(FP), R13
 	MOVQ $0, bad+64(FP)
 	TESTQ CX, CX
-	JZ done66
+	JZ done
 	MOVQ 0(R8), AX
+	ROWS66(288, MAC66F64)
 
-row66:
-	MOVQ 8(R8), BX
-	CMPQ BX, R13
-	JHI badrow66
-	VXORPD Y0, Y0, Y0
-	VXORPD Y1, Y1, Y1
-	VXORPD Y2, Y2, Y2
-	VXORPD Y3, Y3, Y3
-	VXORPD Y4, Y4, Y4
-	VXORPD Y5, Y5, Y5
-	VXORPD Y6, Y6, Y6
-	VXORPD Y7, Y7, Y7
-	VXORPD Y8, Y8, Y8
-	VXORPD Y9, Y9, Y9
-	VXORPD Y10, Y10, Y10
-	VXORPD Y11, Y11, Y11
-	CMPQ AX, BX
-	JGT badrow66
-	JEQ rowdone66
-	MOVQ AX, SI
-	IMULQ $288, SI
-	ADDQ R10, SI
-
-blk66:
-	MOVLQSX (R9)(AX*4), DX
-	CMPQ DX, R12
-	JCC badcol66
-	IMULQ $48, DX
-	ADDQ R11, DX
-	VMOVUPD 0(DX), Y12
-	VMOVUPD 32(DX), X13
-	VFMADD231PD 0(SI), Y12, Y0
-	VFMADD231PD 32(SI), X13, X6
-	VFMADD231PD 48(SI), Y12, Y1
-	VFMADD231PD 80(SI), X13, X7
-	VFMADD231PD 96(SI), Y12, Y2
-	VFMADD231PD 128(SI), X13, X8
-	VFMADD231PD 144(SI), Y12, Y3
-	VFMADD231PD 176(SI), X13, X9
-	VFMADD231PD 192(SI), Y12, Y4
-	VFMADD231PD 224(SI), X13, X10
-	VFMADD231PD 240(SI), Y12, Y5
-	VFMADD231PD 272(SI), X13, X11
-	ADDQ $288, SI
-	INCQ AX
-	CMPQ AX, BX
-	JLT blk66
-
-rowdone66:
-	VEXTRACTF128 $1, Y0, X14
-	VADDPD X14, X0, X0
-	VADDPD X6, X0, X0
-	VMOVUPD X0, 0(DI)
-	VEXTRACTF128 $1, Y1, X14
-	VADDPD X14, X1, X1
-	VADDPD X7, X1, X1
-	VMOVUPD X1, 16(DI)
-	VEXTRACTF128 $1, Y2, X14
-	VADDPD X14, X2, X2
-	VADDPD X8, X2, X2
-	VMOVUPD X2, 32(DI)
-	VEXTRACTF128 $1, Y3, X14
-	VADDPD X14, X3, X3
-	VADDPD X9, X3, X3
-	VMOVUPD X3, 48(DI)
-	VEXTRACTF128 $1, Y4, X14
-	VADDPD X14, X4, X4
-	VADDPD X10, X4, X4
-	VMOVUPD X4, 64(DI)
-	VEXTRACTF128 $1, Y5, X14
-	VADDPD X14, X5, X5
-	VADDPD X11, X5, X5
-	VMOVUPD X5, 80(DI)
-	ADDQ $96, DI
-	ADDQ $8, R8
-	DECQ CX
-	JNZ row66
-
-done66:
+done:
 	VZEROUPPER
 	RET
 
-badrow66:
+badrow:
 	MOVQ $2, bad+64(FP)
 	VZEROUPPER
 	RET
 
-badcol66:
+badcol:
 	MOVQ $1, bad+64(FP)
 	VZEROUPPER
 	RET
@@ -297,6 +311,16 @@ badcol36:
 // block's 36 bytes and nothing past them: 16 + 16 bytes for a[0:8], then a[8] alone
 // with a 4-byte load, so the last block of val is never overrun.
 // Registers: as sum33, with Y7, Y8 and X9 the widened a[0:4], a[4:8] and a[8].
+#define MAC33F32 \
+	VCVTPS2PD 0(SI), Y7; \
+	VCVTPS2PD 16(SI), Y8; \
+	VMOVSS 32(SI), X9; \
+	VCVTSS2SD X9, X9, X9; \
+	VFMADD231PD Y7, Y5, Y0; \
+	VFMADD231PD Y8, Y6, Y1; \
+	VFMADD231SD X9, X4, X2; \
+	ADDQ $36, SI
+
 TEXT ·sum33f32(SB), NOSPLIT, $0-72
 	MOVQ rowPtr+0(FP), R8
 	MOVQ colIdx+8(FP), R9
@@ -308,64 +332,20 @@ TEXT ·sum33f32(SB), NOSPLIT, $0-72
 	MOVQ nblk+56(FP), R13
 	MOVQ $0, bad+64(FP)
 	TESTQ CX, CX
-	JZ done33f
+	JZ done
 	MOVQ 0(R8), AX
+	ROWS33(4, MAC33F32)
 
-row33f:
-	MOVQ 8(R8), BX
-	CMPQ BX, R13
-	JHI badrow33f
-	VXORPD Y0, Y0, Y0
-	VXORPD Y1, Y1, Y1
-	VXORPD Y2, Y2, Y2
-	CMPQ AX, BX
-	JGT badrow33f
-	JEQ rowdone33f
-	LEAQ (AX)(AX*8), SI
-	LEAQ (R10)(SI*4), SI
-
-blk33f:
-	MOVLQSX (R9)(AX*4), DX
-	CMPQ DX, R12
-	JCC badcol33f
-	LEAQ (DX)(DX*2), DX
-	LEAQ (R11)(DX*8), DX
-	VMOVUPD 0(DX), X3
-	VBROADCASTSD 16(DX), Y4
-	VBLENDPD $0x0C, Y4, Y3, Y3
-	VPERMPD $0x24, Y3, Y5
-	VPERMPD $0x49, Y3, Y6
-	VCVTPS2PD 0(SI), Y7
-	VCVTPS2PD 16(SI), Y8
-	VMOVSS 32(SI), X9
-	VCVTSS2SD X9, X9, X9
-	VFMADD231PD Y7, Y5, Y0
-	VFMADD231PD Y8, Y6, Y1
-	VFMADD231SD X9, X4, X2
-	ADDQ $36, SI
-	INCQ AX
-	CMPQ AX, BX
-	JLT blk33f
-
-rowdone33f:
-	VMOVUPD Y0, 0(DI)
-	VMOVUPD Y1, 32(DI)
-	VMOVSD X2, 64(DI)
-	ADDQ $72, DI
-	ADDQ $8, R8
-	DECQ CX
-	JNZ row33f
-
-done33f:
+done:
 	VZEROUPPER
 	RET
 
-badrow33f:
+badrow:
 	MOVQ $2, bad+64(FP)
 	VZEROUPPER
 	RET
 
-badcol33f:
+badcol:
 	MOVQ $1, bad+64(FP)
 	VZEROUPPER
 	RET
@@ -375,6 +355,33 @@ badcol33f:
 // sum66 for float32 block values (144 bytes a block): row p of a block is 6 floats at
 // byte 24p, loaded as 16 bytes widened to Y14 and 8 bytes widened to X15, so no load
 // reaches past the block. The same accumulators, fold and checks as sum66.
+#define MAC66F32 \
+	VCVTPS2PD 0(SI), Y14; \
+	VCVTPS2PD 16(SI), X15; \
+	VFMADD231PD Y14, Y12, Y0; \
+	VFMADD231PD X15, X13, X6; \
+	VCVTPS2PD 24(SI), Y14; \
+	VCVTPS2PD 40(SI), X15; \
+	VFMADD231PD Y14, Y12, Y1; \
+	VFMADD231PD X15, X13, X7; \
+	VCVTPS2PD 48(SI), Y14; \
+	VCVTPS2PD 64(SI), X15; \
+	VFMADD231PD Y14, Y12, Y2; \
+	VFMADD231PD X15, X13, X8; \
+	VCVTPS2PD 72(SI), Y14; \
+	VCVTPS2PD 88(SI), X15; \
+	VFMADD231PD Y14, Y12, Y3; \
+	VFMADD231PD X15, X13, X9; \
+	VCVTPS2PD 96(SI), Y14; \
+	VCVTPS2PD 112(SI), X15; \
+	VFMADD231PD Y14, Y12, Y4; \
+	VFMADD231PD X15, X13, X10; \
+	VCVTPS2PD 120(SI), Y14; \
+	VCVTPS2PD 136(SI), X15; \
+	VFMADD231PD Y14, Y12, Y5; \
+	VFMADD231PD X15, X13, X11; \
+	ADDQ $144, SI
+
 TEXT ·sum66f32(SB), NOSPLIT, $0-72
 	MOVQ rowPtr+0(FP), R8
 	MOVQ colIdx+8(FP), R9
@@ -386,109 +393,20 @@ TEXT ·sum66f32(SB), NOSPLIT, $0-72
 	MOVQ nblk+56(FP), R13
 	MOVQ $0, bad+64(FP)
 	TESTQ CX, CX
-	JZ done66f
+	JZ done
 	MOVQ 0(R8), AX
+	ROWS66(144, MAC66F32)
 
-row66f:
-	MOVQ 8(R8), BX
-	CMPQ BX, R13
-	JHI badrow66f
-	VXORPD Y0, Y0, Y0
-	VXORPD Y1, Y1, Y1
-	VXORPD Y2, Y2, Y2
-	VXORPD Y3, Y3, Y3
-	VXORPD Y4, Y4, Y4
-	VXORPD Y5, Y5, Y5
-	VXORPD Y6, Y6, Y6
-	VXORPD Y7, Y7, Y7
-	VXORPD Y8, Y8, Y8
-	VXORPD Y9, Y9, Y9
-	VXORPD Y10, Y10, Y10
-	VXORPD Y11, Y11, Y11
-	CMPQ AX, BX
-	JGT badrow66f
-	JEQ rowdone66f
-	MOVQ AX, SI
-	IMULQ $144, SI
-	ADDQ R10, SI
-
-blk66f:
-	MOVLQSX (R9)(AX*4), DX
-	CMPQ DX, R12
-	JCC badcol66f
-	IMULQ $48, DX
-	ADDQ R11, DX
-	VMOVUPD 0(DX), Y12
-	VMOVUPD 32(DX), X13
-	VCVTPS2PD 0(SI), Y14
-	VCVTPS2PD 16(SI), X15
-	VFMADD231PD Y14, Y12, Y0
-	VFMADD231PD X15, X13, X6
-	VCVTPS2PD 24(SI), Y14
-	VCVTPS2PD 40(SI), X15
-	VFMADD231PD Y14, Y12, Y1
-	VFMADD231PD X15, X13, X7
-	VCVTPS2PD 48(SI), Y14
-	VCVTPS2PD 64(SI), X15
-	VFMADD231PD Y14, Y12, Y2
-	VFMADD231PD X15, X13, X8
-	VCVTPS2PD 72(SI), Y14
-	VCVTPS2PD 88(SI), X15
-	VFMADD231PD Y14, Y12, Y3
-	VFMADD231PD X15, X13, X9
-	VCVTPS2PD 96(SI), Y14
-	VCVTPS2PD 112(SI), X15
-	VFMADD231PD Y14, Y12, Y4
-	VFMADD231PD X15, X13, X10
-	VCVTPS2PD 120(SI), Y14
-	VCVTPS2PD 136(SI), X15
-	VFMADD231PD Y14, Y12, Y5
-	VFMADD231PD X15, X13, X11
-	ADDQ $144, SI
-	INCQ AX
-	CMPQ AX, BX
-	JLT blk66f
-
-rowdone66f:
-	VEXTRACTF128 $1, Y0, X14
-	VADDPD X14, X0, X0
-	VADDPD X6, X0, X0
-	VMOVUPD X0, 0(DI)
-	VEXTRACTF128 $1, Y1, X14
-	VADDPD X14, X1, X1
-	VADDPD X7, X1, X1
-	VMOVUPD X1, 16(DI)
-	VEXTRACTF128 $1, Y2, X14
-	VADDPD X14, X2, X2
-	VADDPD X8, X2, X2
-	VMOVUPD X2, 32(DI)
-	VEXTRACTF128 $1, Y3, X14
-	VADDPD X14, X3, X3
-	VADDPD X9, X3, X3
-	VMOVUPD X3, 48(DI)
-	VEXTRACTF128 $1, Y4, X14
-	VADDPD X14, X4, X4
-	VADDPD X10, X4, X4
-	VMOVUPD X4, 64(DI)
-	VEXTRACTF128 $1, Y5, X14
-	VADDPD X14, X5, X5
-	VADDPD X11, X5, X5
-	VMOVUPD X5, 80(DI)
-	ADDQ $96, DI
-	ADDQ $8, R8
-	DECQ CX
-	JNZ row66f
-
-done66f:
+done:
 	VZEROUPPER
 	RET
 
-badrow66f:
+badrow:
 	MOVQ $2, bad+64(FP)
 	VZEROUPPER
 	RET
 
-badcol66f:
+badcol:
 	MOVQ $1, bad+64(FP)
 	VZEROUPPER
 	RET

@@ -65,7 +65,7 @@ func TestPCGStepper(t *testing.T, be backend.Backend) {
 		}
 		bv := vector(t, b, rhs)
 		defer bv.Free()
-		x := vector(t, b, nanVec(len(rhs)))
+		x := vector(t, b, NaNVec(len(rhs)))
 		defer x.Free()
 		res, err := backend.PCG(b, am, pre, bv, x, opt)
 		return outcome{download(t, b, x), res, err}

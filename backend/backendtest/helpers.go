@@ -23,7 +23,8 @@ func randVec(rng *rand.Rand, n int) []float64 {
 	return v
 }
 
-func nanVec(n int) []float64 {
+// NaNVec returns n NaNs: the poison an output gets before a kernel writes it.
+func NaNVec(n int) []float64 {
 	v := make([]float64, n)
 	for i := range v {
 		v[i] = math.NaN()
@@ -50,7 +51,8 @@ func relErr(got, want []float64) float64 {
 	return num / den
 }
 
-func bitsEqual(a, b []float64) bool {
+// BitsEqual reports whether a and b have the same length and bitwise the same values.
+func BitsEqual(a, b []float64) bool {
 	if len(a) != len(b) {
 		return false
 	}

@@ -36,7 +36,7 @@ func TestVectors(t *testing.T, be backend.Backend) {
 		xs, ys, zs := randVec(rng, n), randVec(rng, n), randVec(rng, n)
 		x, y, z := vector(t, be, xs), vector(t, be, ys), vector(t, be, zs)
 
-		if got := download(t, be, x); !bitsEqual(got, xs) {
+		if got := download(t, be, x); !BitsEqual(got, xs) {
 			t.Fatalf("n=%d: Download(Upload(x)) differs from x", n)
 		}
 		if x.Len() != n {
@@ -56,7 +56,7 @@ func TestVectors(t *testing.T, be backend.Backend) {
 		}
 		check("Axpby", download(t, be, y), want)
 		// beta = 0 must not read y.
-		be.Upload(y, nanVec(n))
+		be.Upload(y, NaNVec(n))
 		be.Axpby(-3, x, 0, y)
 		for i := range want {
 			want[i] = -3 * xs[i]
@@ -76,26 +76,26 @@ func TestVectors(t *testing.T, be backend.Backend) {
 			want[i] = 1.5*xs[i]*ys[i] + 2*zs[i]
 		}
 		check("Vmul", download(t, be, z), want)
-		be.Upload(z, nanVec(n))
+		be.Upload(z, NaNVec(n))
 		be.Vmul(-1, x, y, 0, z)
 		for i := range want {
 			want[i] = -xs[i] * ys[i]
 		}
 		check("Vmul beta=0 over NaN", download(t, be, z), want)
 
-		be.Upload(z, nanVec(n))
+		be.Upload(z, NaNVec(n))
 		be.Copy(z, x)
-		if got := download(t, be, z); !bitsEqual(got, xs) {
+		if got := download(t, be, z); !BitsEqual(got, xs) {
 			t.Errorf("n=%d: Copy differs from its source", n)
 		}
-		be.Upload(z, nanVec(n))
+		be.Upload(z, NaNVec(n))
 		be.Zero(z)
 		for i, v := range download(t, be, z) {
 			if v != 0 {
 				t.Fatalf("n=%d: Zero left z[%d] = %v", n, i, v)
 			}
 		}
-		if got := download(t, be, x); !bitsEqual(got, xs) {
+		if got := download(t, be, x); !BitsEqual(got, xs) {
 			t.Errorf("n=%d: an operation modified its input x", n)
 		}
 		x.Free()
@@ -244,7 +244,7 @@ func testProduct(t *testing.T, be backend.Backend, trans bool) {
 			alpha, beta := ab[0], ab[1]
 			start := ys
 			if beta == 0 {
-				start = nanVec(out)
+				start = NaNVec(out)
 			}
 			be.Upload(y, start)
 			op(alpha, a, x, beta, y)
@@ -256,14 +256,14 @@ func testProduct(t *testing.T, be backend.Backend, trans bool) {
 			// Repeat: bitwise the same.
 			be.Upload(y, start)
 			op(alpha, a, x, beta, y)
-			if again := download(t, be, y); !bitsEqual(again, got) {
+			if again := download(t, be, y); !BitsEqual(again, got) {
 				t.Errorf("%v: %s alpha=%g beta=%g: second run differs bitwise", tc, name, alpha, beta)
 			}
 		}
-		if got := download(t, be, x); !bitsEqual(got, xs) {
+		if got := download(t, be, x); !BitsEqual(got, xs) {
 			t.Errorf("%v: %s modified x", tc, name)
 		}
-		if !m.SamePattern(orig) || !bitsEqual(m.Val, orig.Val) {
+		if !m.SamePattern(orig) || !BitsEqual(m.Val, orig.Val) {
 			t.Errorf("%v: UploadMatrix or %s modified the host matrix", tc, name)
 		}
 		x.Free()
@@ -290,7 +290,7 @@ func TestBlockDiag(t *testing.T, be backend.Backend) {
 		if nb, b := d.Dims(); nb != tc.blocks || b != tc.b {
 			t.Fatalf("Dims() = %d, %d", nb, b)
 		}
-		x, y := vector(t, be, xs), vector(t, be, nanVec(n))
+		x, y := vector(t, be, xs), vector(t, be, NaNVec(n))
 		be.BlockDiagApply(d, x, y)
 		got := download(t, be, y)
 		want := make([]float64, n)
@@ -371,8 +371,8 @@ func TestPCG(t *testing.T, be backend.Backend) {
 		t.Errorf("%d iterations: outside the plausible range for this problem", res.Iterations)
 	}
 	x2, res2 := SolvePCG(t, be, a, rhs, opt)
-	if res2.Iterations != res.Iterations || !bitsEqual(x, x2) {
-		t.Errorf("second solve differs: %d vs %d iterations, bitwise equal %v", res.Iterations, res2.Iterations, bitsEqual(x, x2))
+	if res2.Iterations != res.Iterations || !BitsEqual(x, x2) {
+		t.Errorf("second solve differs: %d vs %d iterations, bitwise equal %v", res.Iterations, res2.Iterations, BitsEqual(x, x2))
 	}
 	t.Logf("%s: PCG block Jacobi, %d unknowns: %d iterations, relative residual %.3g (true %.3g)", be.Name(), len(rhs), res.Iterations, res.Residual/res.InitialResidual, rel)
 }
@@ -408,9 +408,9 @@ func TestChebStep(t *testing.T, be backend.Backend) {
 		for _, c := range [][2]float64{{0, 0.7}, {0.3, -1.2}} {
 			start := d0
 			if c[0] == 0 {
-				start = nanVec(n)
+				start = NaNVec(n)
 			}
-			d, xo := vector(t, be, start), vector(t, be, nanVec(n))
+			d, xo := vector(t, be, start), vector(t, be, NaNVec(n))
 			cs.ChebStep(a, dinv, bvec, xvec, c[0], c[1], d, xo)
 			got := download(t, be, d)
 			// xOut = x + d with the new d, bitwise: one addition per entry.
@@ -421,7 +421,7 @@ func TestChebStep(t *testing.T, be backend.Backend) {
 					break
 				}
 			}
-			if again := download(t, be, xvec); !bitsEqual(again, xs) {
+			if again := download(t, be, xvec); !BitsEqual(again, xs) {
 				t.Errorf("%v: ChebStep modified x", tc)
 			}
 			xo.Free()
@@ -445,7 +445,7 @@ func TestChebStep(t *testing.T, be backend.Backend) {
 			d.Free()
 		}
 		// Residual: r = b − A·x, r poisoned first.
-		r := vector(t, be, nanVec(n))
+		r := vector(t, be, NaNVec(n))
 		cs.Residual(a, bvec, xvec, r)
 		want := make([]float64, n)
 		for i := range want {
@@ -455,7 +455,7 @@ func TestChebStep(t *testing.T, be backend.Backend) {
 			t.Errorf("%v: Residual: relative error %.3g > %g", tc, e, Tol)
 		}
 		// DiagApply2: y = z = s·D·b.
-		y, z := vector(t, be, nanVec(n)), vector(t, be, nanVec(n))
+		y, z := vector(t, be, NaNVec(n)), vector(t, be, NaNVec(n))
 		cs.DiagApply2(dinv, 0.37, bvec, y, z)
 		for i := 0; i < tc.blockRows; i++ {
 			for q := 0; q < bs; q++ {
@@ -467,8 +467,8 @@ func TestChebStep(t *testing.T, be backend.Backend) {
 			}
 		}
 		gy, gz := download(t, be, y), download(t, be, z)
-		if e := relErr(gy, want); e > Tol || !bitsEqual(gy, gz) {
-			t.Errorf("%v: DiagApply2: relative error %.3g (limit %g), y and z equal: %v", tc, e, Tol, bitsEqual(gy, gz))
+		if e := relErr(gy, want); e > Tol || !BitsEqual(gy, gz) {
+			t.Errorf("%v: DiagApply2: relative error %.3g (limit %g), y and z equal: %v", tc, e, Tol, BitsEqual(gy, gz))
 		}
 		r.Free()
 		y.Free()
@@ -527,7 +527,7 @@ func TestCGLanczos(t *testing.T, be backend.Backend) {
 		start := vector(t, be, sv)
 		var work [4]backend.Vector
 		for i := range work {
-			work[i] = vector(t, be, nanVec(n))
+			work[i] = vector(t, be, NaNVec(n))
 		}
 		res, err := lz.CGLanczos(a, d, start, tc.steps, work[0], work[1], work[2], work[3])
 		if err != nil || res.BreakQuantity != "" {
@@ -540,7 +540,7 @@ func TestCGLanczos(t *testing.T, be backend.Backend) {
 		if got.Steps != want.Steps || math.Abs(got.Max-want.Max) > 1e-10*want.Max || math.Abs(got.Min-want.Min) > 1e-8*want.Max {
 			t.Errorf("grid %d, %d steps: estimate %+v, host %+v", tc.grid, tc.steps, got, want)
 		}
-		if again := download(t, be, start); !bitsEqual(again, sv) {
+		if again := download(t, be, start); !BitsEqual(again, sv) {
 			t.Errorf("grid %d: CGLanczos modified the start vector", tc.grid)
 		}
 		for _, v := range work {

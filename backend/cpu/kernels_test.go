@@ -56,20 +56,20 @@ func TestRowKernelsFloat32(t *testing.T) {
 			residualT(m, wide, b, x, ref, 1)
 			checkResidualBound(t, name("residual", 1), m, val, b, x, ref)
 			for _, workers := range []int{1, 3} {
-				res := nans(n)
+				res := backendtest.NaNVec(n)
 				residualT(m, val, b, x, res, workers)
-				if !sameBits(res, ref) {
+				if !backendtest.BitsEqual(res, ref) {
 					t.Errorf("%s: float32 values give other bits than float64 values holding them", name("residual", workers))
 				}
 			}
 
 			for _, c1 := range []float64{0, 0.3} {
-				dw, xw := append([]float64(nil), d0...), nans(n)
+				dw, xw := append([]float64(nil), d0...), backendtest.NaNVec(n)
 				chebStepT(m, wide, dinv, b, x, dw, xw, c1, -1.2, 1)
 				for _, workers := range []int{1, 3} {
-					d, xo := append([]float64(nil), d0...), nans(n)
+					d, xo := append([]float64(nil), d0...), backendtest.NaNVec(n)
 					chebStepT(m, val, dinv, b, x, d, xo, c1, -1.2, workers)
-					if !sameBits(d, dw) || !sameBits(xo, xw) {
+					if !backendtest.BitsEqual(d, dw) || !backendtest.BitsEqual(xo, xw) {
 						t.Errorf("%s c1=%g: float32 values give other bits than float64 values holding them", name("ChebStep", workers), c1)
 					}
 				}
@@ -110,24 +110,4 @@ func checkResidualBound(t *testing.T, what string, m *bsr.Matrix, val []float32,
 			}
 		}
 	}
-}
-
-func nans(n int) []float64 {
-	v := make([]float64, n)
-	for k := range v {
-		v[k] = math.NaN()
-	}
-	return v
-}
-
-func sameBits(a, b []float64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k := range a {
-		if math.Float64bits(a[k]) != math.Float64bits(b[k]) {
-			return false
-		}
-	}
-	return true
 }

@@ -352,6 +352,15 @@ func inverseSlots(l fem.ElasticityLayout) (ptr []int64, pairs []int32) {
 // symmetric and every mirror exists; the rows' columns are ascending (fem's pattern),
 // so it is found by bisection.
 func upperWork(l fem.ElasticityLayout) (work, mirror []int64) {
+	n := 0
+	for a := 0; a < l.Nodes; a++ {
+		for t := l.RowPtr[a]; t < l.RowPtr[a+1]; t++ {
+			if int(l.ColIdx[t]) >= a {
+				n++
+			}
+		}
+	}
+	work, mirror = make([]int64, 0, n), make([]int64, 0, n)
 	for a := 0; a < l.Nodes; a++ {
 		for t := l.RowPtr[a]; t < l.RowPtr[a+1]; t++ {
 			c := int(l.ColIdx[t])

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/blockamg/blockamg/fem"
+	"github.com/blockamg/blockamg/internal/par"
 )
 
 // stagedMap is elas_staged's grouping of the upper blocks (kernels/elasticity.cu):
@@ -31,94 +32,218 @@ var errStagedFit = fmt.Errorf("a block sums more elements than shared memory hol
 // doubles each and np contributions (int32).
 func stagedSlice(ne, rec, np int) int { return ne*rec + (np+1)/2 }
 
+// stagedChunk is the block rows whose groups one worker cuts: a group never spans two
+// chunks, so the groups depend on the mesh alone, not on the worker count (a
+// variable so that the tests cut small meshes into several).
+var stagedChunk = 4096
+
 // stagedGroups cuts the upper blocks (upperWork's work: the blocks (a, c), c ≥ a, in
 // stored order) into consecutive groups of at most size blocks (a thread each)
 // whose elements (rec doubles each) and contributions fit in budget doubles
-// (stagedSlice). A block's contributions are its row's incidences
-// (ascending element order) whose slots hold it, as inverseSlots lists them, but
-// with no bound on the element count. Each group's elements are listed in the order
-// its blocks first name them; every block keeps its contributions' order, so the
-// sums do not change. Within a group the threads take the blocks by descending
-// contribution count (ties in stored order), so that a warp's lanes have about as
-// many.
+// (stagedSlice), none spanning two chunks of stagedChunk rows. A block's
+// contributions are its row's incidences (ascending element order) whose slots hold
+// it, as inverseSlots lists them, but with no bound on the element count. Each
+// group's elements are listed in the order its blocks first name them; every block
+// keeps its contributions' order, so the sums do not change. Within a group the
+// threads take the blocks by descending contribution count (ties in stored order),
+// so that a warp's lanes have about as many. The chunks are cut in parallel, into
+// arrays counted beforehand.
 func stagedGroups(l fem.ElasticityLayout, rec, budget, size int) (stagedMap, error) {
-	var s stagedMap
-	s.gw, s.ge, s.lptr = []int64{0}, []int64{0}, []int64{0}
-	stamp := make([]int32, l.Elements) // the group that last listed the element, +1
-	local := make([]int32, l.Elements)
-	g, count, nw, v, np := int32(1), 0, 0, int64(0), 0
-	// The row's contributions bucketed by slot: row[start[s] … start[s+1]).
-	var start []int
-	var row []int64 // element<<8 | la<<4 | b
-	for a := 0; a < l.Nodes; a++ {
-		r0, r1 := l.RowPtr[a], l.RowPtr[a+1]
-		start = append(start[:0], make([]int, r1-r0+1)...)
-		for k := l.IncPtr[a]; k < l.IncPtr[a+1]; k++ {
-			for u := l.SlotPtr[k]; u < l.SlotPtr[k+1]; u++ {
-				start[l.Slot[u]+1]++
+	chunks := (l.Nodes + stagedChunk - 1) / stagedChunk
+	// Each chunk's upper blocks and contributions, then their offsets.
+	blocks, pairs := make([]int64, chunks+1), make([]int64, chunks+1)
+	par.For(chunks, 0, 1, func(lo, hi int) {
+		for c := lo; c < hi; c++ {
+			for a := c * stagedChunk; a < min((c+1)*stagedChunk, l.Nodes); a++ {
+				r0 := l.RowPtr[a]
+				for t := r0; t < l.RowPtr[a+1]; t++ {
+					if int(l.ColIdx[t]) >= a {
+						blocks[c+1]++
+					}
+				}
+				for k := l.IncPtr[a]; k < l.IncPtr[a+1]; k++ {
+					for u := l.SlotPtr[k]; u < l.SlotPtr[k+1]; u++ {
+						if int(l.ColIdx[r0+int64(l.Slot[u])]) >= a {
+							pairs[c+1]++
+						}
+					}
+				}
 			}
 		}
-		for i := 1; i < len(start); i++ {
-			start[i] += start[i-1]
-		}
-		row = append(row[:0], make([]int64, start[len(start)-1])...)
-		next := append([]int(nil), start[:len(start)-1]...)
-		for k := l.IncPtr[a]; k < l.IncPtr[a+1]; k++ {
-			e, la := int64(l.IncElem[k]), int64(l.IncLocal[k])
-			for u := l.SlotPtr[k]; u < l.SlotPtr[k+1]; u++ {
-				sl := l.Slot[u]
-				row[next[sl]] = e<<8 | la<<4 | (u - l.SlotPtr[k])
-				next[sl]++
+	})
+	for c := range chunks {
+		blocks[c+1] += blocks[c]
+		pairs[c+1] += pairs[c]
+	}
+	s := stagedMap{lptr: make([]int64, blocks[chunks]+1), lpairs: make([]int32, pairs[chunks]), order: make([]int32, blocks[chunks])}
+	// The pointers at the chunks' ends are known now; each chunk writes those
+	// between, so that none writes what another reads.
+	for c := range chunks + 1 {
+		s.lptr[blocks[c]] = pairs[c]
+	}
+	// Each chunk's groups (offsets within the chunk's blocks and elements) and
+	// element lists, concatenated below.
+	type part struct {
+		gw, ge   []int64
+		elems    []int32
+		maxSlice int
+		err      error
+	}
+	parts := make([]part, chunks)
+	par.For(chunks, 0, 1, func(lo, hi int) {
+		var h localIndex
+		h.init(budget/rec + 1)
+		var start, next []int
+		var row []int64 // element<<8 | la<<4 | b
+		for c := lo; c < hi; c++ {
+			pt := &parts[c]
+			pt.gw, pt.ge = []int64{0}, []int64{0}
+			v, u0 := blocks[c], pairs[c] // the next block and contribution
+			count, nw, np := 0, 0, 0
+			h.reset()
+			for a := c * stagedChunk; a < min((c+1)*stagedChunk, l.Nodes) && pt.err == nil; a++ {
+				r0, r1 := l.RowPtr[a], l.RowPtr[a+1]
+				start = slices.Grow(start[:0], int(r1-r0+1))[:r1-r0+1]
+				clear(start)
+				for k := l.IncPtr[a]; k < l.IncPtr[a+1]; k++ {
+					for u := l.SlotPtr[k]; u < l.SlotPtr[k+1]; u++ {
+						start[l.Slot[u]+1]++
+					}
+				}
+				for i := 1; i < len(start); i++ {
+					start[i] += start[i-1]
+				}
+				row = slices.Grow(row[:0], start[len(start)-1])[:start[len(start)-1]]
+				next = append(next[:0], start[:len(start)-1]...)
+				for k := l.IncPtr[a]; k < l.IncPtr[a+1]; k++ {
+					e, la := int64(l.IncElem[k]), int64(l.IncLocal[k])
+					for u := l.SlotPtr[k]; u < l.SlotPtr[k+1]; u++ {
+						sl := l.Slot[u]
+						row[next[sl]] = e<<8 | la<<4 | (u - l.SlotPtr[k])
+						next[sl]++
+					}
+				}
+				for t := r0; t < r1; t++ {
+					if int(l.ColIdx[t]) < a {
+						continue
+					}
+					ds := row[start[t-r0]:start[t-r0+1]]
+					if stagedSlice(len(ds), rec, len(ds)) > budget {
+						pt.err = fmt.Errorf("cuda: elasticity: block %d sums %d elements, more than %d doubles of shared memory hold: %w", t, len(ds), budget, errStagedFit)
+						break
+					}
+					fresh := 0
+					for _, d := range ds {
+						if _, ok := h.find(int32(d >> 8)); !ok {
+							fresh++
+						}
+					}
+					if nw == size || stagedSlice(count+fresh, rec, np+len(ds)) > budget {
+						pt.gw = append(pt.gw, v-blocks[c])
+						pt.ge = append(pt.ge, int64(len(pt.elems)))
+						h.reset()
+						count, nw, np = 0, 0, 0
+					}
+					for _, d := range ds {
+						e := int32(d >> 8)
+						i, ok := h.find(e)
+						if !ok {
+							h.insert(i, e, int32(count))
+							count++
+							pt.elems = append(pt.elems, e)
+						}
+						s.lpairs[u0] = h.vals[i]<<8 | int32(d&255)
+						u0++
+					}
+					if v+1 < blocks[c+1] {
+						s.lptr[v+1] = u0
+					}
+					np += len(ds)
+					pt.maxSlice = max(pt.maxSlice, stagedSlice(count, rec, np))
+					nw++
+					v++
+				}
 			}
-		}
-		for t := r0; t < r1; t++ {
-			if int(l.ColIdx[t]) < a {
+			if pt.err != nil {
 				continue
 			}
-			ds := row[start[t-r0]:start[t-r0+1]]
-			if stagedSlice(len(ds), rec, len(ds)) > budget {
-				return stagedMap{}, fmt.Errorf("cuda: elasticity: block %d sums %d elements, more than %d doubles of shared memory hold: %w", t, len(ds), budget, errStagedFit)
+			if u0 != pairs[c+1] || v != blocks[c+1] {
+				panic("cudafem: stagedGroups: a chunk's blocks or contributions differ from their count")
 			}
-			fresh := 0
-			for _, d := range ds {
-				if stamp[d>>8] != g {
-					fresh++
+			if nw > 0 {
+				pt.gw = append(pt.gw, v-blocks[c])
+				pt.ge = append(pt.ge, int64(len(pt.elems)))
+			}
+			// The threads' order, group by group.
+			for g := 0; g+1 < len(pt.gw); g++ {
+				w0, w1 := blocks[c]+pt.gw[g], blocks[c]+pt.gw[g+1]
+				o := s.order[w0:w1]
+				for i := range o {
+					o[i] = int32(i)
 				}
+				size := func(i int32) int64 { v := w0 + int64(i); return s.lptr[v+1] - s.lptr[v] }
+				slices.SortStableFunc(o, func(a, b int32) int { return int(size(b) - size(a)) })
 			}
-			if nw == size || stagedSlice(count+fresh, rec, np+len(ds)) > budget {
-				s.gw = append(s.gw, v)
-				s.ge = append(s.ge, int64(len(s.elems)))
-				g, count, nw, np = g+1, 0, 0, 0
-			}
-			for _, d := range ds {
-				e := d >> 8
-				if stamp[e] != g {
-					stamp[e], local[e] = g, int32(count)
-					count++
-					s.elems = append(s.elems, int32(e))
-				}
-				s.lpairs = append(s.lpairs, local[e]<<8|int32(d&255))
-			}
-			s.lptr = append(s.lptr, int64(len(s.lpairs)))
-			np += len(ds)
-			s.maxSlice = max(s.maxSlice, stagedSlice(count, rec, np))
-			nw++
-			v++
 		}
-	}
-	if nw > 0 {
-		s.gw = append(s.gw, v)
-		s.ge = append(s.ge, int64(len(s.elems)))
-	}
-	s.order = make([]int32, v)
-	for k := 0; k+1 < len(s.gw); k++ {
-		w0, w1 := s.gw[k], s.gw[k+1]
-		o := s.order[w0:w1]
-		for i := range o {
-			o[i] = int32(i)
+	})
+	s.gw, s.ge = []int64{0}, []int64{0}
+	for c := range parts {
+		pt := &parts[c]
+		if pt.err != nil {
+			return stagedMap{}, pt.err
 		}
-		size := func(i int32) int64 { v := w0 + int64(i); return s.lptr[v+1] - s.lptr[v] }
-		slices.SortStableFunc(o, func(a, b int32) int { return int(size(b) - size(a)) })
+		e0 := int64(len(s.elems))
+		for g := 1; g < len(pt.gw); g++ {
+			s.gw = append(s.gw, blocks[c]+pt.gw[g])
+			s.ge = append(s.ge, e0+pt.ge[g])
+		}
+		s.elems = append(s.elems, pt.elems...)
+		s.maxSlice = max(s.maxSlice, pt.maxSlice)
 	}
 	return s, nil
+}
+
+// localIndex maps the elements of one group to their index in its list: open
+// addressing in a table at least twice the most elements a group holds, cleared in
+// O(1) by a generation count, so that a worker needs no array over all elements.
+type localIndex struct {
+	keys, vals []int32
+	gens       []uint32
+	gen, mask  uint32
+}
+
+// init sizes the table for at most n elements.
+func (h *localIndex) init(n int) {
+	size := 1
+	for size < 2*n {
+		size <<= 1
+	}
+	h.keys, h.vals, h.gens = make([]int32, size), make([]int32, size), make([]uint32, size)
+	h.mask, h.gen = uint32(size-1), 1
+}
+
+// reset empties the table.
+func (h *localIndex) reset() {
+	h.gen++
+	if h.gen == 0 { // wrapped: stale generations could match
+		clear(h.gens)
+		h.gen = 1
+	}
+}
+
+// find returns e's slot and true, or the free slot where e goes and false.
+func (h *localIndex) find(e int32) (uint32, bool) {
+	i := uint32(e) * 0x9e3779b1 & h.mask
+	for h.gens[i] == h.gen {
+		if h.keys[i] == e {
+			return i, true
+		}
+		i = (i + 1) & h.mask
+	}
+	return i, false
+}
+
+// insert puts e with index v in the free slot i that find returned.
+func (h *localIndex) insert(i uint32, e, v int32) {
+	h.keys[i], h.vals[i], h.gens[i] = e, v, h.gen
 }

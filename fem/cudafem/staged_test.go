@@ -12,7 +12,7 @@ import (
 // at most the given blocks and shared memory; through its group's list
 // every block's contributions are inverseSlots', in the same order; each group's
 // order is a permutation by descending contribution count; a bound below the largest
-// block's count is errStagedFit.
+// block's count is errStagedFit; no group spans two chunks of rows.
 func TestStagedGroups(t *testing.T) {
 	for _, typ := range []mesh.Type{mesh.Tet4, mesh.Tet10, mesh.Hex8} {
 		el, err := fem.NewElasticity(elaBox(4, typ), fem.ElasticityOptions{})
@@ -31,11 +31,27 @@ func TestStagedGroups(t *testing.T) {
 		if _, err := stagedGroups(l, rec, least-1, 32); !errors.Is(err, errStagedFit) {
 			t.Errorf("%v: %d doubles, below the largest block's %d elements: %v", typ, least-1, most, err)
 		}
-		for _, c := range []struct{ budget, size int }{{least, 32}, {2 * least, 64}, {1 << 20, 256}} {
+		for _, c := range []struct{ budget, size, chunk int }{{least, 32, 4096}, {2 * least, 64, 4096}, {1 << 20, 256, 4096}, {least, 32, 7}, {1 << 20, 256, 7}} {
 			budget, size := c.budget, c.size
+			stagedChunk = c.chunk
 			s, err := stagedGroups(l, rec, budget, size)
+			stagedChunk = 4096
 			if err != nil {
 				t.Fatal(err)
+			}
+			// Every chunk's first upper block starts a group.
+			starts := map[int64]bool{}
+			for _, w := range s.gw {
+				starts[w] = true
+			}
+			for v, blk := range work {
+				a := 0
+				for l.RowPtr[a+1] <= blk {
+					a++
+				}
+				if a%c.chunk == 0 && (v == 0 || l.RowPtr[a] > work[v-1]) && !starts[int64(v)] {
+					t.Fatalf("%v, chunks of %d rows: block %d (row %d) opens a chunk but no group", typ, c.chunk, blk, a)
+				}
 			}
 			groups := len(s.gw) - 1
 			if s.gw[0] != 0 || s.gw[groups] != int64(len(work)) || len(s.order) != len(work) || len(s.lptr) != len(work)+1 {
@@ -75,7 +91,7 @@ func TestStagedGroups(t *testing.T) {
 					}
 				}
 			}
-			t.Logf("%v, budget %d: %d blocks in %d groups, at most %d doubles a group", typ, budget, len(work), groups, s.maxSlice)
+			t.Logf("%v, budget %d, chunks of %d rows: %d blocks in %d groups, at most %d doubles a group", typ, budget, c.chunk, len(work), groups, s.maxSlice)
 		}
 	}
 }

@@ -88,6 +88,16 @@ func elaBox(ne int, typ mesh.Type) *mesh.Mesh {
 	return m
 }
 
+// elaFree is fem.NewElasticity on elaBox(ne, typ), nothing fixed.
+func elaFree(t *testing.T, ne int, typ mesh.Type) *fem.Elasticity {
+	t.Helper()
+	el, err := fem.NewElasticity(elaBox(ne, typ), fem.ElasticityOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return el
+}
+
 func tetVolume(x []float64, v [4]int32) float64 {
 	var e [3][3]float64
 	for r := 0; r < 3; r++ {
@@ -316,11 +326,7 @@ func TestElasticityGPUPerf(t *testing.T) {
 // are the layout's incidence pairs, each once.
 func TestInverseSlots(t *testing.T) {
 	for _, typ := range []mesh.Type{mesh.Tet4, mesh.Tet10, mesh.Hex8} {
-		m := elaBox(2, typ)
-		el, err := fem.NewElasticity(m, fem.ElasticityOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
+		el := elaFree(t, 2, typ)
 		l := el.Layout()
 		ptr, pairs := inverseSlots(l)
 		if int64(len(pairs)) != l.SlotPtr[len(l.SlotPtr)-1] {
@@ -347,11 +353,7 @@ func TestInverseSlots(t *testing.T) {
 // in stored order, each with the stored block of its transpose.
 func TestUpperWork(t *testing.T) {
 	for _, typ := range []mesh.Type{mesh.Tet4, mesh.Tet10, mesh.Hex8} {
-		m := elaBox(3, typ)
-		el, err := fem.NewElasticity(m, fem.ElasticityOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
+		el := elaFree(t, 3, typ)
 		l := el.Layout()
 		work, mirror := upperWork(l)
 		row := make([]int, l.RowPtr[l.Nodes])

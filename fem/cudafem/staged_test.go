@@ -4,7 +4,6 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/blockamg/blockamg/fem"
 	"github.com/blockamg/blockamg/mesh"
 )
 
@@ -15,11 +14,7 @@ import (
 // block's count is errStagedFit; no group spans two chunks of rows.
 func TestStagedGroups(t *testing.T) {
 	for _, typ := range []mesh.Type{mesh.Tet4, mesh.Tet10, mesh.Hex8} {
-		el, err := fem.NewElasticity(elaBox(4, typ), fem.ElasticityOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		l := el.Layout()
+		l := elaFree(t, 4, typ).Layout()
 		ptr, pairs := inverseSlots(l)
 		work, _ := upperWork(l)
 		most := 0

@@ -28,16 +28,15 @@ func bandedRows(n, per, band, b int) (rowPtr []int64, colIdx []int32, val, x []f
 	return
 }
 
-var benchN = 55000
+// benchRows are the block rows of the benchmarks' matrices: beyond the caches, or
+// (cached) within them.
+const benchRows, benchCachedRows = 55000, 1500
 
-// benchMul times y = A·x in chunks of 32 block rows, as the smoother calls it, with
-// float64 values or (f32) their float32 rounding. Bytes are the values' storage, the
-// stream that bounds the kernels, so MB/s compares the two value types directly.
-func benchMul(b *testing.B, bs int, f32 bool) {
-	if !Enabled {
-		b.Skip("no AVX2 and FMA here (or built with noasm)")
-	}
-	n := benchN
+// benchMul times y = A·x over n block rows in chunks of 32, as the smoother calls it,
+// with float64 values or (f32) their float32 rounding. Bytes are the values' storage,
+// the stream that bounds the kernels, so MB/s compares the two value types directly.
+func benchMul(b *testing.B, n, bs int, f32 bool) {
+	needKernels(b)
 	rowPtr, colIdx, val, x := bandedRows(n, 13*3/bs*2, 300, bs)
 	var val32 []float32
 	if f32 {
@@ -57,42 +56,20 @@ func benchMul(b *testing.B, bs int, f32 bool) {
 	for b.Loop() {
 		for c := 0; c < n; c += 32 {
 			e := min(c+32, n)
-			switch {
-			case bs == 3 && f32:
-				MulRowsF32(3, 3, rowPtr, colIdx, val32, c, e, x, y[c*bs:], s)
-			case bs == 3:
-				MulRows(3, 3, rowPtr, colIdx, val, c, e, x, y[c*bs:], s)
-			case f32:
-				MulRowsF32(6, 6, rowPtr, colIdx, val32, c, e, x, y[c*bs:], s)
-			default:
-				MulRows(6, 6, rowPtr, colIdx, val, c, e, x, y[c*bs:], s)
+			if f32 {
+				MulRowsF32(bs, bs, rowPtr, colIdx, val32, c, e, x, y[c*bs:], s)
+			} else {
+				MulRows(bs, bs, rowPtr, colIdx, val, c, e, x, y[c*bs:], s)
 			}
 		}
 	}
 }
 
-func BenchmarkMul33(b *testing.B)    { benchMul(b, 3, false) }
-func BenchmarkMul66(b *testing.B)    { benchMul(b, 6, false) }
-func BenchmarkMul33F32(b *testing.B) { benchMul(b, 3, true) }
-func BenchmarkMul66F32(b *testing.B) { benchMul(b, 6, true) }
-
-func BenchmarkMul33Cached(b *testing.B) {
-	benchN = 1500
-	defer func() { benchN = 55000 }()
-	benchMul(b, 3, false)
-}
-func BenchmarkMul66Cached(b *testing.B) {
-	benchN = 1500
-	defer func() { benchN = 55000 }()
-	benchMul(b, 6, false)
-}
-func BenchmarkMul33F32Cached(b *testing.B) {
-	benchN = 1500
-	defer func() { benchN = 55000 }()
-	benchMul(b, 3, true)
-}
-func BenchmarkMul66F32Cached(b *testing.B) {
-	benchN = 1500
-	defer func() { benchN = 55000 }()
-	benchMul(b, 6, true)
-}
+func BenchmarkMul33(b *testing.B)          { benchMul(b, benchRows, 3, false) }
+func BenchmarkMul66(b *testing.B)          { benchMul(b, benchRows, 6, false) }
+func BenchmarkMul33F32(b *testing.B)       { benchMul(b, benchRows, 3, true) }
+func BenchmarkMul66F32(b *testing.B)       { benchMul(b, benchRows, 6, true) }
+func BenchmarkMul33Cached(b *testing.B)    { benchMul(b, benchCachedRows, 3, false) }
+func BenchmarkMul66Cached(b *testing.B)    { benchMul(b, benchCachedRows, 6, false) }
+func BenchmarkMul33F32Cached(b *testing.B) { benchMul(b, benchCachedRows, 3, true) }
+func BenchmarkMul66F32Cached(b *testing.B) { benchMul(b, benchCachedRows, 6, true) }

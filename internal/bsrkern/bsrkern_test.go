@@ -6,6 +6,14 @@ import (
 	"testing"
 )
 
+// needKernels skips t where the vector kernels do not run.
+func needKernels(t testing.TB) {
+	t.Helper()
+	if !Enabled {
+		t.Skip("no AVX2 and FMA here (or built with noasm): the vector kernels do not run")
+	}
+}
+
 // randomRows is a random block-row structure of n rows of b×b blocks over n block
 // columns (sorted columns, some rows empty), its values and a vector x.
 func randomRows(rng *rand.Rand, n, b int) (rowPtr []int64, colIdx []int32, val, x []float64) {
@@ -42,9 +50,7 @@ func randomValues(rng *rand.Rand, nblk, n, b int) (val, x []float64) {
 // row range of a random matrix, with the outputs poisoned first, to the rounding
 // bound of any summation order.
 func TestMul(t *testing.T) {
-	if !Enabled {
-		t.Skip("no AVX2 and FMA here (or built with noasm): the vector kernels do not run")
-	}
+	needKernels(t)
 	rng := rand.New(rand.NewPCG(1, 2))
 	for _, b := range []int{3, 6} {
 		n := 40
@@ -87,16 +93,27 @@ func TestMul(t *testing.T) {
 	}
 }
 
-// TestMulEmpty: a range without blocks writes zeros and reads no values.
+// TestMulEmpty: a range without blocks writes zeros and reads no values, for
+// float64 and float32 values.
 func TestMulEmpty(t *testing.T) {
-	if !Enabled {
-		t.Skip("no AVX2 and FMA here (or built with noasm): the vector kernels do not run")
-	}
-	y := []float64{1, 2, 3, 4, 5, 6}
-	MulRows(3, 3, []int64{0, 0, 0}, nil, nil, 0, 2, nil, y, make([]float64, 18))
-	for k, v := range y {
-		if v != 0 {
-			t.Fatalf("y[%d] = %v, want 0", k, v)
+	needKernels(t)
+	for _, c := range []struct {
+		b   int
+		f32 bool
+	}{{3, false}, {3, true}, {6, true}} {
+		y := make([]float64, 2*c.b)
+		for k := range y {
+			y[k] = float64(k + 1)
+		}
+		if c.f32 {
+			MulRowsF32(c.b, c.b, []int64{0, 0, 0}, nil, nil, 0, 2, nil, y, make([]float64, ScratchMax*2))
+		} else {
+			MulRows(c.b, c.b, []int64{0, 0, 0}, nil, nil, 0, 2, nil, y, make([]float64, ScratchMax*2))
+		}
+		for k, v := range y {
+			if v != 0 {
+				t.Fatalf("%d×%d, float32 %v: y[%d] = %v, want 0", c.b, c.b, c.f32, k, v)
+			}
 		}
 	}
 }
@@ -104,9 +121,7 @@ func TestMulEmpty(t *testing.T) {
 // TestMulMalformedPanics: every product, for float64 and float32 values, panics on a
 // malformed matrix instead of reading outside its slices.
 func TestMulMalformedPanics(t *testing.T) {
-	if !Enabled {
-		t.Skip("no AVX2 and FMA here (or built with noasm): the vector kernels do not run")
-	}
+	needKernels(t)
 	// Two block rows, one block each; x holds two block columns.
 	cases := []struct {
 		name   string
@@ -174,9 +189,7 @@ func float32Rows(val []float64) []float32 {
 // (n+2)·u/(1−(n+2)·u)·Σ|a·x| of the exact sum, u = 2⁻⁵³, so they differ by at most
 // twice that. The widened values also make MulRows a bitwise reference.
 func TestMulF32(t *testing.T) {
-	if !Enabled {
-		t.Skip("no AVX2 and FMA here (or built with noasm): the vector kernels do not run")
-	}
+	needKernels(t)
 	const u = 0x1p-53
 	rng := rand.New(rand.NewPCG(5, 6))
 	for _, b := range []int{3, 6} {
@@ -243,9 +256,7 @@ func TestMulF32(t *testing.T) {
 // block, placed at the end of a page followed by an unmapped one where the operating
 // system allows it, is read without touching a byte past its values.
 func TestMulF32LastBlock(t *testing.T) {
-	if !Enabled {
-		t.Skip("no AVX2 and FMA here (or built with noasm): the vector kernels do not run")
-	}
+	needKernels(t)
 	for _, b := range []int{3, 6} {
 		val, release := guardedFloat32(t, b*b)
 		for k := range val {
@@ -275,35 +286,12 @@ func TestMulF32LastBlock(t *testing.T) {
 	}
 }
 
-// TestMulF32Empty: a range without blocks writes zeros and reads no values.
-func TestMulF32Empty(t *testing.T) {
-	if !Enabled {
-		t.Skip("no AVX2 and FMA here (or built with noasm): the vector kernels do not run")
-	}
-	y := []float64{1, 2, 3, 4, 5, 6}
-	MulRowsF32(3, 3, []int64{0, 0, 0}, nil, nil, 0, 2, nil, y, make([]float64, 18))
-	for k, v := range y {
-		if v != 0 {
-			t.Fatalf("3×3 float32: y[%d] = %v, want 0", k, v)
-		}
-	}
-	y = []float64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}
-	MulRowsF32(6, 6, []int64{0, 0, 0}, nil, nil, 0, 2, nil, y, make([]float64, 24))
-	for k, v := range y {
-		if v != 0 {
-			t.Fatalf("6×6 float32: y[%d] = %v, want 0", k, v)
-		}
-	}
-}
-
 // TestMul36 checks MulRows on 3×6 blocks (more block columns than rows, as a
 // prolongator's are fewer) against the product formed entry by entry, on every row
 // range, with the outputs poisoned first, to the rounding bound of any summation
 // order: |error| ≤ 2·(n+2)·2⁻⁵³·Σ|a·x| for a row's n terms.
 func TestMul36(t *testing.T) {
-	if !Enabled {
-		t.Skip("no AVX2 and FMA here (or built with noasm): the vector kernels do not run")
-	}
+	needKernels(t)
 	rng := rand.New(rand.NewPCG(3, 6))
 	const n, cols = 40, 17
 	rowPtr := make([]int64, n+1)

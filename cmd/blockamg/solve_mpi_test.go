@@ -548,9 +548,10 @@ func TestSolveMPIDistSetupSteps(t *testing.T) {
 // TestSolveMPIPartition runs --partition on 2 and 3 ranks, with the replicated and the
 // distributed set-up, on ex56 (auto: slabs; rcb), a Gmsh mesh and the hypre beams
 // (auto: the fewest cut blocks, never more than the even split's), to --rtol 1e-12
-// (the beams 1e-11, above their rounding floor): the solution, written in the input's numbering, within 1e-8 of the
-// serial one; the replicated set-up's iterations within one of the serial count; the
-// reported parts a split of the block rows within one row of even. On the beams with
+// (the beams 1e-11, above their rounding floor): the solution, written in the
+// input's numbering, within 1e-8 of the serial one; the replicated set-up's
+// iterations within one of the serial count; the reported parts a split of the block
+// rows within one row of even. On the beams with
 // --dist-setup the partition must take fewer iterations than the even split of the
 // file's order (whose parts cut the beam's aggregates).
 func TestSolveMPIPartition(t *testing.T) {

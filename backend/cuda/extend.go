@@ -28,23 +28,7 @@ func (b *Backend) Launch(name string, blocks uint32, args func(*cudadrv.Args)) {
 // (the kernel's extern __shared__ array), at most Info().SharedPerBlock; above the
 // default 48 KiB the kernel is first allowed that much (once per size it grows to).
 func (b *Backend) LaunchShared(name string, blocks, shared uint32, args func(*cudadrv.Args)) {
-	b.enqueue(func() error {
-		f, err := b.function(name)
-		if err != nil {
-			return err
-		}
-		if shared > b.sharedSet[name] && shared > 48<<10 {
-			if err := cudadrv.FuncSetAttribute(f, cudadrv.FuncAttrMaxDynamicShared, int32(shared)); err != nil {
-				return fmt.Errorf("cuda: kernel %s: %d bytes of shared memory: %w", name, shared, err)
-			}
-			if b.sharedSet == nil {
-				b.sharedSet = map[string]uint32{}
-			}
-			b.sharedSet[name] = shared
-		}
-		args(b.args)
-		return b.launchShared(name, f, blocks, shared)
-	})
+	b.runShared(name, blocks, shared, func() { args(b.args) })
 }
 
 // LookupKernel resolves the kernel name now (loading its translation unit if it is

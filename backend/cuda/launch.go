@@ -150,14 +150,28 @@ func (b *Backend) launchShared(name string, f cudadrv.Function, blocks, shared u
 // run queues a launch of the module's kernel name over blocks thread blocks; args
 // pushes its arguments. The kernel is resolved on the device thread (function, cached),
 // so launching needs no round trip to it.
-func (b *Backend) run(name string, blocks uint32, args func()) {
+func (b *Backend) run(name string, blocks uint32, args func()) { b.runShared(name, blocks, 0, args) }
+
+// runShared is run with shared bytes of dynamic shared memory a thread block. Above
+// the default 48 KiB the kernel is first allowed that much, once per size it grows
+// to; at or below it the launch costs no map lookup.
+func (b *Backend) runShared(name string, blocks, shared uint32, args func()) {
 	b.enqueue(func() error {
 		f, err := b.function(name)
 		if err != nil {
 			return err
 		}
+		if shared > 48<<10 && shared > b.sharedSet[name] {
+			if err := cudadrv.FuncSetAttribute(f, cudadrv.FuncAttrMaxDynamicShared, int32(shared)); err != nil {
+				return fmt.Errorf("cuda: kernel %s: %d bytes of shared memory: %w", name, shared, err)
+			}
+			if b.sharedSet == nil {
+				b.sharedSet = map[string]uint32{}
+			}
+			b.sharedSet[name] = shared
+		}
 		args()
-		return b.launch(name, f, blocks)
+		return b.launchShared(name, f, blocks, shared)
 	})
 }
 

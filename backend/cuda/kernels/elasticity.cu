@@ -280,6 +280,37 @@ extern "C" __global__ void __launch_bounds__(THREADS)
 // holds their blocks: 36 KiB, also the staging of the written blocks).
 #define ELA_WINDOW 512
 
+// ela_rounds leaves in acc the sum, in order, of this thread's contributions
+// [m0, m1) of the thread block's range [u0, u1): the range is integrated W at a time,
+// spread evenly over the threads, each element block (block(kb, u)) into the window
+// win (9·W doubles) alone; after a barrier each thread adds its own, in order, to its
+// accumulator. Every thread of the block must call it (the barriers); a thread that
+// owns no block passes an empty [m0, m1).
+template <int W, class Block>
+__device__ __forceinline__ void ela_rounds(double acc[9], double* win, i64 u0, i64 u1, i64 m0, i64 m1, Block block)
+{
+#pragma unroll
+    for (int r = 0; r < 9; r++) acc[r] = 0.0;
+    for (i64 w0 = u0; w0 < u1; w0 += W) {
+        const i64 w1 = min(w0 + W, u1);
+#pragma unroll 2
+        for (i64 u = w0 + threadIdx.x; u < w1; u += THREADS) {
+            double kb[9];
+            block(kb, u);
+            double* o = win + 9 * (u - w0);
+#pragma unroll
+            for (int r = 0; r < 9; r++) o[r] = kb[r];
+        }
+        __syncthreads();
+        for (i64 u = max(m0, w0); u < min(m1, w1); u++) {
+            const double* k = win + 9 * (u - w0);
+#pragma unroll
+            for (int r = 0; r < 9; r++) acc[r] = __dadd_rn(acc[r], k[r]);
+        }
+        __syncthreads();
+    }
+}
+
 // elas_pairs_rounds writes the same values as elas_pairs, from the same inverse slot
 // map, for elements whose blocks cost several quadrature points each.
 //
@@ -314,26 +345,9 @@ extern "C" __global__ void __launch_bounds__(THREADS)
     const i64 u0 = pairPtr[t0], u1 = pairPtr[min(t0 + THREADS, nnzb)];
     const i64 m0 = own ? pairPtr[t] : 0, m1 = own ? pairPtr[t + 1] : 0;
     double acc[9];
-#pragma unroll
-    for (int r = 0; r < 9; r++) acc[r] = 0.0;
-    for (i64 w0 = u0; w0 < u1; w0 += ELA_WINDOW) {
-        const i64 w1 = min(w0 + ELA_WINDOW, u1);
-#pragma unroll 2
-        for (i64 u = w0 + threadIdx.x; u < w1; u += THREADS) {
-            double kb[9];
-            ela_contrib(kb, pairs[u], uniformQ, n0, gr0, elemKind, kinds, grad, qptr, qdata, mu, lambda);
-            double* o = kbs + 9 * (u - w0);
-#pragma unroll
-            for (int r = 0; r < 9; r++) o[r] = kb[r];
-        }
-        __syncthreads();
-        for (i64 u = max(m0, w0); u < min(m1, w1); u++) {
-            const double* k = kbs + 9 * (u - w0);
-#pragma unroll
-            for (int r = 0; r < 9; r++) acc[r] = __dadd_rn(acc[r], k[r]);
-        }
-        __syncthreads();
-    }
+    ela_rounds<ELA_WINDOW>(acc, kbs, u0, u1, m0, m1, [&](double kb[9], i64 u) {
+        ela_contrib(kb, pairs[u], uniformQ, n0, gr0, elemKind, kinds, grad, qptr, qdata, mu, lambda);
+    });
     if (own) {
         if (fixed != nullptr) {
             const int a = ela_row(rowPtr, nodes, t);
@@ -446,25 +460,10 @@ extern "C" __global__ void __launch_bounds__(THREADS, 3)
     __syncthreads();
     double acc[9];
     if (rounds) {
-#pragma unroll
-        for (int r = 0; r < 9; r++) acc[r] = 0.0;
-        for (int r0 = 0; r0 < np; r0 += THREADS) {
-            const int u = r0 + threadIdx.x;
-            if (u < np) {
-                const int d = sp[u];
-                double kb[9];
-                ela_staged_block(kb, sh + (d >> 8) * nq * R, nq, R, (d >> 4) & 15, d & 15);
-#pragma unroll
-                for (int r = 0; r < 9; r++) win[9 * threadIdx.x + r] = kb[r];
-            }
-            __syncthreads();
-            for (int k = max(v0, r0); k < min(v1, r0 + THREADS); k++) {
-                const double* kb = win + 9 * (k - r0);
-#pragma unroll
-                for (int r = 0; r < 9; r++) acc[r] = __dadd_rn(acc[r], kb[r]);
-            }
-            __syncthreads();
-        }
+        ela_rounds<THREADS>(acc, win, 0, np, v0, v1, [&](double kb[9], i64 u) {
+            const int d = sp[u];
+            ela_staged_block(kb, sh + (d >> 8) * nq * R, nq, R, (d >> 4) & 15, d & 15);
+        });
     } else if (own) {
         ela_sum(acc, sp, v0, v1, nq == 1, [&](double kb[9], int d) {
             ela_staged_block(kb, sh + (d >> 8) * nq * R, nq, R, (d >> 4) & 15, d & 15);

@@ -286,15 +286,17 @@ extern "C" __global__ void __launch_bounds__(THREADS)
 // win (9·W doubles) alone; after a barrier each thread adds its own, in order, to its
 // accumulator. Every thread of the block must call it (the barriers); a thread that
 // owns no block passes an empty [m0, m1).
-template <int W, class Block>
-__device__ __forceinline__ void ela_rounds(double acc[9], double* win, i64 u0, i64 u1, i64 m0, i64 m1, Block block)
+// The index type I is elas_pairs_rounds' i64 (offsets into the whole map) or
+// elas_staged's int (a group's own contributions, fewer registers).
+template <int W, class I, class Block>
+__device__ __forceinline__ void ela_rounds(double acc[9], double* win, I u0, I u1, I m0, I m1, Block block)
 {
 #pragma unroll
     for (int r = 0; r < 9; r++) acc[r] = 0.0;
-    for (i64 w0 = u0; w0 < u1; w0 += W) {
-        const i64 w1 = min(w0 + W, u1);
+    for (I w0 = u0; w0 < u1; w0 += W) {
+        const I w1 = min(w0 + W, u1);
 #pragma unroll 2
-        for (i64 u = w0 + threadIdx.x; u < w1; u += THREADS) {
+        for (I u = w0 + (I)threadIdx.x; u < w1; u += THREADS) {
             double kb[9];
             block(kb, u);
             double* o = win + 9 * (u - w0);
@@ -302,7 +304,7 @@ __device__ __forceinline__ void ela_rounds(double acc[9], double* win, i64 u0, i
             for (int r = 0; r < 9; r++) o[r] = kb[r];
         }
         __syncthreads();
-        for (i64 u = max(m0, w0); u < min(m1, w1); u++) {
+        for (I u = max(m0, w0); u < min(m1, w1); u++) {
             const double* k = win + 9 * (u - w0);
 #pragma unroll
             for (int r = 0; r < 9; r++) acc[r] = __dadd_rn(acc[r], k[r]);
@@ -345,7 +347,7 @@ extern "C" __global__ void __launch_bounds__(THREADS)
     const i64 u0 = pairPtr[t0], u1 = pairPtr[min(t0 + THREADS, nnzb)];
     const i64 m0 = own ? pairPtr[t] : 0, m1 = own ? pairPtr[t + 1] : 0;
     double acc[9];
-    ela_rounds<ELA_WINDOW>(acc, kbs, u0, u1, m0, m1, [&](double kb[9], i64 u) {
+    ela_rounds<ELA_WINDOW, i64>(acc, kbs, u0, u1, m0, m1, [&](double kb[9], i64 u) {
         ela_contrib(kb, pairs[u], uniformQ, n0, gr0, elemKind, kinds, grad, qptr, qdata, mu, lambda);
     });
     if (own) {
@@ -460,7 +462,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, 3)
     __syncthreads();
     double acc[9];
     if (rounds) {
-        ela_rounds<THREADS>(acc, win, 0, np, v0, v1, [&](double kb[9], i64 u) {
+        ela_rounds<THREADS, int>(acc, win, 0, np, v0, v1, [&](double kb[9], int u) {
             const int d = sp[u];
             ela_staged_block(kb, sh + (d >> 8) * nq * R, nq, R, (d >> 4) & 15, d & 15);
         });

@@ -240,17 +240,17 @@ func (d *Elasticity) prepare(l fem.ElasticityLayout) error {
 	}
 	d.kernel = kernel
 	var err error
-	// One shape (elas_staged): its reference gradients serve every element.
-	grad := l.Kinds[0].Grad
-	if kernel != kernelStaged {
-		// Otherwise each element's kind, and every kind's nodes, points and
-		// gradients.
+	var grad []float64
+	if kernel == kernelStaged {
+		// One shape: its reference gradients serve every element.
+		grad = l.Kinds[0].Grad
+	} else {
+		// Each element's kind, and every kind's nodes, points and gradients.
 		kind := make([]int32, len(l.ElemKind))
 		for e, K := range l.ElemKind {
 			kind[e] = int32(K)
 		}
 		var kinds []int32
-		grad = nil
 		for _, K := range l.Kinds {
 			kinds = append(kinds, int32(K.Nodes), int32(K.Points), int32(len(grad)))
 			grad = append(grad, K.Grad...)

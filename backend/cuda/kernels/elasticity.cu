@@ -286,6 +286,7 @@ extern "C" __global__ void __launch_bounds__(THREADS)
 // win (9·W doubles) alone; after a barrier each thread adds its own, in order, to its
 // accumulator. Every thread of the block must call it (the barriers); a thread that
 // owns no block passes an empty [m0, m1).
+//
 // The index type I is elas_pairs_rounds' i64 (offsets into the whole map) or
 // elas_staged's int (a group's own contributions, fewer registers).
 template <int W, class I, class Block>

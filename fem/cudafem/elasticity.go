@@ -76,8 +76,10 @@ type Elasticity struct {
 	// stagedBytes the shared memory a thread block of it takes.
 	gw, ge, lptr        *cuda.Buffer[int64]
 	elems, order, lpair *cuda.Buffer[int32]
-	groups              int
-	stagedBytes         uint32
+	// slots is stagedMap's slots (with rounds), four bytes to an int32.
+	slots       *cuda.Buffer[int32]
+	groups      int
+	stagedBytes uint32
 	// slice is a thread block's shared memory (doubles); rounds is 1 when the sums
 	// go in rounds (kernels/elasticity.cu).
 	slice, rounds int32
@@ -184,8 +186,11 @@ func (d *Elasticity) stage(l fem.ElasticityLayout, one bool) (sm stagedMap, work
 	if rounds {
 		budget -= 9 * stagedThreads // a round's element blocks
 	}
-	if sm, err = stagedGroups(l, rec, budget, stagedThreads); err != nil {
+	if sm, err = stagedGroups(l, rec, budget, stagedThreads, rounds); err != nil {
 		return sm, nil, nil, err
+	}
+	if rounds {
+		sm.roundOrder()
 	}
 	// The shared memory holds the records, the contributions and a round's blocks,
 	// then the blocks, their transposes and their positions.
@@ -267,6 +272,9 @@ func (d *Elasticity) prepare(l fem.ElasticityLayout) error {
 		d.work, d.mirror = uploadOr(d, work, &err), uploadOr(d, mirror, &err)
 		d.gw, d.ge, d.lptr = uploadOr(d, sm.gw, &err), uploadOr(d, sm.ge, &err), uploadOr(d, sm.lptr, &err)
 		d.elems, d.order, d.lpair = uploadOr(d, sm.elems, &err), uploadOr(d, sm.order, &err), uploadOr(d, sm.lpairs, &err)
+		if sm.slots != nil {
+			d.slots = uploadOr(d, packBytes(sm.slots), &err)
+		}
 		d.groups = len(sm.gw) - 1
 	case kernelPairs, kernelRounds:
 		ptr, pairs := inverseSlots(l)
@@ -297,6 +305,16 @@ func (d *Elasticity) prepare(l fem.ElasticityLayout) error {
 // stagedStride is ela_staged_stride of kernels/elasticity.cu: the doubles of one
 // staged point of an element with n nodes (two coefficients and n gradients, odd).
 func stagedStride(n int) int { return (2 + 3*n) | 1 }
+
+// packBytes packs b four bytes to an int32, little-endian (the device's order), so
+// that a kernel reads it as bytes.
+func packBytes(b []uint8) []int32 {
+	p := make([]int32, (len(b)+3)/4)
+	for i, v := range b {
+		p[i/4] |= int32(uint32(v) << (8 * (i % 4)))
+	}
+	return p
+}
 
 // incidences returns the layout's incidences as the kernels take them: element·16 +
 // the node's local index, one int32 each.
@@ -505,10 +523,14 @@ func (d *Elasticity) numeric(A *cuda.Matrix, E, nu *cuda.Buffer[float64], bad cu
 	if d.kernel == kernelStaged {
 		// The materials are read where the records are staged.
 		gw, ge, el, wp, mp, op, lp, lpr := d.gw.Ptr(), d.ge.Ptr(), d.elems.Ptr(), d.work.Ptr(), d.mirror.Ptr(), d.order.Ptr(), d.lptr.Ptr(), d.lpair.Ptr()
+		var ls cudadrv.DevPtr
+		if d.slots != nil {
+			ls = d.slots.Ptr()
+		}
 		slice, rounds := d.slice, d.rounds
 		b.LaunchShared(kernelStaged, uint32(d.groups), d.stagedBytes, func(a *cudadrv.Args) {
 			a.I32(nn).I32(nq).I32(slice).I32(rounds).Ptr(gr).Ptr(qd).Ptr(ep).Ptr(np).Ptr(gw).Ptr(ge).Ptr(el).Ptr(wp).Ptr(mp).
-				Ptr(op).Ptr(lp).Ptr(lpr).I32(nodes).Ptr(rp).Ptr(cp).Ptr(fx).Ptr(ep2).Ptr(es).Ptr(sv).Ptr(bad).I32(n).Ptr(vp)
+				Ptr(op).Ptr(lp).Ptr(lpr).Ptr(ls).I32(nodes).Ptr(rp).Ptr(cp).Ptr(fx).Ptr(ep2).Ptr(es).Ptr(sv).Ptr(bad).I32(n).Ptr(vp)
 		})
 		return
 	}
@@ -543,6 +565,9 @@ func (d *Elasticity) DataBytes() int64 {
 	case kernelStaged:
 		for _, u := range []interface{ Bytes() int64 }{d.work, d.mirror, d.order, d.lptr, d.lpair, d.elems, d.gw, d.ge} {
 			n += u.Bytes()
+		}
+		if d.slots != nil {
+			n += d.slots.Bytes()
 		}
 		return n
 	case kernelNumeric:

@@ -17,6 +17,10 @@ import (
 type stagedMap struct {
 	gw, ge, lptr         []int64
 	elems, order, lpairs []int32
+	// slots, after roundOrder, is each contribution's slot in its round's window
+	// (lptr's order, by block), lpairs then being in the order the rounds integrate
+	// them.
+	slots []uint8
 	// maxSlice is the most shared memory (doubles) one group's records and
 	// contributions take.
 	maxSlice int
@@ -29,8 +33,15 @@ const stagedThreads = 256
 var errStagedFit = fmt.Errorf("a block sums more elements than shared memory holds")
 
 // stagedSlice is the shared memory (doubles) of a group staging ne elements of rec
-// doubles each and np contributions (int32).
-func stagedSlice(ne, rec, np int) int { return ne*rec + (np+1)/2 }
+// doubles each and np contributions (int32, and with rounds each one's window slot,
+// a byte).
+func stagedSlice(ne, rec, np int, rounds bool) int {
+	n := ne*rec + (np+1)/2
+	if rounds {
+		n += (np + 7) / 8
+	}
+	return n
+}
 
 // stagedChunk is the block rows whose groups one worker cuts: a group never spans two
 // chunks, so the groups depend on the mesh alone, not on the worker count (a
@@ -40,7 +51,7 @@ var stagedChunk = 4096
 // stagedGroups cuts the upper blocks (upperWork's work: the blocks (a, c), c ≥ a, in
 // stored order) into consecutive groups of at most size blocks (a thread each)
 // whose elements (rec doubles each) and contributions fit in budget doubles
-// (stagedSlice), none spanning two chunks of stagedChunk rows. A block's
+// (stagedSlice, with or without rounds), none spanning two chunks of stagedChunk rows. A block's
 // contributions are its row's incidences (ascending element order) whose slots hold
 // it, as inverseSlots lists them, but with no bound on the element count. Each
 // group's elements are listed in the order its blocks first name them; every block
@@ -48,7 +59,7 @@ var stagedChunk = 4096
 // threads take the blocks by descending contribution count (ties in stored order),
 // so that a warp's lanes have about as many. The chunks are cut in parallel, into
 // arrays counted beforehand.
-func stagedGroups(l fem.ElasticityLayout, rec, budget, size int) (stagedMap, error) {
+func stagedGroups(l fem.ElasticityLayout, rec, budget, size int, rounds bool) (stagedMap, error) {
 	chunks := (l.Nodes + stagedChunk - 1) / stagedChunk
 	// Each chunk's upper blocks and contributions, then their offsets.
 	blocks, pairs := make([]int64, chunks+1), make([]int64, chunks+1)
@@ -128,7 +139,7 @@ func stagedGroups(l fem.ElasticityLayout, rec, budget, size int) (stagedMap, err
 						continue
 					}
 					ds := row[start[t-r0]:start[t-r0+1]]
-					if stagedSlice(len(ds), rec, len(ds)) > budget {
+					if stagedSlice(len(ds), rec, len(ds), rounds) > budget {
 						pt.err = fmt.Errorf("cuda: elasticity: block %d sums %d elements, more than %d doubles of shared memory hold: %w", t, len(ds), budget, errStagedFit)
 						break
 					}
@@ -138,7 +149,7 @@ func stagedGroups(l fem.ElasticityLayout, rec, budget, size int) (stagedMap, err
 							fresh++
 						}
 					}
-					if nw == size || stagedSlice(count+fresh, rec, np+len(ds)) > budget {
+					if nw == size || stagedSlice(count+fresh, rec, np+len(ds), rounds) > budget {
 						pt.gw = append(pt.gw, v-blocks[c])
 						pt.ge = append(pt.ge, int64(len(pt.elems)))
 						h.reset()
@@ -159,7 +170,7 @@ func stagedGroups(l fem.ElasticityLayout, rec, budget, size int) (stagedMap, err
 						s.lptr[v+1] = u0
 					}
 					np += len(ds)
-					pt.maxSlice = max(pt.maxSlice, stagedSlice(count, rec, np))
+					pt.maxSlice = max(pt.maxSlice, stagedSlice(count, rec, np, rounds))
 					nw++
 					v++
 				}
@@ -201,6 +212,41 @@ func stagedGroups(l fem.ElasticityLayout, rec, budget, size int) (stagedMap, err
 		s.maxSlice = max(s.maxSlice, pt.maxSlice)
 	}
 	return s, nil
+}
+
+// roundOrder prepares the map for sums in rounds (kernels/elasticity.cu's
+// ela_rounds over a group's contributions, stagedThreads at a time, one a thread):
+// within each round the contributions are put in the order of their codes (element,
+// then the row's node, then the column's), so that a warp's lanes integrate the
+// blocks of a few elements and read the same few records (broadcasts, not the bank
+// conflicts of as many elements as lanes), and slots[u] becomes the place in its
+// round of contribution u (lptr's order): where its element block lands in the
+// window, where its block's thread reads it. The sums are unchanged: each block adds
+// the same element blocks in the same order.
+func (s *stagedMap) roundOrder() {
+	s.slots = make([]uint8, len(s.lpairs))
+	groups := len(s.gw) - 1
+	par.For(groups, 0, 256, func(lo, hi int) {
+		keys := make([]int64, 0, stagedThreads)
+		sorted := make([]int32, stagedThreads)
+		for g := lo; g < hi; g++ {
+			u0, u1 := s.lptr[s.gw[g]], s.lptr[s.gw[g+1]]
+			for w := u0; w < u1; w += stagedThreads {
+				win := s.lpairs[w:min(w+stagedThreads, u1)]
+				keys = keys[:0]
+				for i, d := range win {
+					keys = append(keys, int64(d)<<8|int64(i))
+				}
+				slices.Sort(keys)
+				for j, k := range keys {
+					i := int(k & 255)
+					sorted[j] = win[i]
+					s.slots[w+int64(i)] = uint8(j)
+				}
+				copy(win, sorted[:len(win)])
+			}
+		}
+	})
 }
 
 // localIndex maps the elements of one group to their index in its list: open

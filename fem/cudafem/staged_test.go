@@ -2,6 +2,7 @@ package cudafem
 
 import (
 	"errors"
+	"slices"
 	"testing"
 
 	"github.com/blockamg/blockamg/mesh"
@@ -22,14 +23,18 @@ func TestStagedGroups(t *testing.T) {
 			most = max(most, int(ptr[blk+1]-ptr[blk]))
 		}
 		const rec = 3
-		least := stagedSlice(most, rec, most)
-		if _, err := stagedGroups(l, rec, least-1, 32); !errors.Is(err, errStagedFit) {
-			t.Errorf("%v: %d doubles, below the largest block's %d elements: %v", typ, least-1, most, err)
+		for _, rounds := range []bool{false, true} {
+			least := stagedSlice(most, rec, most, rounds)
+			if _, err := stagedGroups(l, rec, least-1, 32, rounds); !errors.Is(err, errStagedFit) {
+				t.Errorf("%v, rounds %v: %d doubles, below the largest block's %d elements: %v", typ, rounds, least-1, most, err)
+			}
 		}
+		rounds := typ == mesh.Tet10 // the slots' bytes counted too
+		least := stagedSlice(most, rec, most, rounds)
 		for _, c := range []struct{ budget, size, chunk int }{{least, 32, 4096}, {2 * least, 64, 4096}, {1 << 20, 256, 4096}, {least, 32, 7}, {1 << 20, 256, 7}} {
 			budget, size := c.budget, c.size
 			stagedChunk = c.chunk
-			s, err := stagedGroups(l, rec, budget, size)
+			s, err := stagedGroups(l, rec, budget, size, rounds)
 			stagedChunk = 4096
 			if err != nil {
 				t.Fatal(err)
@@ -54,7 +59,7 @@ func TestStagedGroups(t *testing.T) {
 			}
 			for g := 0; g < groups; g++ {
 				w0, w1, e0, e1 := s.gw[g], s.gw[g+1], s.ge[g], s.ge[g+1]
-				sl := stagedSlice(int(e1-e0), rec, int(s.lptr[w1]-s.lptr[w0]))
+				sl := stagedSlice(int(e1-e0), rec, int(s.lptr[w1]-s.lptr[w0]), rounds)
 				if w1 <= w0 || w1-w0 > int64(size) || sl > budget || sl > s.maxSlice {
 					t.Fatalf("%v, budget %d: group %d has %d blocks and %d elements (%d doubles; most %d)", typ, budget, g, w1-w0, e1-e0, sl, s.maxSlice)
 				}
@@ -87,6 +92,52 @@ func TestStagedGroups(t *testing.T) {
 				}
 			}
 			t.Logf("%v, budget %d, chunks of %d rows: %d blocks in %d groups, at most %d doubles a group", typ, budget, c.chunk, len(work), groups, s.maxSlice)
+		}
+	}
+}
+
+// TestStagedRoundOrder: after roundOrder each round of a group (stagedThreads of its
+// contributions from its first) holds the same contributions in ascending code order,
+// and every contribution's slot points, in its round, at the contribution it was: so
+// a block's sum reads its element blocks in the order stagedGroups gave.
+func TestStagedRoundOrder(t *testing.T) {
+	for _, typ := range []mesh.Type{mesh.Tet4, mesh.Tet10} {
+		l := elaFree(t, 4, typ).Layout()
+		for _, size := range []int{32, 256} {
+			s, err := stagedGroups(l, 3, 1<<20, size, true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			before := slices.Clone(s.lpairs)
+			s.roundOrder()
+			if len(s.slots) != len(s.lpairs) {
+				t.Fatalf("%v: %d slots for %d contributions", typ, len(s.slots), len(s.lpairs))
+			}
+			rounds := 0
+			for g := 0; g+1 < len(s.gw); g++ {
+				u0, u1 := s.lptr[s.gw[g]], s.lptr[s.gw[g+1]]
+				for w := u0; w < u1; w += stagedThreads {
+					w1 := min(w+stagedThreads, u1)
+					rounds++
+					if !slices.IsSorted(s.lpairs[w:w1]) {
+						t.Fatalf("%v: group %d: the round at %d is not in code order", typ, g, w)
+					}
+					a, b := slices.Clone(before[w:w1]), slices.Clone(s.lpairs[w:w1])
+					slices.Sort(a)
+					slices.Sort(b)
+					if !slices.Equal(a, b) {
+						t.Fatalf("%v: group %d: the round at %d holds other contributions", typ, g, w)
+					}
+					for u := w; u < w1; u++ {
+						if j := int64(s.slots[u]); j >= w1-w || s.lpairs[w+j] != before[u] {
+							t.Fatalf("%v: group %d: contribution %d's slot %d holds %d, want %d", typ, g, u, j, s.lpairs[w+min(j, w1-w-1)], before[u])
+						}
+					}
+				}
+			}
+			if rounds <= len(s.gw)-1 && size == 256 {
+				t.Errorf("%v: %d rounds in %d groups: no group takes two, the test checks too little", typ, rounds, len(s.gw)-1)
+			}
 		}
 	}
 }

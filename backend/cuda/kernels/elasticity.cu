@@ -282,15 +282,18 @@ extern "C" __global__ void __launch_bounds__(THREADS)
 
 // ela_rounds leaves in acc the sum, in order, of this thread's contributions
 // [m0, m1) of the thread block's range [u0, u1): the range is integrated W at a time,
-// spread evenly over the threads, each element block (block(kb, u)) into the window
-// win (9·W doubles) alone; after a barrier each thread adds its own, in order, to its
-// accumulator. Every thread of the block must call it (the barriers); a thread that
-// owns no block passes an empty [m0, m1).
+// spread evenly over the threads, each element block (block(kb, u)) alone into the
+// window win (9·W doubles) at u − w0 (the round starting at w0); after a barrier each
+// thread adds its own, in order, to its accumulator, contribution u's block read at
+// slot(u, w0). The two orders may differ within a round (elas_staged integrates a
+// round's contributions by element, and its blocks sum them by block). Every thread
+// of the block must call it (the barriers); a thread that owns no block passes an
+// empty [m0, m1).
 //
 // The index type I is elas_pairs_rounds' i64 (offsets into the whole map) or
 // elas_staged's int (a group's own contributions, fewer registers).
-template <int W, class I, class Block>
-__device__ __forceinline__ void ela_rounds(double acc[9], double* win, I u0, I u1, I m0, I m1, Block block)
+template <int W, class I, class Block, class Slot>
+__device__ __forceinline__ void ela_rounds(double acc[9], double* win, I u0, I u1, I m0, I m1, Block block, Slot slot)
 {
 #pragma unroll
     for (int r = 0; r < 9; r++) acc[r] = 0.0;
@@ -306,7 +309,7 @@ __device__ __forceinline__ void ela_rounds(double acc[9], double* win, I u0, I u
         }
         __syncthreads();
         for (I u = max(m0, w0); u < min(m1, w1); u++) {
-            const double* k = win + 9 * (u - w0);
+            const double* k = win + 9 * slot(u, w0);
 #pragma unroll
             for (int r = 0; r < 9; r++) acc[r] = __dadd_rn(acc[r], k[r]);
         }
@@ -348,9 +351,10 @@ extern "C" __global__ void __launch_bounds__(THREADS)
     const i64 u0 = pairPtr[t0], u1 = pairPtr[min(t0 + THREADS, nnzb)];
     const i64 m0 = own ? pairPtr[t] : 0, m1 = own ? pairPtr[t + 1] : 0;
     double acc[9];
-    ela_rounds<ELA_WINDOW, i64>(acc, kbs, u0, u1, m0, m1, [&](double kb[9], i64 u) {
-        ela_contrib(kb, pairs[u], uniformQ, n0, gr0, elemKind, kinds, grad, qptr, qdata, mu, lambda);
-    });
+    ela_rounds<ELA_WINDOW, i64>(
+        acc, kbs, u0, u1, m0, m1,
+        [&](double kb[9], i64 u) { ela_contrib(kb, pairs[u], uniformQ, n0, gr0, elemKind, kinds, grad, qptr, qdata, mu, lambda); },
+        [](i64 u, i64 w0) { return u - w0; });
     if (own) {
         if (fixed != nullptr) {
             const int a = ela_row(rowPtr, nodes, t);
@@ -394,8 +398,9 @@ __device__ __forceinline__ void ela_staged_block(double kb[9], const double* rec
 // g's blocks are work[gw[g] … gw[g+1]), its elements elems[ge[g] … ge[g+1]), and each
 // block's contributions lpairs[lptr[v] … lptr[v+1]) are elas_pairs' (ascending
 // element order) with the element's index in its group's list in place of the
-// element. The thread block first stages, per element of its list and quadrature
-// point, the point's w·detJ·μ, w·detJ·λ and the n gradients g = J⁻ᵀ∇N̂ (ela_block's
+// element (with rounds, reordered within each round, below). The thread block first
+// stages, per element of its list and quadrature point, the point's w·detJ·μ,
+// w·detJ·λ and the n gradients g = J⁻ᵀ∇N̂ (ela_block's
 // operations, so the bits are the same) from the compact quadrature records, the
 // shape's reference gradients grad and the materials, and copies the group's
 // contributions; a node's rows share most of their elements, so an element's record
@@ -411,8 +416,13 @@ __device__ __forceinline__ void ela_staged_block(double kb[9], const double* rec
 // costs little when a contribution is one quadrature point and much when it is
 // several; so with rounds the group's contributions are integrated THREADS at a time,
 // one a thread, each element block into shared memory, and each block's thread adds
-// its own, in order, to its accumulator. Either way each element block is computed
-// alone and added in ascending element order, as fem's Numeric does.
+// its own, in order, to its accumulator. A round integrates its contributions in the
+// order of their codes (lpairs, by element, then row node, then column node: a warp's
+// lanes read the records of a few elements, mostly the same addresses, instead of
+// as many elements' records as lanes with their bank conflicts), and lslot[u] is the
+// place in its round of the block-ordered contribution u, where its block's thread
+// reads it. Either way each element block is computed alone and added in ascending
+// element order, as fem's Numeric does.
 //
 // Three thread blocks a multiprocessor (the registers allow two otherwise; four
 // measured slower): the groups are cut for about a third of its shared memory
@@ -423,7 +433,8 @@ extern "C" __global__ void __launch_bounds__(THREADS, 3)
                 const double* __restrict__ qdata, const double* __restrict__ E, const double* __restrict__ nu,
                 const i64* __restrict__ gw, const i64* __restrict__ ge, const int* __restrict__ elems,
                 const i64* __restrict__ work, const i64* __restrict__ mirror, const int* __restrict__ order,
-                const i64* __restrict__ lptr, const int* __restrict__ lpairs, int nodes,
+                const i64* __restrict__ lptr, const int* __restrict__ lpairs,
+                const unsigned char* __restrict__ lslot, int nodes,
                 const i64* __restrict__ rowPtr, const int* __restrict__ col, const int* __restrict__ fixed,
                 const i64* __restrict__ elimPtr, const i64* __restrict__ elimSlot, double* __restrict__ saved,
                 const int* __restrict__ bad, int elements, double* __restrict__ val)
@@ -439,8 +450,11 @@ extern "C" __global__ void __launch_bounds__(THREADS, 3)
     const int np = (int)(lptr[w0 + nw] - u0);
     const int recs = ne * nq * R;
     int* sp = reinterpret_cast<int*>(sh + recs);
-    double* win = sh + recs + (np + 1) / 2;
+    unsigned char* ss = reinterpret_cast<unsigned char*>(sp + np);
+    double* win = sh + recs + (np + 1) / 2 + (rounds ? (np + 7) / 8 : 0);
     for (int x = threadIdx.x; x < np; x += THREADS) sp[x] = lpairs[u0 + x];
+    if (rounds)
+        for (int x = threadIdx.x; x < np; x += THREADS) ss[x] = lslot[u0 + x];
     // A task per element and point: its gradients and coefficients.
     for (int p = threadIdx.x; p < ne * nq; p += THREADS) {
         const int i = p / nq, q = p - i * nq;
@@ -463,10 +477,13 @@ extern "C" __global__ void __launch_bounds__(THREADS, 3)
     __syncthreads();
     double acc[9];
     if (rounds) {
-        ela_rounds<THREADS, int>(acc, win, 0, np, v0, v1, [&](double kb[9], int u) {
-            const int d = sp[u];
-            ela_staged_block(kb, sh + (d >> 8) * nq * R, nq, R, (d >> 4) & 15, d & 15);
-        });
+        ela_rounds<THREADS, int>(
+            acc, win, 0, np, v0, v1,
+            [&](double kb[9], int u) {
+                const int d = sp[u];
+                ela_staged_block(kb, sh + (d >> 8) * nq * R, nq, R, (d >> 4) & 15, d & 15);
+            },
+            [&](int u, int) { return (int)ss[u]; });
     } else if (own) {
         ela_sum(acc, sp, v0, v1, nq == 1, [&](double kb[9], int d) {
             ela_staged_block(kb, sh + (d >> 8) * nq * R, nq, R, (d >> 4) & 15, d & 15);

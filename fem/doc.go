@@ -87,21 +87,20 @@
 // narrow band, once, before NewElasticity.
 //
 //   - NewElasticity (once) checks the elements, computes per element and stiffness
-//     quadrature point J⁻¹ and w·detJ, kept as s·J⁻¹ and s = √(w·detJ) (rejecting
-//     detJ ≤ DetTol·L³ with an error naming the element's tag), the node→(element,
-//     local node) incidence in ascending element order, the BSR pattern (the nodes
-//     sharing a volume element, sorted, the diagonal included), the element→slot
-//     map, and from the Dirichlet mask the blocks whose couplings the elimination
-//     removes.
+//     quadrature point J⁻¹ and w·detJ (rejecting detJ ≤ DetTol·L³ with an error
+//     naming the element's tag), the node→(element, local node) incidence in
+//     ascending element order, the BSR pattern (the nodes sharing a volume element,
+//     sorted, the diagonal included), the element→slot map, and from the Dirichlet
+//     mask the blocks whose couplings the elimination removes.
 //   - Numeric (every step) rewrites the values for new materials, allocating nothing.
 //   - RHS (every step) integrates body forces and tractions and applies the
 //     elimination's correction for the prescribed values of the step.
 //
 // Data layout. Layout returns the flat arrays a device kernel reproduces Numeric
 // from (ElasticityLayout documents each): QPtr/QData (ten float64 per quadrature
-// point: s·J⁻¹ row-major, J⁻¹[k][d] = ∂ξ_k/∂x_d, then s = √(w·detJ)), the reference
-// gradients per kind (Grad[(q·n+b)·3+k]), ElemKind, IncPtr/IncElem/IncLocal (CSR over
-// nodes, int64 pointers), SlotPtr/Slot (per incidence, one int32 per element node: the
+// point: J⁻¹ row-major, J⁻¹[k][d] = ∂ξ_k/∂x_d, then w·detJ), the reference gradients
+// per kind (Grad[(q·n+b)·3+k]), ElemKind, IncPtr/IncElem/IncLocal (CSR over nodes,
+// int64 pointers), SlotPtr/Slot (per incidence, one int32 per element node: the
 // block's position relative to RowPtr[row], so the storage index RowPtr[row]+Slot
 // and the value offset 9·(RowPtr[row]+Slot) are formed in int64), Fixed, DiagSlot,
 // ElimPtr/ElimSlot. The stored map costs 4 bytes per element node pair plus 8 per
@@ -123,31 +122,29 @@
 //	    the row's 9·(RowPtr[a+1]−RowPtr[a]) values = +0
 //	    for k = IncPtr[a] … IncPtr[a+1]−1:            // ascending elements
 //	        e, la = IncElem[k], IncLocal[k]; n, P = nodes, points of e's kind
-//	        Q[b] = +0 for b < n                        // 3×3 each, row-major, and S[b]
+//	        t = 1 + ν[e]; μ = E[e] / (2·t); λ = (E[e]·ν[e]) / (t·(1 − 2·ν[e]))
+//	        kr[b] = +0 for b < n                       // 3×3 each, row-major
 //	        for q = 0 … P−1:
-//	            R = QData[10·(QPtr[e]+q):]             // s·J⁻¹, s = √(w·detJ)
+//	            R = QData[10·(QPtr[e]+q):]; c = R[9]
 //	            g[b][d] = (Ĝ[q][b][0]·R[d] + Ĝ[q][b][1]·R[3+d]) + Ĝ[q][b][2]·R[6+d]
 //	                for every b < n, d < 3             // Ĝ: the kind's Grad
-//	            ga = g[la]
+//	            cm = c·μ; cl = c·λ; ga = g[la]
 //	            for b = 0 … n−1:
-//	                gb = g[b]; p[i][j] = ga[i]·gb[j] for i, j < 3
-//	                Q[b][i][j] += p[i][j]; S[b] += (p[0][0] + p[1][1]) + p[2][2]
-//	        t = 1 + ν[e]; μ = E[e] / (2·t); λ = (E[e]·ν[e]) / (t·(1 − 2·ν[e]))
-//	        for b = 0 … n−1, i, j < 3:
-//	            block(RowPtr[a] + Slot[SlotPtr[k]+b])[i][j] +=
-//	                μ·(S[b] + Q[b][i][i]) + λ·Q[b][i][i]   if i = j
-//	                μ·Q[b][j][i] + λ·Q[b][i][j]             otherwise
+//	                gb = g[b]; ds = cm·((ga[0]·gb[0] + ga[1]·gb[1]) + ga[2]·gb[2])
+//	                for i = 0 … 2, j = 0 … 2:
+//	                    m = cm·(ga[j]·gb[i]); l = cl·(ga[i]·gb[j])
+//	                    kr[b][i][j] += (ds + m) + l   if i = j
+//	                    kr[b][i][j] += m + l          otherwise
+//	        for b = 0 … n−1, each of the 9 entries r:
+//	            block(RowPtr[a] + Slot[SlotPtr[k]+b])[r] += kr[b][r]
 //	    if a Dirichlet mask is set:
 //	        for s = ElimPtr[a] … ElimPtr[a+1]−1: saved[s] = block(ElimSlot[s])
 //	        in each block (a, c) of the row, entry (i, j) = +0 where bit i of
 //	            Fixed[a] or bit j of Fixed[c] is set, unless c = a and i = j
 //
 // This is K_ab = Σ_e Σ_q w·detJ·(μ(g_a·g_b)I + μ g_b g_aᵀ + λ g_a g_bᵀ), the textbook
-// BᵀDB (tested against it), with g the physical gradients: a record's gradients are
-// s·g, so a point's products carry its w·detJ = s·s and the element's μ and λ scale
-// the point sums once. Block (b, a)'s products are block (a, b)'s, commuted, so its
-// Q is the transpose and its S the same: both sides of the diagonal add the same
-// rounded terms in the same order, so A is exactly symmetric; the elimination zeroes entries in
+// BᵀDB (tested against it). Both sides of the diagonal add the same rounded terms in
+// the same order, so A is exactly symmetric; the elimination zeroes entries in
 // symmetric pairs and keeps the diagonal as assembled (the scaling stays that of the
 // operator), so a sufficiently fixed A is symmetric positive definite, and the
 // pattern, explicit zeros included, never changes. The operator on a renumbered mesh

@@ -131,12 +131,6 @@ func (el *Elasticity) setup(opt ElasticityOptions) error {
 		if len(s.Nodes) != s.Len()*n || (len(s.Tag) != 0 && len(s.Tag) != s.Len()) {
 			return fmt.Errorf("%w: volume set %d (%v): %d node indices, %d tags for %d elements", mesh.ErrMesh, i, s.Type, len(s.Nodes), len(s.Tag), s.Len())
 		}
-		for q, w := range ref.Stiffness.Weights {
-			if !(w > 0) {
-				// The records hold √(w·detJ).
-				panic(fmt.Sprintf("fem: %v: stiffness rule weight %v at point %d is not positive", s.Type, w, q))
-			}
-		}
 		_, grad := ref.Tabulate(ref.Stiffness)
 		el.sets = append(el.sets, volSet{els: s, ref: ref, n: n, nq: ref.Stiffness.Len(), grad: grad, first: total, nodeOff: nodeOff})
 		total += s.Len()
@@ -214,14 +208,11 @@ func (el *Elasticity) checkNodes() error {
 	return nil
 }
 
-// qRecord is the number of float64 per quadrature point in qdata: s·J⁻¹ (9, row-major,
-// J⁻¹[k][d] = ∂ξ_k/∂x_d at 3k+d), then s, where s = √(w·detJ). The gradients a record
-// gives are the physical ones scaled by s, so that one point's stiffness term is a
-// product of two of them (w·detJ = s·s) and commutes: block (b, a) is block (a, b)
-// transposed, bit for bit, with no per-point coefficient.
+// qRecord is the number of float64 per quadrature point in qdata: J⁻¹ (9, row-major,
+// J⁻¹[k][d] = ∂ξ_k/∂x_d at 3k+d), then w·detJ.
 const qRecord = 10
 
-// quadratureData computes s·J⁻¹ and s = √(w·detJ) at every stiffness point of every element,
+// quadratureData computes J⁻¹ and w·detJ at every stiffness point of every element,
 // rejecting the first element (lowest global index) with detJ ≤ tol·L³ somewhere.
 func (el *Elasticity) quadratureData(tol float64) error {
 	ne := len(el.elemSet)
@@ -275,12 +266,9 @@ func (el *Elasticity) elementQuadrature(e int, tol float64) error {
 			return fmt.Errorf("%w: %s: Jacobian determinant %.6g at quadrature point %d (≤ %.3g): inverted or degenerate",
 				mesh.ErrMesh, el.describe(e), det, q, limit)
 		}
-		sq := math.Sqrt(s.ref.Stiffness.Weights[q] * det) // both positive
 		rec := el.qdata[(el.qptr[e]+int64(q))*qRecord:][:qRecord]
-		for k, v := range inv {
-			rec[k] = sq * v
-		}
-		rec[9] = sq
+		copy(rec[:9], inv[:])
+		rec[9] = s.ref.Stiffness.Weights[q] * det
 	}
 	return nil
 }

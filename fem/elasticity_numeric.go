@@ -49,9 +49,8 @@ func lame(E, nu float64) (mu, lambda float64) {
 //
 // Block row a is computed by the one worker that owns it, in the order the package
 // documentation gives ("Numeric phase"): its incident elements in ascending order,
-// each element's block row a summed point by point and scaled by the element's
-// material, every product rounded before it is added (no fused multiply-add), then
-// added into the row's slots. The
+// each element's block row a integrated point by point, every product rounded before
+// it is added (no fused multiply-add), then added into the row's slots. The
 // elimination then zeroes, in the blocks of the row, the entries of fixed rows and
 // fixed columns except the diagonal, which keeps its assembled value; the couplings
 // it removes from free rows are kept for RHS. The matrix is exactly symmetric.
@@ -79,10 +78,10 @@ func sameSlice[T any](a, b []T) bool {
 	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }
 
-// numericRows computes block rows [lo, hi). The scratch (one element's block row as
-// its point sums, and its nodes' gradients at one point) lives on the stack.
+// numericRows computes block rows [lo, hi). The scratch (one element's block row and
+// its nodes' gradients at one point) lives on the stack.
 func (el *Elasticity) numericRows(lo, hi int, val, E, nu []float64) {
-	var kq [maxNodes][10]float64
+	var kr [maxNodes][9]float64
 	var g [maxNodes][3]float64
 	rowPtr := el.pattern.RowPtr
 	for a := lo; a < hi; a++ {
@@ -94,8 +93,9 @@ func (el *Elasticity) numericRows(lo, hi int, val, E, nu []float64) {
 			la := int(el.incLocal[k])
 			s := &el.sets[el.elemSet[e]]
 			n := s.n
+			mu, lambda := lame(E[e], nu[e])
 			for b := 0; b < n; b++ {
-				kq[b] = [10]float64{}
+				kr[b] = [9]float64{}
 			}
 			for q := 0; q < s.nq; q++ {
 				p := (el.qptr[e] + int64(q)) * qRecord
@@ -111,41 +111,35 @@ func (el *Elasticity) numericRows(lo, hi int, val, E, nu []float64) {
 						float64(float64(d0*r2)+float64(d1*r5)) + float64(d2*r8),
 					}
 				}
+				cm := float64(rec[9] * mu)
+				cl := float64(rec[9] * lambda)
 				ga0, ga1, ga2 := g[la][0], g[la][1], g[la][2]
 				for b := 0; b < n; b++ {
+					// p_ij = ga_i·gb_j; entry (i, j) adds m = cm·p_ji and l = cl·p_ij
+					// (the documented m = cm·(ga_j·gb_i) is the same product).
 					gb0, gb1, gb2 := g[b][0], g[b][1], g[b][2]
 					p00, p01, p02 := float64(ga0*gb0), float64(ga0*gb1), float64(ga0*gb2)
 					p10, p11, p12 := float64(ga1*gb0), float64(ga1*gb1), float64(ga1*gb2)
 					p20, p21, p22 := float64(ga2*gb0), float64(ga2*gb1), float64(ga2*gb2)
-					kb := &kq[b]
-					kb[0] += p00
-					kb[1] += p01
-					kb[2] += p02
-					kb[3] += p10
-					kb[4] += p11
-					kb[5] += p12
-					kb[6] += p20
-					kb[7] += p21
-					kb[8] += p22
-					kb[9] += (p00 + p11) + p22
+					ds := float64(cm * ((p00 + p11) + p22))
+					kb := &kr[b]
+					kb[0] += (ds + float64(cm*p00)) + float64(cl*p00)
+					kb[1] += float64(cm*p10) + float64(cl*p01)
+					kb[2] += float64(cm*p20) + float64(cl*p02)
+					kb[3] += float64(cm*p01) + float64(cl*p10)
+					kb[4] += (ds + float64(cm*p11)) + float64(cl*p11)
+					kb[5] += float64(cm*p21) + float64(cl*p12)
+					kb[6] += float64(cm*p02) + float64(cl*p20)
+					kb[7] += float64(cm*p12) + float64(cl*p21)
+					kb[8] += (ds + float64(cm*p22)) + float64(cl*p22)
 				}
 			}
-			mu, lambda := lame(E[e], nu[e])
 			sl := el.slot[el.slotPtr[k]:el.slotPtr[k+1]]
 			for b := 0; b < n; b++ {
-				// Entry (i, j) is μ·Q_ji + λ·Q_ij, μ·(S + Q_ii) + λ·Q_ii on the diagonal.
-				Q := &kq[b]
-				S := Q[9]
 				blk := (*[9]float64)(row[int(sl[b])*9:])
-				blk[0] += float64(mu*(S+Q[0])) + float64(lambda*Q[0])
-				blk[1] += float64(mu*Q[3]) + float64(lambda*Q[1])
-				blk[2] += float64(mu*Q[6]) + float64(lambda*Q[2])
-				blk[3] += float64(mu*Q[1]) + float64(lambda*Q[3])
-				blk[4] += float64(mu*(S+Q[4])) + float64(lambda*Q[4])
-				blk[5] += float64(mu*Q[7]) + float64(lambda*Q[5])
-				blk[6] += float64(mu*Q[2]) + float64(lambda*Q[6])
-				blk[7] += float64(mu*Q[5]) + float64(lambda*Q[7])
-				blk[8] += float64(mu*(S+Q[8])) + float64(lambda*Q[8])
+				for r := 0; r < 9; r++ {
+					blk[r] += kr[b][r]
+				}
 			}
 		}
 		if el.fixed != nil {

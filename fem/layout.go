@@ -20,9 +20,8 @@ type ElasticityLayout struct {
 	ElemKind []uint8
 
 	// Element e's quadrature points are QPtr[e] … QPtr[e+1]−1 (in its kind's point
-	// order); point p's record is QData[10p : 10p+10]: s·J⁻¹ row-major (J⁻¹[k][d] =
-	// ∂ξ_k/∂x_d at 3k+d), then s = √(w·detJ) (the package documentation's "Numeric
-	// phase" says why).
+	// order); point p's record is QData[10p : 10p+10]: J⁻¹ row-major (J⁻¹[k][d] =
+	// ∂ξ_k/∂x_d at 3k+d), then w·detJ.
 	QPtr  []int64
 	QData []float64
 

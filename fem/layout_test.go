@@ -59,42 +59,39 @@ func TestLayoutReproducesNumeric(t *testing.T) {
 			tt := 1 + nu[e]
 			mu := E[e] / float64(2*tt)
 			lam := float64(E[e]*nu[e]) / float64(tt*(1-float64(2*nu[e])))
-			Q := make([][3][3]float64, n)
-			S := make([]float64, n)
+			kr := make([][9]float64, n)
 			g := make([][3]float64, n)
 			for q := 0; q < kind.Points; q++ {
 				R := L.QData[10*(L.QPtr[e]+int64(q)):]
+				c := R[9]
 				for b := 0; b < n; b++ {
 					G := kind.Grad[(q*n+b)*3:]
 					for d := 0; d < 3; d++ {
 						g[b][d] = float64(float64(G[0]*R[d])+float64(G[1]*R[3+d])) + float64(G[2]*R[6+d])
 					}
 				}
+				cm, cl := float64(c*mu), float64(c*lam)
 				ga := g[la]
 				for b := 0; b < n; b++ {
 					gb := g[b]
-					var p [3][3]float64
+					ds := float64(cm * (float64(float64(ga[0]*gb[0])+float64(ga[1]*gb[1])) + float64(ga[2]*gb[2])))
 					for i := 0; i < 3; i++ {
 						for j := 0; j < 3; j++ {
-							p[i][j] = float64(ga[i] * gb[j])
-							Q[b][i][j] = Q[b][i][j] + p[i][j]
+							mm := float64(cm * float64(ga[j]*gb[i]))
+							l := float64(cl * float64(ga[i]*gb[j]))
+							if i == j {
+								kr[b][3*i+j] = kr[b][3*i+j] + ((ds + mm) + l)
+							} else {
+								kr[b][3*i+j] = kr[b][3*i+j] + (mm + l)
+							}
 						}
 					}
-					S[b] = S[b] + ((p[0][0] + p[1][1]) + p[2][2])
 				}
 			}
 			for b := 0; b < n; b++ {
 				blk := 9 * (L.RowPtr[a] + int64(L.Slot[L.SlotPtr[k]+int64(b)]))
-				for i := 0; i < 3; i++ {
-					for j := 0; j < 3; j++ {
-						var v float64
-						if i == j {
-							v = float64(mu*(S[b]+Q[b][i][i])) + float64(lam*Q[b][i][i])
-						} else {
-							v = float64(mu*Q[b][j][i]) + float64(lam*Q[b][i][j])
-						}
-						val[blk+int64(3*i+j)] += v
-					}
+				for r := 0; r < 9; r++ {
+					val[blk+int64(r)] += kr[b][r]
 				}
 			}
 		}

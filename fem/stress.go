@@ -52,10 +52,8 @@ func (el *Elasticity) VonMises(u []float64, E, nu []float64) ([]float64, error) 
 				}
 				dxy, dyz, dzx := sg[0][0]-sg[1][1], sg[1][1]-sg[2][2], sg[2][2]-sg[0][0]
 				vm := math.Sqrt(0.5*(dxy*dxy+dyz*dyz+dzx*dzx) + 3*(sg[0][1]*sg[0][1]+sg[1][2]*sg[1][2]+sg[2][0]*sg[2][0]))
-				// The record's gradients are s·g, so H, σ and vm are s times the
-				// point's: s·vm is the point's w·detJ·vm.
 				sum += rec[9] * vm
-				vol += rec[9] * rec[9]
+				vol += rec[9]
 			}
 			out[e] = sum / vol
 		}

@@ -177,7 +177,7 @@ func (d *Elasticity) stage(l fem.ElasticityLayout, one bool) (sm stagedMap, work
 		}
 	}
 	K := l.Kinds[0]
-	rec := stagedRecord(K.Nodes, K.Points) // doubles an element
+	rec := stagedStride(K.Nodes) * K.Points // doubles an element
 	rounds := K.Points > 1
 	if stagedRounds >= 0 {
 		rounds = stagedRounds == 1
@@ -302,9 +302,9 @@ func (d *Elasticity) prepare(l fem.ElasticityLayout) error {
 	return err
 }
 
-// stagedRecord is ela_staged_record of kernels/elasticity.cu: the doubles of one
-// staged element with n nodes and nq points (μ, λ and the points' gradients, odd).
-func stagedRecord(n, nq int) int { return (2 + 3*n*nq) | 1 }
+// stagedStride is ela_staged_stride of kernels/elasticity.cu: the doubles of one
+// staged point of an element with n nodes (two coefficients and n gradients, odd).
+func stagedStride(n int) int { return (2 + 3*n) | 1 }
 
 // packBytes packs b four bytes to an int32, little-endian (the device's order), so
 // that a kernel reads it as bytes.
@@ -554,7 +554,7 @@ func (d *Elasticity) numeric(A *cuda.Matrix, E, nu *cuda.Buffer[float64], bad cu
 }
 
 // DataBytes returns the element data one NumericHost reads besides the materials:
-// the quadrature records in their compact form (s·J⁻¹ and s a point) and the map
+// the quadrature records in their compact form (J⁻¹ and w·detJ a point) and the map
 // from them to the blocks that its kernel walks (elas_staged's groups, lists and
 // local pairs; the inverse slot map; or the incidences and slots), each counted once.
 // ValueBytes is the matrix values it writes and the materials it reads. Their sum

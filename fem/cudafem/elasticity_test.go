@@ -213,7 +213,7 @@ func stagedLeast(el *fem.Elasticity, rounds bool) int {
 		most = max(most, ptr[t+1]-ptr[t])
 	}
 	K := l.Kinds[0]
-	n := stagedSlice(int(most), stagedRecord(K.Nodes, K.Points), int(most), rounds)
+	n := stagedSlice(int(most), stagedStride(K.Nodes)*K.Points, int(most), rounds)
 	if rounds {
 		n += 9 * stagedThreads
 	}

@@ -67,9 +67,8 @@ __device__ __forceinline__ int ela_row(const i64* __restrict__ rowPtr, int nodes
     return lo;
 }
 
-// ela_grad is s·g = (s·J⁻¹)ᵀ∇N̂ for one node: its reference gradient rn (3 values)
-// against the point's record rec (s·J⁻¹ row-major, s = √(w·detJ)), each operation
-// rounded on its own.
+// ela_grad is g = J⁻ᵀ∇N̂ for one node: its reference gradient rn (3 values) against the
+// point's record rec (J⁻¹ row-major), each operation rounded on its own.
 __device__ __forceinline__ void ela_grad(double g[3], const double* __restrict__ rn, const double* __restrict__ rec)
 {
 #pragma unroll
@@ -77,53 +76,39 @@ __device__ __forceinline__ void ela_grad(double g[3], const double* __restrict__
         g[d] = __dadd_rn(__dadd_rn(__dmul_rn(rn[0], rec[d]), __dmul_rn(rn[1], rec[3 + d])), __dmul_rn(rn[2], rec[6 + d]));
 }
 
-// ela_point adds one quadrature point's products of the scaled gradients ga and gb
-// (s·g_a, s·g_b) to the point sums q: Q (q[0…8], row-major) += ga gbᵀ, S (q[9]) +=
-// ga·gb from the same products, in fem's Numeric's order.
-__device__ __forceinline__ void ela_point(double q[10], const double ga[3], const double gb[3])
+// ela_point adds one quadrature point's term to element block kb: with cm = w·detJ·μ
+// and cl = w·detJ·λ, cm(g_a·g_b)I + cm g_b g_aᵀ + cl g_a g_bᵀ, in fem's Numeric's order.
+__device__ __forceinline__ void ela_point(double kb[9], const double ga[3], const double gb[3], double cm, double cl)
 {
-    double p[9];
-#pragma unroll
-    for (int i = 0; i < 3; i++)
-#pragma unroll
-        for (int j = 0; j < 3; j++) p[3 * i + j] = __dmul_rn(ga[i], gb[j]);
-#pragma unroll
-    for (int r = 0; r < 9; r++) q[r] = __dadd_rn(q[r], p[r]);
-    q[9] = __dadd_rn(q[9], __dadd_rn(__dadd_rn(p[0], p[4]), p[8]));
-}
-
-// ela_finish is the element block from its point sums q (ela_point) and the element's
-// Lamé parameters: entry (i, j) = μ·Q_ji + λ·Q_ij, on the diagonal μ·(S + Q_ii) + λ·Q_ii.
-__device__ __forceinline__ void ela_finish(double kb[9], const double q[10], double m, double l)
-{
+    const double ds =
+        __dmul_rn(cm, __dadd_rn(__dadd_rn(__dmul_rn(ga[0], gb[0]), __dmul_rn(ga[1], gb[1])), __dmul_rn(ga[2], gb[2])));
 #pragma unroll
     for (int i = 0; i < 3; i++)
 #pragma unroll
         for (int j = 0; j < 3; j++) {
-            const double mt = i == j ? __dmul_rn(m, __dadd_rn(q[9], q[4 * i])) : __dmul_rn(m, q[3 * j + i]);
-            kb[3 * i + j] = __dadd_rn(mt, __dmul_rn(l, q[3 * i + j]));
+            const double m = __dmul_rn(cm, __dmul_rn(ga[j], gb[i]));
+            const double l = __dmul_rn(cl, __dmul_rn(ga[i], gb[j]));
+            if (i == j) kb[4 * i] = __dadd_rn(kb[4 * i], __dadd_rn(__dadd_rn(ds, m), l));
+            else kb[3 * i + j] = __dadd_rn(kb[3 * i + j], __dadd_rn(m, l));
         }
 }
 
 // ela_block is element block (a, b) of one element: kb = Σ over its nq quadrature
-// points, in order, of w·detJ·(μ(g_a·g_b)I + μ g_b g_aᵀ + λ g_a g_bᵀ), with the scaled
-// gradients s·g from the point's record (s·J⁻¹ row-major, then s = √(w·detJ)) and the
-// reference gradients gr[(q·n + node)·3 + k], summed over the points and then scaled
-// by μ and λ (ela_point, ela_finish) — fem's Numeric's operations in its order.
+// points, in order, of w·detJ·(μ(g_a·g_b)I + μ g_b g_aᵀ + λ g_a g_bᵀ), with
+// g = J⁻ᵀ∇N̂ from the point's record (J⁻¹ row-major, then w·detJ) and the reference
+// gradients gr[(q·n + node)·3 + k] — fem's Numeric's operations in its order.
 __device__ __forceinline__ void ela_block(double kb[9], double m_e, double l_e, int nq, int n, int la, int b,
                                           const double* __restrict__ gr, const double* __restrict__ recs)
 {
-    double q10[10];
 #pragma unroll
-    for (int r = 0; r < 10; r++) q10[r] = 0.0;
+    for (int r = 0; r < 9; r++) kb[r] = 0.0;
     for (int q = 0; q < nq; q++) {
         const double* rec = recs + q * ELA_QREC;
         double ga[3], gb[3];
         ela_grad(ga, gr + (q * n + la) * 3, rec);
         ela_grad(gb, gr + (q * n + b) * 3, rec);
-        ela_point(q10, ga, gb);
+        ela_point(kb, ga, gb, __dmul_rn(rec[9], m_e), __dmul_rn(rec[9], l_e));
     }
-    ela_finish(kb, q10, m_e, l_e);
 }
 
 // ela_contrib is contribution d's element block from the quadrature records
@@ -381,21 +366,18 @@ extern "C" __global__ void __launch_bounds__(THREADS)
     ela_write_blocks(kbs, val, t0, nnzb);
 }
 
-// ela_staged_record is the doubles of one staged element (elas_staged): μ, λ, then
-// per point the n scaled gradients (3 each); odd, so that the lanes reading
-// different elements' records fall in different banks.
-__device__ __forceinline__ int ela_staged_record(int n, int nq) { return (2 + 3 * n * nq) | 1; }
+// ela_staged_stride is the doubles of one staged point (elas_staged): w·detJ·μ,
+// w·detJ·λ and n gradients, rounded up to an odd count so that consecutive records
+// start in different shared memory banks.
+__device__ __forceinline__ int ela_staged_stride(int n) { return (2 + 3 * n) | 1; }
 
 // ela_staged_block is element block (la, b) of the element staged at rec (nq points
-// of 3n gradients after μ and λ): ela_block's sums from the staged gradients.
-__device__ __forceinline__ void ela_staged_block(double kb[9], const double* rec, int nq, int n3, int la, int b)
+// of R doubles): ela_block's sum from the staged coefficients and gradients.
+__device__ __forceinline__ void ela_staged_block(double kb[9], const double* rec, int nq, int R, int la, int b)
 {
-    double q10[10];
 #pragma unroll
-    for (int r = 0; r < 10; r++) q10[r] = 0.0;
-    const double* g = rec + 2;
-    for (int q = 0; q < nq; q++, g += n3) ela_point(q10, g + 3 * la, g + 3 * b);
-    ela_finish(kb, q10, rec[0], rec[1]);
+    for (int r = 0; r < 9; r++) kb[r] = 0.0;
+    for (int q = 0; q < nq; q++, rec += R) ela_point(kb, rec + 2 + 3 * la, rec + 2 + 3 * b, rec[0], rec[1]);
 }
 
 // elas_staged writes the same values as elas_pairs for a mesh whose elements are all
@@ -417,10 +399,10 @@ __device__ __forceinline__ void ela_staged_block(double kb[9], const double* rec
 // block's contributions lpairs[lptr[v] … lptr[v+1]) are elas_pairs' (ascending
 // element order) with the element's index in its group's list in place of the
 // element (with rounds, reordered within each round, below). The thread block first
-// stages, per element of its list, its μ and λ and per quadrature point the n scaled
-// gradients s·g = (s·J⁻¹)ᵀ∇N̂ (ela_block's operations, so the bits are the same) from
-// the compact quadrature records, the shape's reference gradients grad and the
-// materials, and copies the group's
+// stages, per element of its list and quadrature point, the point's w·detJ·μ,
+// w·detJ·λ and the n gradients g = J⁻ᵀ∇N̂ (ela_block's
+// operations, so the bits are the same) from the compact quadrature records, the
+// shape's reference gradients grad and the materials, and copies the group's
 // contributions; a node's rows share most of their elements, so an element's record
 // is read by the few groups around its nodes (about 3 for tet4, 6 for tet10) instead
 // of once for each of its blocks, and no sum waits on a global load. Then the blocks
@@ -461,30 +443,32 @@ extern "C" __global__ void __launch_bounds__(THREADS, 3)
     extern __shared__ double sh[];
     const i64 w0 = gw[blockIdx.x], e0 = ge[blockIdx.x];
     const int nw = (int)(gw[blockIdx.x + 1] - w0), ne = (int)(ge[blockIdx.x + 1] - e0);
-    const int R = ela_staged_record(n, nq), n3 = 3 * n;
+    const int R = ela_staged_stride(n);
     // The slice: the records, the group's contributions and (rounds) a round's
     // element blocks; then the blocks, their transposes and their stored positions.
     const i64 u0 = lptr[w0];
     const int np = (int)(lptr[w0 + nw] - u0);
-    const int recs = ne * R;
+    const int recs = ne * nq * R;
     int* sp = reinterpret_cast<int*>(sh + recs);
     unsigned char* ss = reinterpret_cast<unsigned char*>(sp + np);
     double* win = sh + recs + (np + 1) / 2 + (rounds ? (np + 7) / 8 : 0);
     for (int x = threadIdx.x; x < np; x += THREADS) sp[x] = lpairs[u0 + x];
     if (rounds)
         for (int x = threadIdx.x; x < np; x += THREADS) ss[x] = lslot[u0 + x];
-    // A task per element and point: its gradients (and the element's μ and λ).
+    // A task per element and point: its gradients and coefficients.
     for (int p = threadIdx.x; p < ne * nq; p += THREADS) {
         const int i = p / nq, q = p - i * nq;
         const int e = elems[e0 + i];
-        double J[9];
+        double J[ELA_QREC];
         const double* rec = qdata + ((i64)e * nq + q) * ELA_QREC;
 #pragma unroll
-        for (int k = 0; k < 9; k++) J[k] = rec[k];
-        double* o = sh + i * R;
-        if (q == 0) ela_lame(E[e], nu[e], o[0], o[1]);
-        o += 2 + q * n3;
-        for (int b = 0; b < n; b++) ela_grad(o + 3 * b, grad + (q * n + b) * 3, J);
+        for (int k = 0; k < ELA_QREC; k++) J[k] = rec[k];
+        double m, l;
+        ela_lame(E[e], nu[e], m, l);
+        double* o = sh + p * R;
+        o[0] = __dmul_rn(J[9], m);
+        o[1] = __dmul_rn(J[9], l);
+        for (int b = 0; b < n; b++) ela_grad(o + 2 + 3 * b, grad + (q * n + b) * 3, J);
     }
     const bool own = threadIdx.x < nw;
     const int lv = own ? (rounds ? threadIdx.x : order[w0 + threadIdx.x]) : -1;
@@ -497,12 +481,12 @@ extern "C" __global__ void __launch_bounds__(THREADS, 3)
             acc, win, 0, np, v0, v1,
             [&](double kb[9], int u) {
                 const int d = sp[u];
-                ela_staged_block(kb, sh + (d >> 8) * R, nq, n3, (d >> 4) & 15, d & 15);
+                ela_staged_block(kb, sh + (d >> 8) * nq * R, nq, R, (d >> 4) & 15, d & 15);
             },
             [&](int u, int) { return (int)ss[u]; });
     } else if (own) {
         ela_sum(acc, sp, v0, v1, nq == 1, [&](double kb[9], int d) {
-            ela_staged_block(kb, sh + (d >> 8) * R, nq, n3, (d >> 4) & 15, d & 15);
+            ela_staged_block(kb, sh + (d >> 8) * nq * R, nq, R, (d >> 4) & 15, d & 15);
         });
     }
     double tr[9];

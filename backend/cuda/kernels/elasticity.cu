@@ -299,7 +299,9 @@ __device__ __forceinline__ void ela_rounds(double acc[9], double* win, I u0, I u
     for (int r = 0; r < 9; r++) acc[r] = 0.0;
     for (I w0 = u0; w0 < u1; w0 += W) {
         const I w1 = min(w0 + W, u1);
-#pragma unroll 2
+        // A window of THREADS (elas_staged) is one pass: unrolling it only holds
+        // registers.
+#pragma unroll(W == THREADS ? 1 : 2)
         for (I u = w0 + (I)threadIdx.x; u < w1; u += THREADS) {
             double kb[9];
             block(kb, u);

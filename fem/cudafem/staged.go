@@ -29,6 +29,9 @@ type stagedMap struct {
 // stagedThreads is THREADS of kernels/elasticity.cu, the most threads of a group.
 const stagedThreads = 256
 
+// A round's slots (roundOrder) are bytes: a round is at most 256 contributions.
+const _ = uint8(stagedThreads - 1)
+
 // errStagedFit says that one block sums more elements than a group may stage.
 var errStagedFit = fmt.Errorf("a block sums more elements than shared memory holds")
 
@@ -51,14 +54,14 @@ var stagedChunk = 4096
 // stagedGroups cuts the upper blocks (upperWork's work: the blocks (a, c), c ≥ a, in
 // stored order) into consecutive groups of at most size blocks (a thread each)
 // whose elements (rec doubles each) and contributions fit in budget doubles
-// (stagedSlice, with or without rounds), none spanning two chunks of stagedChunk rows. A block's
-// contributions are its row's incidences (ascending element order) whose slots hold
-// it, as inverseSlots lists them, but with no bound on the element count. Each
-// group's elements are listed in the order its blocks first name them; every block
-// keeps its contributions' order, so the sums do not change. Within a group the
-// threads take the blocks by descending contribution count (ties in stored order),
-// so that a warp's lanes have about as many. The chunks are cut in parallel, into
-// arrays counted beforehand.
+// (stagedSlice, with or without rounds), none spanning two chunks of stagedChunk
+// rows. A block's contributions are its row's incidences (ascending element order)
+// whose slots hold it, as inverseSlots lists them, but with no bound on the element
+// count. Each group's elements are listed in the order its blocks first name them;
+// every block keeps its contributions' order, so the sums do not change. Within a
+// group the threads take the blocks by descending contribution count (ties in stored
+// order), so that a warp's lanes have about as many. The chunks are cut in parallel,
+// into arrays counted beforehand.
 func stagedGroups(l fem.ElasticityLayout, rec, budget, size int, rounds bool) (stagedMap, error) {
 	chunks := (l.Nodes + stagedChunk - 1) / stagedChunk
 	// Each chunk's upper blocks and contributions, then their offsets.

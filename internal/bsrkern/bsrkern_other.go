@@ -15,3 +15,10 @@ func mulRows[T float32 | float64](r, c int, rowPtr []int64, colIdx []int32, val 
 		panic("bsrkern: MulRows without the vector kernels")
 	}
 }
+
+// symRows is not built here: it panics (callers check HasSym).
+func symRows(b int, rowPtr []int64, colIdx []int32, val []float64, lo, hi int, x, y, scratch, acc []float64, base, khi int) {
+	if hi > lo {
+		panic("bsrkern: SymRows without the vector kernels")
+	}
+}

@@ -135,6 +135,19 @@ type Float32Smoother interface {
 	UploadMatrixFloat32(m *bsr.Matrix) (Matrix, error)
 }
 
+// SymmetricSmoother is implemented by backends that can multiply a symmetric level
+// operator from its blocks on and above the diagonal alone: about half the bytes of
+// every product with it, the smoother's, the residual's and CG's.
+type SymmetricSmoother interface {
+	// UploadMatrixSymmetric uploads m, which must be symmetric (its blocks below the
+	// diagonal are not read), for ChebStep, Residual and SpMV; where the backend has
+	// no such product for m's blocks it returns what UploadMatrix does.
+	UploadMatrixSymmetric(m *bsr.Matrix) (Matrix, error)
+	// RefreshSymmetric brings into a (from UploadMatrixSymmetric) the current values
+	// of the matrix it was uploaded from.
+	RefreshSymmetric(a Matrix)
+}
+
 // Host is implemented by backends whose vectors live in host memory, where a transfer
 // is a copy: the cycle then solves the coarsest level with the host's Cholesky factor
 // instead of a product with its dense inverse.

@@ -12,13 +12,17 @@ import (
 type level struct {
 	A   backend.Matrix // the operator (PCG's on level 0)
 	src *bsr.Matrix    // the host matrix A was uploaded from (Upload)
-	// S is the operator the smoother and the residual read: A, or its float32 copy
-	// with amg.Options.SmootherFloat32 (not on the coarsest level).
-	S    backend.Matrix
-	P    backend.Matrix    // nil on the coarsest level
-	Dinv backend.BlockDiag // nil on the coarsest level
-	sm   Smoother          // nil on the coarsest level
-	spec Spectrum          // the smoother's interval (rewritten by every set-up)
+	// S is the operator the smoother and the residual read: A, its float32 copy with
+	// amg.Options.SmootherFloat32, or with amg.Options.Symmetric on a
+	// UpperProducts on a backend.SymmetricSmoother its copy by the blocks on and above the diagonal
+	// (not on the coarsest level). sym says S is that copy, of the host matrix symSrc.
+	S      backend.Matrix
+	sym    bool
+	symSrc *bsr.Matrix
+	P      backend.Matrix    // nil on the coarsest level
+	Dinv   backend.BlockDiag // nil on the coarsest level
+	sm     Smoother          // nil on the coarsest level
+	spec   Spectrum          // the smoother's interval (rewritten by every set-up)
 	// work vectors: right-hand side, solution, residual, direction, and t: the
 	// smoother's second iterate with a backend.ChebStepper, else its scratch
 	b, x, r, d, t backend.Vector
@@ -31,6 +35,7 @@ type Cycle struct {
 	levels   []*level
 	smoother string // the registered smoother's name
 	f32      bool   // smooth with float32 copies (amg.Options.SmootherFloat32)
+	sym      bool   // multiply by upper copies (amg.Options.Symmetric and UpperProducts)
 	degree   int    // smoother steps (amg.Options.SmootherIts)
 	// coarse is the factor of the coarsest operator: the host hierarchy's (Upload) or
 	// the cycle's own (UploadResident).
@@ -79,7 +84,7 @@ func Upload(be backend.Backend, h *amg.Hierarchy) (*Cycle, error) {
 
 // newCycle checks what the options ask of the backend.
 func newCycle(be backend.Backend, opt amg.Options) (*Cycle, error) {
-	c := &Cycle{be: be, smoother: opt.Smoother, f32: opt.SmootherFloat32, degree: opt.SmootherIts}
+	c := &Cycle{be: be, smoother: opt.Smoother, f32: opt.SmootherFloat32, sym: opt.Symmetric && opt.UpperProducts, degree: opt.SmootherIts}
 	if c.smoother == "" {
 		c.smoother = DefaultSmoother
 	}
@@ -140,14 +145,8 @@ func (c *Cycle) Refresh(h *amg.Hierarchy) error {
 		if lv.Dinv, err = be.UploadBlockDiag(L.A.BlockRows, L.A.R, L.Dinv); err != nil {
 			return fmt.Errorf("cycle: level %d block-diagonal inverse: %w", l, err)
 		}
-		if lv.S != nil && lv.S != lv.A {
-			lv.S.Free()
-		}
-		lv.S = lv.A
-		if c.f32 {
-			if lv.S, err = be.(backend.Float32Smoother).UploadMatrixFloat32(L.A); err != nil {
-				return fmt.Errorf("cycle: level %d float32 operator: %w", l, err)
-			}
+		if err := c.smoothingOperator(lv, L.A); err != nil {
+			return fmt.Errorf("cycle: level %d: %w", l, err)
 		}
 		lv.spec = Spectrum{EigMin: L.Eig.Min, EigMax: L.Eig.Max, ChebMin: L.ChebMin, ChebMax: L.ChebMax}
 		if err := c.newSmoother(lv); err != nil {
@@ -161,6 +160,38 @@ func (c *Cycle) Refresh(h *amg.Hierarchy) error {
 		return err
 	}
 	c.broken = false
+	return nil
+}
+
+// smoothingOperator makes lv.S for the level's host operator m: its float32 copy
+// (SmootherFloat32), its upper copy (Symmetric and UpperProducts, on a
+// backend.SymmetricSmoother; one
+// made from m before takes m's new values), or A itself.
+func (c *Cycle) smoothingOperator(lv *level, m *bsr.Matrix) error {
+	ss, symmetric := c.be.(backend.SymmetricSmoother)
+	symmetric = symmetric && c.sym && !c.f32
+	if symmetric && lv.sym && lv.symSrc == m {
+		ss.RefreshSymmetric(lv.S)
+		return nil
+	}
+	if lv.S != nil && lv.S != lv.A {
+		lv.S.Free()
+	}
+	lv.S, lv.sym, lv.symSrc = lv.A, false, nil
+	var err error
+	switch {
+	case c.f32:
+		if lv.S, err = c.be.(backend.Float32Smoother).UploadMatrixFloat32(m); err != nil {
+			lv.S = lv.A
+			return fmt.Errorf("float32 operator: %w", err)
+		}
+	case symmetric:
+		if lv.S, err = ss.UploadMatrixSymmetric(m); err != nil {
+			lv.S = lv.A
+			return fmt.Errorf("symmetric operator: %w", err)
+		}
+		lv.sym, lv.symSrc = true, m
+	}
 	return nil
 }
 
@@ -354,4 +385,9 @@ func (c *Cycle) coarseSolve(b, x backend.Vector) {
 }
 
 // Operator returns the fine-level operator as uploaded, for PCG.
-func (c *Cycle) Operator() backend.Matrix { return c.levels[0].A }
+func (c *Cycle) Operator() backend.Matrix {
+	if lv := c.levels[0]; lv.sym {
+		return lv.S // the same matrix, its product streaming half the bytes
+	}
+	return c.levels[0].A
+}

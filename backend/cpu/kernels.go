@@ -219,6 +219,48 @@ func chebStepT[T value](A *bsr.Matrix, val []T, dinv, b, x, d, xo []float64, c1,
 	})
 }
 
+// residualSym is residualT for an operator kept by its upper blocks.
+func residualSym(u *bsr.Upper, b, x, res []float64, workers int) {
+	r := u.B
+	par.ForWeighted(u.RowPtr, workers, int64(minChunk), func(lo, hi int) {
+		u.Range(lo, hi, x, func(c, e int, s []float64) {
+			t := res[c*r : e*r]
+			for k, v := range b[c*r : e*r] {
+				t[k] = v - s[k]
+			}
+		})
+	})
+}
+
+// chebStepSym is chebStepT for an operator kept by its upper blocks: the same
+// operations on each row once its product is complete.
+func chebStepSym(u *bsr.Upper, dinv, b, x, d, xo []float64, c1, c2 float64, workers int) {
+	r := u.B
+	par.ForWeighted(u.RowPtr, workers, int64(minChunk), func(lo, hi int) {
+		var z, t [maxVectorBlock]float64
+		zz, tt := z[:r], t[:r]
+		u.Range(lo, hi, x, func(c, e int, s []float64) {
+			for i := c; i < e; i++ {
+				si, bi := s[(i-c)*r:(i-c+1)*r], b[i*r:(i+1)*r]
+				for p := range tt {
+					tt[p] = bi[p] - si[p]
+				}
+				blockGemv(r, dinv[i*r*r:(i+1)*r*r], tt, zz)
+				di := d[i*r : (i+1)*r]
+				xi, oi := x[i*r:(i+1)*r], xo[i*r:(i+1)*r]
+				for p := range di {
+					if c1 == 0 {
+						di[p] = c2 * zz[p] // d is not read (it may hold anything)
+					} else {
+						di[p] = c1*di[p] + c2*zz[p]
+					}
+					oi[p] = xi[p] + di[p]
+				}
+			}
+		})
+	})
+}
+
 // toFloat32 rounds src into dst.
 //
 // It reports whether every value fits: a magnitude beyond math.MaxFloat32 becomes

@@ -137,6 +137,7 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 	fs.Float64Var(&cfg.amg.FilterScale, "filter-scale", 1, "per-level factor s of the filter threshold: θ_l = θ·s^l")
 	fs.StringVar(&cfg.amg.Smoother, "smoother", cycle.DefaultSmoother, "level smoother: "+cycle.SmootherNames()+" (jacobi: damped block Jacobi, ω = 4/(3·λmax))")
 	fs.BoolVar(&cfg.amg.SmootherFloat32, "smoother-f32", false, "smooth with float32 copies of the level operators (half the traffic of the cycle's passes; CG stays float64)")
+	fs.BoolVar(&cfg.amg.UpperProducts, "upper-products", false, "CPU, symmetric A: multiply the level operators by their blocks on and above the diagonal (about half the bytes a product streams: faster iterations, for half the operator memory more and a copy at set-up; pays in long solves)")
 	fs.BoolVar(&cfg.wStats, "w-stats", false, "also report the blocks of W = A·P per level (one extra symbolic product per level)")
 	fs.StringVar(&cfg.galerkin, "galerkin", string(galerkin.Auto), "PᵀAP algorithm: "+galerkin.VariantNames())
 	fs.IntVar(&cfg.steps, "steps", 0, fmt.Sprintf("recurring steps: new values on the same pattern, Update, solve (shows the reuse cost; 0 … %d; under mpiexec the distributed levels keep their halo plans)", maxSolveSteps))

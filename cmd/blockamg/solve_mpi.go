@@ -60,7 +60,7 @@ under mpiexec (OpenMPI, mpiexec -n N blockamg solve ..., N > 1; CPU only):
   levels stop paying every rank's latency; a coarsest level on one rank is solved
   there without a collective. "level_ranks" reports each level's active ranks.
   --gpu, --host-setup, --gpu-galerkin, --plot, --manufactured, --w-stats, --atol,
-  --smoother other than chebyshev and --smoother-f32 are refused (exit 2).
+  --smoother other than chebyshev, --smoother-f32 and --upper-products are refused (exit 2).
 `
 
 // mpiFlags are solve's flags for a run under mpiexec.
@@ -292,6 +292,7 @@ func (c *solveConfig) checkMPIFlags(set map[string]bool) error {
 		// The distributed cycle is Chebyshev in float64 only (dist.NewHierarchy).
 		{"smoother", c.amg.Smoother != "" && c.amg.Smoother != cycle.DefaultSmoother},
 		{"smoother-f32", c.amg.SmootherFloat32},
+		{"upper-products", c.amg.UpperProducts},
 	} {
 		if f.on {
 			return fmt.Errorf("--%s: %w (mpiexec runs the CPU V-cycle and CG distributed, without it)", f.name, errNotUnderMPI)

@@ -111,3 +111,99 @@ func checkResidualBound(t *testing.T, what string, m *bsr.Matrix, val []float32,
 		}
 	}
 }
+
+// TestRowKernelsSymmetric checks the residual and Chebyshev step of an operator kept
+// by its upper blocks (UploadMatrixSymmetric) against those of the whole matrix, to
+// the rounding of the sums (relative to Σ|a·x| of a row), and bitwise the same for any
+// worker count.
+func TestRowKernelsSymmetric(t *testing.T) {
+	if !bsr.UpperSupported(3) {
+		t.Skip("no AVX2 and FMA here (or built with noasm): the upper products do not run")
+	}
+	defer func(m int) { minChunk = m }(minChunk)
+	minChunk = 64
+	for ci, tc := range []struct{ rows, r, perRow int }{{200, 3, 14}, {60, 6, 30}, {40, 6, 3}} {
+		h := backendtest.RandomBSR(uint64(800+ci), tc.rows, tc.rows, tc.r, tc.r, tc.perRow)
+		var bi, bj []int32
+		var vals []float64
+		bs := tc.r * tc.r
+		for i := 0; i < h.BlockRows; i++ {
+			for k := h.RowPtr[i]; k < h.RowPtr[i+1]; k++ {
+				v := h.Val[int(k)*bs : int(k+1)*bs]
+				bi, bj = append(bi, int32(i), h.ColIdx[k]), append(bj, h.ColIdx[k], int32(i))
+				vals = append(vals, v...)
+				for p := 0; p < tc.r; p++ {
+					for q := 0; q < tc.r; q++ {
+						vals = append(vals, v[q*tc.r+p])
+					}
+				}
+			}
+		}
+		m, err := bsr.FromBlockTriplets(tc.rows, tc.rows, tc.r, tc.r, bi, bj, vals)
+		if err != nil {
+			t.Fatal(err)
+		}
+		up, err := bsr.NewUpper(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rng := rand.New(rand.NewPCG(uint64(ci), 11))
+		n := m.Rows()
+		vec := func() []float64 {
+			v := make([]float64, n)
+			for k := range v {
+				v[k] = rng.NormFloat64()
+			}
+			return v
+		}
+		b, x, d0 := vec(), vec(), vec()
+		dinv := make([]float64, tc.rows*bs)
+		for k := range dinv {
+			dinv[k] = rng.NormFloat64()
+		}
+		// Σ|a·x| per row: the scale of the sums' rounding.
+		scale := make([]float64, n)
+		for i := 0; i < m.BlockRows; i++ {
+			for k := m.RowPtr[i]; k < m.RowPtr[i+1]; k++ {
+				for p := 0; p < tc.r; p++ {
+					for q := 0; q < tc.r; q++ {
+						scale[i*tc.r+p] += math.Abs(m.Val[int(k)*bs+p*tc.r+q] * x[int(m.ColIdx[k])*tc.r+q])
+					}
+				}
+			}
+		}
+		want := make([]float64, n)
+		residualT(m, m.Val, b, x, want, 1)
+		var ref []float64
+		for _, workers := range []int{1, 3} {
+			res := backendtest.NaNVec(n)
+			residualSym(up, b, x, res, workers)
+			for k := range res {
+				if !(math.Abs(res[k]-want[k]) <= 1e-13*(scale[k]+math.Abs(b[k]))) {
+					t.Fatalf("%d×%d, %d workers: residual[%d] = %v, want %v", tc.r, tc.r, workers, k, res[k], want[k])
+				}
+			}
+			if ref == nil {
+				ref = res
+			} else if !backendtest.BitsEqual(res, ref) {
+				t.Errorf("%d×%d: the residual's bits depend on the worker count", tc.r, tc.r)
+			}
+		}
+		for _, c1 := range []float64{0, 0.3} {
+			dw, xw := append([]float64(nil), d0...), backendtest.NaNVec(n)
+			chebStepSym(up, dinv, b, x, dw, xw, c1, -1.2, 1)
+			d3, x3 := append([]float64(nil), d0...), backendtest.NaNVec(n)
+			chebStepSym(up, dinv, b, x, d3, x3, c1, -1.2, 3)
+			if !backendtest.BitsEqual(d3, dw) || !backendtest.BitsEqual(x3, xw) {
+				t.Errorf("%d×%d c1=%g: the Chebyshev step's bits depend on the worker count", tc.r, tc.r, c1)
+			}
+			df, xf := append([]float64(nil), d0...), backendtest.NaNVec(n)
+			chebStepT(m, m.Val, dinv, b, x, df, xf, c1, -1.2, 1)
+			for k := range xf {
+				if d := math.Abs(xw[k] - xf[k]); !(d <= 1e-9*(1+math.Abs(xf[k]))) {
+					t.Fatalf("%d×%d c1=%g: xOut[%d] = %v, want %v (whole matrix)", tc.r, tc.r, c1, k, xw[k], xf[k])
+				}
+			}
+		}
+	}
+}

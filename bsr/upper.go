@@ -35,8 +35,12 @@ type Upper struct {
 	// what Refresh copies.
 	src  []int64
 	diag []bool
-	acc  sync.Pool // *[]float64: a range's accumulators
+	work sync.Pool // *upperWork: a range's accumulators and row sums
 }
+
+// upperWork is the scratch of one Range call, pooled: the range's accumulators and a
+// chunk's row sums.
+type upperWork struct{ acc, s []float64 }
 
 // UpperSupported reports whether NewUpper runs b×b blocks here: 3×3 and 6×6 blocks
 // where the vector kernels run (package bsrkern).
@@ -126,14 +130,15 @@ func (u *Upper) Range(lo, hi int, x []float64, emit func(c, e int, s []float64))
 	b := u.B
 	st := bsrkern.AccStride(b)
 	need := (hi - lo) * st
-	ap, _ := u.acc.Get().(*[]float64)
-	if ap == nil || cap(*ap) < need {
-		a := make([]float64, need)
-		ap = &a
+	w, _ := u.work.Get().(*upperWork)
+	if w == nil {
+		w = &upperWork{s: make([]float64, b*UpperChunk)}
 	}
-	acc := (*ap)[:need]
+	if cap(w.acc) < need {
+		w.acc = make([]float64, need)
+	}
+	acc, s := w.acc[:need], w.s
 	var lanes [bsrkern.ScratchMax * UpperChunk]float64
-	s := make([]float64, b*UpperChunk)
 	// Accumulators are cleared just ahead of the rows that first write them (the
 	// furthest column the chunk's rows reach), so that they stay in cache.
 	zeroed := lo
@@ -163,7 +168,7 @@ func (u *Upper) Range(lo, hi int, x []float64, emit func(c, e int, s []float64))
 		}
 		emit(c, e, sc)
 	}
-	u.acc.Put(ap)
+	u.work.Put(w)
 }
 
 // MulVecWorkers computes y = alpha·A·x + beta·y on at most workers goroutines

@@ -203,17 +203,7 @@ func chebStepT[T value](A *bsr.Matrix, val []T, dinv, b, x, d, xo []float64, c1,
 			e := min(c+chunkRows, hi)
 			residualRows(&rs, A, val, c, e, b, x, t)
 			for i := c; i < e; i++ {
-				blockGemv(r, dinv[i*r*r:(i+1)*r*r], t[(i-c)*r:(i-c+1)*r], zz)
-				di := d[i*r : (i+1)*r]
-				xi, oi := x[i*r:(i+1)*r], xo[i*r:(i+1)*r]
-				for p := range di {
-					if c1 == 0 {
-						di[p] = c2 * zz[p] // d is not read (it may hold anything)
-					} else {
-						di[p] = c1*di[p] + c2*zz[p]
-					}
-					oi[p] = xi[p] + di[p]
-				}
+				chebRow(r, i, dinv, t[(i-c)*r:(i-c+1)*r], zz, x, d, xo, c1, c2)
 			}
 		}
 	})
@@ -245,20 +235,27 @@ func chebStepSym(u *bsr.Upper, dinv, b, x, d, xo []float64, c1, c2 float64, work
 				for p := range tt {
 					tt[p] = bi[p] - si[p]
 				}
-				blockGemv(r, dinv[i*r*r:(i+1)*r*r], tt, zz)
-				di := d[i*r : (i+1)*r]
-				xi, oi := x[i*r:(i+1)*r], xo[i*r:(i+1)*r]
-				for p := range di {
-					if c1 == 0 {
-						di[p] = c2 * zz[p] // d is not read (it may hold anything)
-					} else {
-						di[p] = c1*di[p] + c2*zz[p]
-					}
-					oi[p] = xi[p] + di[p]
-				}
+				chebRow(r, i, dinv, tt, zz, x, d, xo, c1, c2)
 			}
 		})
 	})
+}
+
+// chebRow finishes the Chebyshev step of block row i from its residual t (z is r
+// values of scratch): d_i = c1·d_i + c2·D_i⁻¹·t, xo_i = x_i + d_i; d is not read when
+// c1 is 0.
+func chebRow(r, i int, dinv, t, z, x, d, xo []float64, c1, c2 float64) {
+	blockGemv(r, dinv[i*r*r:(i+1)*r*r], t, z)
+	di := d[i*r : (i+1)*r]
+	xi, oi := x[i*r:(i+1)*r], xo[i*r:(i+1)*r]
+	for p := range di {
+		if c1 == 0 {
+			di[p] = c2 * z[p] // d is not read (it may hold anything)
+		} else {
+			di[p] = c1*di[p] + c2*z[p]
+		}
+		oi[p] = xi[p] + di[p]
+	}
 }
 
 // toFloat32 rounds src into dst.

@@ -1,6 +1,7 @@
 //go:build !noasm
 
 #include "textflag.h"
+#include "kern_amd64.h"
 
 // The float64 and float32 kernels of one block shape share their row loop (ROWS33,
 // ROWS66): only the loads of a block's values and the products (MAC) differ, and the
@@ -142,48 +143,13 @@ blk: \
 	CMPQ AX, BX; \
 	JLT blk; \
 rowdone: \
-	VEXTRACTF128 $1, Y0, X14; \
-	VADDPD X14, X0, X0; \
-	VADDPD X6, X0, X0; \
-	VMOVUPD X0, 0(DI); \
-	VEXTRACTF128 $1, Y1, X14; \
-	VADDPD X14, X1, X1; \
-	VADDPD X7, X1, X1; \
-	VMOVUPD X1, 16(DI); \
-	VEXTRACTF128 $1, Y2, X14; \
-	VADDPD X14, X2, X2; \
-	VADDPD X8, X2, X2; \
-	VMOVUPD X2, 32(DI); \
-	VEXTRACTF128 $1, Y3, X14; \
-	VADDPD X14, X3, X3; \
-	VADDPD X9, X3, X3; \
-	VMOVUPD X3, 48(DI); \
-	VEXTRACTF128 $1, Y4, X14; \
-	VADDPD X14, X4, X4; \
-	VADDPD X10, X4, X4; \
-	VMOVUPD X4, 64(DI); \
-	VEXTRACTF128 $1, Y5, X14; \
-	VADDPD X14, X5, X5; \
-	VADDPD X11, X5, X5; \
-	VMOVUPD X5, 80(DI); \
-	ADDQ $96, DI; \
+	FOLD66; \
 	ADDQ $8, R8; \
 	DECQ CX; \
 	JNZ row
 
 #define MAC66F64 \
-	VFMADD231PD 0(SI), Y12, Y0; \
-	VFMADD231PD 32(SI), X13, X6; \
-	VFMADD231PD 48(SI), Y12, Y1; \
-	VFMADD231PD 80(SI), X13, X7; \
-	VFMADD231PD 96(SI), Y12, Y2; \
-	VFMADD231PD 128(SI), X13, X8; \
-	VFMADD231PD 144(SI), Y12, Y3; \
-	VFMADD231PD 176(SI), X13, X9; \
-	VFMADD231PD 192(SI), Y12, Y4; \
-	VFMADD231PD 224(SI), X13, X10; \
-	VFMADD231PD 240(SI), Y12, Y5; \
-	VFMADD231PD 272(SI), X13, X11; \
+	PROD66F64; \
 	ADDQ $288, SI
 
 TEXT ·sum66(SB), NOSPLIT, $0-72

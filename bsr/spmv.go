@@ -192,6 +192,11 @@ func (m *Matrix) MulTransVecWorkers(workers int, alpha float64, x []float64, bet
 // mulTransCols adds alpha*Aᵀx to the y blocks of block columns [clo, chi).
 func (m *Matrix) mulTransCols(clo, chi int32, alpha float64, x, y []float64) {
 	r, c := m.R, m.C
+	if r == 3 && c == 6 && bsrkern.Enabled {
+		// A prolongator's restriction: the vector kernel, the loop below's bits.
+		bsrkern.TransRows36(m.RowPtr, m.ColIdx, m.Val, 0, m.BlockRows, alpha, x, y, int(clo), int(chi))
+		return
+	}
 	bs := int64(r * c)
 	ax := make([]float64, r)
 	// The kernel is chosen once: GemvTAcc's dispatch and checks per block cost more

@@ -169,3 +169,30 @@ func TestMulVecPanicsOnLength(t *testing.T) {
 	mustPanic(t, "MulTransVec x", func() { m.MulTransVec(1, make([]float64, 6), 0, make([]float64, 6)) })
 	mustPanic(t, "MulTransVec y", func() { m.MulTransVec(1, make([]float64, 4), 0, make([]float64, 4)) })
 }
+
+// TestMulTransVec36KernelBits: the 3×6 restriction's vector kernel does the scalar
+// loop's operations in its order, so with and without it the product is the same bit
+// for bit, for any worker count.
+func TestMulTransVec36KernelBits(t *testing.T) {
+	if !bsrkern.Enabled {
+		t.Skip("vector kernels not available on this machine (no AVX2+FMA, or -tags noasm)")
+	}
+	rng := rand.New(rand.NewPCG(36, 11))
+	m, _ := randMatrix(t, rng, 300, 90, 3, 6)
+	x := randVec(rng, m.Rows())
+	y0 := randVec(rng, m.Cols())
+	defer func(e bool) { bsrkern.Enabled = e }(bsrkern.Enabled)
+	bsrkern.Enabled = false
+	want := append([]float64(nil), y0...)
+	m.MulTransVecWorkers(1, -1.25, x, 0.5, want)
+	bsrkern.Enabled = true
+	for _, w := range []int{1, 3} {
+		got := append([]float64(nil), y0...)
+		m.MulTransVecWorkers(w, -1.25, x, 0.5, got)
+		for i := range got {
+			if math.Float64bits(got[i]) != math.Float64bits(want[i]) {
+				t.Fatalf("%d workers: entry %d: %v, the scalar loop %v", w, i, got[i], want[i])
+			}
+		}
+	}
+}

@@ -22,3 +22,10 @@ func symRows(b int, rowPtr []int64, colIdx []int32, val []float64, lo, hi int, x
 		panic("bsrkern: SymRows without the vector kernels")
 	}
 }
+
+// transRows36 is not built here: it panics (callers check Enabled).
+func transRows36(rowPtr []int64, colIdx []int32, val []float64, lo, hi int, alpha float64, x, y []float64, clo, chi int) {
+	if hi > lo && chi > clo {
+		panic("bsrkern: TransRows36 without the vector kernels")
+	}
+}

@@ -1,0 +1,132 @@
+package bsrkern
+
+import (
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+// transRef is the restriction's plain Go loop: for rows [lo, hi) and block columns
+// [clo, chi), y_c += A_icᵀ·(alpha·x_i), each entry ((y + a0·b0) + a1·b1) + a2·b2.
+func transRef(rowPtr []int64, colIdx []int32, val []float64, lo, hi int, alpha float64, x, y []float64, clo, chi int) {
+	for i := lo; i < hi; i++ {
+		a0, a1, a2 := alpha*x[3*i], alpha*x[3*i+1], alpha*x[3*i+2]
+		for k := rowPtr[i]; k < rowPtr[i+1]; k++ {
+			c := int(colIdx[k])
+			if c < clo || c >= chi {
+				continue
+			}
+			b := val[18*k : 18*k+18]
+			for j := 0; j < 6; j++ {
+				y[6*c+j] = y[6*c+j] + b[j]*a0 + b[6+j]*a1 + b[12+j]*a2
+			}
+		}
+	}
+}
+
+// random36 is a random structure of n block rows of 3×6 blocks over nc block columns
+// (ascending columns, some rows empty), its values and x.
+func random36(rng *rand.Rand, n, nc int) (rowPtr []int64, colIdx []int32, val, x []float64) {
+	rowPtr = make([]int64, n+1)
+	for i := 0; i < n; i++ {
+		if rng.IntN(6) != 0 {
+			for c := 0; c < nc; c++ {
+				if rng.IntN(nc) < 4 {
+					colIdx = append(colIdx, int32(c))
+				}
+			}
+		}
+		rowPtr[i+1] = int64(len(colIdx))
+	}
+	val = make([]float64, 18*len(colIdx))
+	for k := range val {
+		val[k] = rng.NormFloat64()
+	}
+	x = make([]float64, 3*n)
+	for k := range x {
+		x[k] = rng.NormFloat64()
+	}
+	return
+}
+
+// TestTransRows36 checks the kernel bitwise against the Go loop it replaces, for
+// every row range and several column ranges, from a y of random values (so the
+// products are added to something), and that y outside the column range is left
+// alone.
+func TestTransRows36(t *testing.T) {
+	needKernels(t)
+	rng := rand.New(rand.NewPCG(3, 4))
+	n, nc := 50, 17
+	rowPtr, colIdx, val, x := random36(rng, n, nc)
+	y0 := make([]float64, 6*nc)
+	for k := range y0 {
+		y0[k] = rng.NormFloat64()
+	}
+	for _, alpha := range []float64{1, -0.7} {
+		for lo := 0; lo < n; lo += 9 {
+			for hi := lo; hi <= n; hi += 11 {
+				for _, cr := range [][2]int{{0, nc}, {0, 5}, {5, 12}, {12, nc}, {3, 3}} {
+					want := append([]float64(nil), y0...)
+					got := append([]float64(nil), y0...)
+					transRef(rowPtr, colIdx, val, lo, hi, alpha, x, want, cr[0], cr[1])
+					TransRows36(rowPtr, colIdx, val, lo, hi, alpha, x, got, cr[0], cr[1])
+					for k := range want {
+						if math.Float64bits(got[k]) != math.Float64bits(want[k]) {
+							t.Fatalf("alpha %v rows [%d, %d) columns %v: y[%d] = %v, want %v", alpha, lo, hi, cr, k, got[k], want[k])
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestTransRows36Malformed: a block column beyond y, a row pointer beyond the blocks
+// or decreasing, and rows beyond x each panic, naming the kernel.
+func TestTransRows36Malformed(t *testing.T) {
+	needKernels(t)
+	rng := rand.New(rand.NewPCG(5, 6))
+	n, nc := 8, 6
+	for name, f := range map[string]func(rowPtr []int64, colIdx []int32, val, x, y []float64) ([]int64, []int32, []float64, []float64, []float64){
+		"column beyond y": func(rp []int64, ci []int32, v, x, y []float64) ([]int64, []int32, []float64, []float64, []float64) {
+			return rp, ci, v, x, y[:6*(nc-1)]
+		},
+		"row end beyond the blocks": func(rp []int64, ci []int32, v, x, y []float64) ([]int64, []int32, []float64, []float64, []float64) {
+			rp[n] += 3
+			return rp, ci, v, x, y
+		},
+		"row pointer decreasing": func(rp []int64, ci []int32, v, x, y []float64) ([]int64, []int32, []float64, []float64, []float64) {
+			rp[3], rp[4] = rp[4], rp[3]-1
+			return rp, ci, v, x, y
+		},
+		"rows beyond x": func(rp []int64, ci []int32, v, x, y []float64) ([]int64, []int32, []float64, []float64, []float64) {
+			return rp, ci, v, x[:3*n-1], y
+		},
+	} {
+		rowPtr, colIdx, val, x := random36(rng, n, nc)
+		// Every row couples to the last column and the fourth row has blocks.
+		rowPtr, colIdx = nil, nil
+		rowPtr = append(rowPtr, 0)
+		for i := 0; i < n; i++ {
+			colIdx = append(colIdx, 0, int32(nc-1))
+			rowPtr = append(rowPtr, int64(len(colIdx)))
+		}
+		val = make([]float64, 18*len(colIdx))
+		y := make([]float64, 6*nc)
+		rp, ci, v, xs, ys := f(rowPtr, colIdx, val, x, y)
+		func() {
+			defer func() {
+				r := recover()
+				if r == nil {
+					t.Errorf("%s: no panic", name)
+					return
+				}
+				if s, ok := r.(string); ok && !strings.Contains(s, "TransRows36") {
+					t.Errorf("%s: panic %q does not name the kernel", name, s)
+				}
+			}()
+			TransRows36(rp, ci, v, 0, n, 1, xs, ys, 0, nc)
+		}()
+	}
+}

@@ -202,9 +202,7 @@ func chebStepT[T value](A *bsr.Matrix, val []T, dinv, b, x, d, xo []float64, c1,
 		for c := lo; c < hi; c += chunkRows {
 			e := min(c+chunkRows, hi)
 			residualRows(&rs, A, val, c, e, b, x, t)
-			for i := c; i < e; i++ {
-				chebRow(r, i, dinv, t[(i-c)*r:(i-c+1)*r], zz, x, d, xo, c1, c2)
-			}
+			chebRows(r, c, e, dinv, t, zz, x, d, xo, c1, c2)
 		}
 	})
 }
@@ -255,6 +253,63 @@ func chebRow(r, i int, dinv, t, z, x, d, xo []float64, c1, c2 float64) {
 			di[p] = c1*di[p] + c2*z[p]
 		}
 		oi[p] = xi[p] + di[p]
+	}
+}
+
+// chebRows is chebRow for block rows c … e−1, whose residuals are t (r values a row),
+// with 3×3 and 6×6 rows written out: the same operations in the same order (so the
+// same bits), without chebRow's call and slicing per row, which cost as much as the
+// row's arithmetic.
+func chebRows(r, c, e int, dinv, t, z, x, d, xo []float64, c1, c2 float64) {
+	switch r {
+	case 3:
+		n := e - c
+		D, T := dinv[9*c:9*e], t[:3*n]
+		X, Dd, O := x[3*c:3*e], d[3*c:3*e], xo[3*c:3*e]
+		for k := 0; k < n; k++ {
+			dk, tk := (*[9]float64)(D[9*k:]), (*[3]float64)(T[3*k:])
+			z0 := dk[0]*tk[0] + dk[1]*tk[1] + dk[2]*tk[2]
+			z1 := dk[3]*tk[0] + dk[4]*tk[1] + dk[5]*tk[2]
+			z2 := dk[6]*tk[0] + dk[7]*tk[1] + dk[8]*tk[2]
+			xk, dd, ok := (*[3]float64)(X[3*k:]), (*[3]float64)(Dd[3*k:]), (*[3]float64)(O[3*k:])
+			// Entry by entry as chebRow goes, d's then xo's.
+			if c1 == 0 { // d is not read (it may hold anything)
+				dd[0] = c2 * z0
+				ok[0] = xk[0] + dd[0]
+				dd[1] = c2 * z1
+				ok[1] = xk[1] + dd[1]
+				dd[2] = c2 * z2
+				ok[2] = xk[2] + dd[2]
+			} else {
+				dd[0] = c1*dd[0] + c2*z0
+				ok[0] = xk[0] + dd[0]
+				dd[1] = c1*dd[1] + c2*z1
+				ok[1] = xk[1] + dd[1]
+				dd[2] = c1*dd[2] + c2*z2
+				ok[2] = xk[2] + dd[2]
+			}
+		}
+	case 6:
+		n := e - c
+		D, T := dinv[36*c:36*e], t[:6*n]
+		X, Dd, O := x[6*c:6*e], d[6*c:6*e], xo[6*c:6*e]
+		for k := 0; k < n; k++ {
+			dk, tk := (*[36]float64)(D[36*k:]), (*[6]float64)(T[6*k:])
+			xk, dd, ok := (*[6]float64)(X[6*k:]), (*[6]float64)(Dd[6*k:]), (*[6]float64)(O[6*k:])
+			for p := 0; p < 6; p++ {
+				zp := dk[6*p]*tk[0] + dk[6*p+1]*tk[1] + dk[6*p+2]*tk[2] + dk[6*p+3]*tk[3] + dk[6*p+4]*tk[4] + dk[6*p+5]*tk[5]
+				if c1 == 0 {
+					dd[p] = c2 * zp
+				} else {
+					dd[p] = c1*dd[p] + c2*zp
+				}
+				ok[p] = xk[p] + dd[p]
+			}
+		}
+	default:
+		for i := c; i < e; i++ {
+			chebRow(r, i, dinv, t[(i-c)*r:(i-c+1)*r], z, x, d, xo, c1, c2)
+		}
 	}
 }
 

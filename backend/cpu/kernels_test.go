@@ -207,3 +207,41 @@ func TestRowKernelsSymmetric(t *testing.T) {
 		}
 	}
 }
+
+// TestChebRows: the written-out 3×3 and 6×6 rows of the Chebyshev update give
+// chebRow's bits, row by row, with c1 zero (d not read: it holds NaN) and not.
+func TestChebRows(t *testing.T) {
+	rng := rand.New(rand.NewPCG(41, 42))
+	normal := func(n int) []float64 {
+		v := make([]float64, n)
+		for i := range v {
+			v[i] = rng.NormFloat64()
+		}
+		return v
+	}
+	for _, r := range []int{3, 6, 4} {
+		const rows, c, e = 40, 5, 37
+		dinv, tt, x := normal(rows*r*r), normal((e-c)*r), normal(rows*r)
+		for _, c1 := range []float64{0, 0.37} {
+			d0 := normal(rows * r)
+			if c1 == 0 {
+				for i := range d0 {
+					d0[i] = math.NaN()
+				}
+			}
+			dw, dg := append([]float64(nil), d0...), append([]float64(nil), d0...)
+			xw, xg := normal(rows*r), normal(rows*r)
+			copy(xg, xw)
+			z := make([]float64, r)
+			for i := c; i < e; i++ {
+				chebRow(r, i, dinv, tt[(i-c)*r:(i-c+1)*r], z, x, dw, xw, c1, -1.3)
+			}
+			chebRows(r, c, e, dinv, tt, z, x, dg, xg, c1, -1.3)
+			for k := range dw {
+				if math.Float64bits(dw[k]) != math.Float64bits(dg[k]) || math.Float64bits(xw[k]) != math.Float64bits(xg[k]) {
+					t.Fatalf("r %d, c1 %v: entry %d: d %v x %v, chebRow's %v %v", r, c1, k, dg[k], xg[k], dw[k], xw[k])
+				}
+			}
+		}
+	}
+}

@@ -225,16 +225,14 @@ func residualSym(u *bsr.Upper, b, x, res []float64, workers int) {
 func chebStepSym(u *bsr.Upper, dinv, b, x, d, xo []float64, c1, c2 float64, workers int) {
 	r := u.B
 	par.ForWeighted(u.RowPtr, workers, int64(minChunk), func(lo, hi int) {
-		var z, t [maxVectorBlock]float64
-		zz, tt := z[:r], t[:r]
+		var z [maxVectorBlock]float64
+		var t [maxVectorBlock * bsr.UpperChunk]float64
 		u.Range(lo, hi, x, func(c, e int, s []float64) {
-			for i := c; i < e; i++ {
-				si, bi := s[(i-c)*r:(i-c+1)*r], b[i*r:(i+1)*r]
-				for p := range tt {
-					tt[p] = bi[p] - si[p]
-				}
-				chebRow(r, i, dinv, tt, zz, x, d, xo, c1, c2)
+			tt := t[:(e-c)*r]
+			for k, v := range b[c*r : e*r] {
+				tt[k] = v - s[k]
 			}
+			chebRows(r, c, e, dinv, tt, z[:r], x, d, xo, c1, c2)
 		})
 	})
 }

@@ -143,26 +143,17 @@ func residualRows[T value](rs *rowScratch, A *bsr.Matrix, val []T, lo, hi int, b
 		if !bsrkern.Has(r, r, false) {
 			break
 		}
-		bsrkern.MulRows(r, r, A.RowPtr, A.ColIdx, v, lo, hi, x, t, rs.lanes[:])
-		subtractFrom(b[lo*r:hi*r], t)
+		bsrkern.ResidualRows(r, r, A.RowPtr, A.ColIdx, v, lo, hi, b, x, t, rs.lanes[:])
 		return
 	case []float32:
 		if !bsrkern.Has(r, r, true) {
 			break
 		}
-		bsrkern.MulRowsF32(r, r, A.RowPtr, A.ColIdx, v, lo, hi, x, t, rs.lanes[:])
-		subtractFrom(b[lo*r:hi*r], t)
+		bsrkern.ResidualRowsF32(r, r, A.RowPtr, A.ColIdx, v, lo, hi, b, x, t, rs.lanes[:])
 		return
 	}
 	for i := lo; i < hi; i++ {
 		rowResidual(A, val, i, b, x, t[(i-lo)*r:(i-lo+1)*r])
-	}
-}
-
-// subtractFrom sets t = b − t.
-func subtractFrom(b, t []float64) {
-	for k := range b {
-		t[k] = b[k] - t[k]
 	}
 }
 

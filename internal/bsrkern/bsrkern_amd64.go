@@ -86,7 +86,7 @@ func sum[T float32 | float64](r, c int, rowPtr *int64, colIdx *int32, val *T, x 
 // and scratch lengths, a non-negative first row pointer), hands the kernel the
 // bounds it checks itself (x's block columns, the blocks colIdx and val hold), and
 // sums the lanes it leaves.
-func mulRows[T float32 | float64](r, c int, rowPtr []int64, colIdx []int32, val []T, lo, hi int, x, y, scratch []float64) {
+func mulRows[T float32 | float64](r, c int, rowPtr []int64, colIdx []int32, val []T, lo, hi int, x, b, y, scratch []float64) {
 	n := hi - lo
 	if n <= 0 {
 		return
@@ -119,10 +119,34 @@ func mulRows[T float32 | float64](r, c int, rowPtr []int64, colIdx []int32, val 
 	} else {
 		check(sum(r, c, &rowPtr[lo], &colIdx[0], &val[0], &x[0], n, &s[0], len(x)/c, nblk))
 	}
-	if lanes == Scratch33 {
+	switch {
+	case b != nil && lanes == Scratch33:
+		fold33Sub(s, b, y, n)
+	case b != nil:
+		foldPairsSub(s, b, y, r*n)
+	case lanes == Scratch33:
 		fold33(s, y, n)
-	} else {
+	default:
 		foldPairs(s, y, r*n)
+	}
+}
+
+// fold33Sub is fold33 subtracted from b: y_q = b_q − (the row's lane sum).
+func fold33Sub(s, b, y []float64, n int) {
+	_, _ = b[3*n-1], y[3*n-1]
+	for r := 0; r < n; r++ {
+		p := s[Scratch33*r:][:Scratch33]
+		y[3*r] = b[3*r] - (p[0] + p[1] + p[2])
+		y[3*r+1] = b[3*r+1] - (p[3] + p[4] + p[5])
+		y[3*r+2] = b[3*r+2] - (p[6] + p[7] + p[8])
+	}
+}
+
+// foldPairsSub is foldPairs subtracted from b: y[q] = b[q] − (s[2q] + s[2q+1]).
+func foldPairsSub(s, b, y []float64, m int) {
+	_, _ = b[m-1], y[m-1]
+	for q := 0; q < m; q++ {
+		y[q] = b[q] - (s[2*q] + s[2*q+1])
 	}
 }
 

@@ -10,7 +10,7 @@ var Enabled = false
 func HasAVX2FMA() bool { return false }
 
 // mulRows is not built here: it panics (callers check Has).
-func mulRows[T float32 | float64](r, c int, rowPtr []int64, colIdx []int32, val []T, lo, hi int, x, y, scratch []float64) {
+func mulRows[T float32 | float64](r, c int, rowPtr []int64, colIdx []int32, val []T, lo, hi int, x, b, y, scratch []float64) {
 	if hi > lo {
 		panic("bsrkern: MulRows without the vector kernels")
 	}

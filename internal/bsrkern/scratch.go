@@ -30,7 +30,7 @@ func Has(r, c int, f32 bool) bool {
 //
 //go:noinline
 func MulRows(r, c int, rowPtr []int64, colIdx []int32, val []float64, lo, hi int, x, y, scratch []float64) {
-	mulRows(r, c, rowPtr, colIdx, val, lo, hi, x, y, scratch)
+	mulRows(r, c, rowPtr, colIdx, val, lo, hi, x, nil, y, scratch)
 }
 
 // MulRowsF32 is MulRows for float32 block values (a smoother's rounded copy of the
@@ -39,5 +39,28 @@ func MulRows(r, c int, rowPtr []int64, colIdx []int32, val []float64, lo, hi int
 //
 //go:noinline
 func MulRowsF32(r, c int, rowPtr []int64, colIdx []int32, val []float32, lo, hi int, x, y, scratch []float64) {
-	mulRows(r, c, rowPtr, colIdx, val, lo, hi, x, y, scratch)
+	mulRows(r, c, rowPtr, colIdx, val, lo, hi, x, nil, y, scratch)
+}
+
+// ResidualRows writes y[r(i−lo) : r(i−lo)+r] = b_i − (A·x)_i for block rows lo ≤ i < hi
+// (b_i = b[ri : ri+r]): MulRows's product subtracted from b as its lanes are summed,
+// so the bits are those of MulRows followed by b − y, without the second pass. The
+// same checks as MulRows, and b must hold the rows.
+//
+//go:noinline
+func ResidualRows(r, c int, rowPtr []int64, colIdx []int32, val []float64, lo, hi int, b, x, y, scratch []float64) {
+	if hi <= lo {
+		return
+	}
+	mulRows(r, c, rowPtr, colIdx, val, lo, hi, x, b[r*lo:r*hi], y, scratch)
+}
+
+// ResidualRowsF32 is ResidualRows for float32 block values (MulRowsF32's).
+//
+//go:noinline
+func ResidualRowsF32(r, c int, rowPtr []int64, colIdx []int32, val []float32, lo, hi int, b, x, y, scratch []float64) {
+	if hi <= lo {
+		return
+	}
+	mulRows(r, c, rowPtr, colIdx, val, lo, hi, x, b[r*lo:r*hi], y, scratch)
 }

@@ -166,6 +166,19 @@ func jacobiScale(r int, dinv, b, d []float64, c2 float64, workers int) {
 		if r > len(z) {
 			zz = make([]float64, r)
 		}
+		if r == 3 {
+			// Written out: blockGemv's operations in its order, without the call
+			// and slicing per row.
+			D, B, Dd := dinv[9*lo:9*hi], b[3*lo:3*hi], d[3*lo:3*hi]
+			for k := 0; k < hi-lo; k++ {
+				dk, bk, dd := (*[9]float64)(D[9*k:]), (*[3]float64)(B[3*k:]), (*[3]float64)(Dd[3*k:])
+				z0 := dk[0]*bk[0] + dk[1]*bk[1] + dk[2]*bk[2]
+				z1 := dk[3]*bk[0] + dk[4]*bk[1] + dk[5]*bk[2]
+				z2 := dk[6]*bk[0] + dk[7]*bk[1] + dk[8]*bk[2]
+				dd[0], dd[1], dd[2] = c2*z0, c2*z1, c2*z2
+			}
+			return
+		}
 		for i := lo; i < hi; i++ {
 			blockGemv(r, dinv[i*r*r:(i+1)*r*r], b[i*r:(i+1)*r], zz)
 			di := d[i*r : (i+1)*r]

@@ -245,3 +245,39 @@ func TestChebRows(t *testing.T) {
 		}
 	}
 }
+
+// TestJacobiScale: the written-out 3×3 rows of the first Chebyshev step give
+// blockGemv's bits, for any worker count.
+func TestJacobiScale(t *testing.T) {
+	defer func(m int) { minChunk = m }(minChunk)
+	minChunk = 16
+	rng := rand.New(rand.NewPCG(43, 44))
+	const rows = 300
+	dinv, b := make([]float64, 9*rows), make([]float64, 3*rows)
+	for i := range dinv {
+		dinv[i] = rng.NormFloat64()
+	}
+	for i := range b {
+		b[i] = rng.NormFloat64()
+	}
+	want := make([]float64, 3*rows)
+	z := make([]float64, 3)
+	for i := 0; i < rows; i++ {
+		blockGemv(3, dinv[9*i:9*i+9], b[3*i:3*i+3], z)
+		for p := 0; p < 3; p++ {
+			want[3*i+p] = 0.61 * z[p]
+		}
+	}
+	for _, w := range []int{1, 3} {
+		got := make([]float64, 3*rows)
+		for i := range got {
+			got[i] = math.NaN()
+		}
+		jacobiScale(3, dinv, b, got, 0.61, w)
+		for k := range want {
+			if math.Float64bits(got[k]) != math.Float64bits(want[k]) {
+				t.Fatalf("%d workers: entry %d: %v, blockGemv's %v", w, k, got[k], want[k])
+			}
+		}
+	}
+}

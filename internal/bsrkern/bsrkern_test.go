@@ -32,6 +32,27 @@ func randomRows(rng *rand.Rand, n, b int) (rowPtr []int64, colIdx []int32, val, 
 	return
 }
 
+// random36 is a random structure of n block rows of 3×6 blocks (a prolongator's)
+// over nc block columns (ascending columns, some rows empty) and its values.
+func random36(rng *rand.Rand, n, nc int) (rowPtr []int64, colIdx []int32, val []float64) {
+	rowPtr = make([]int64, n+1)
+	for i := 0; i < n; i++ {
+		if rng.IntN(7) != 0 {
+			for c := 0; c < nc; c++ {
+				if rng.IntN(nc) < 4 {
+					colIdx = append(colIdx, int32(c))
+				}
+			}
+		}
+		rowPtr[i+1] = int64(len(colIdx))
+	}
+	val = make([]float64, len(colIdx)*18)
+	for k := range val {
+		val[k] = rng.NormFloat64()
+	}
+	return rowPtr, colIdx, val
+}
+
 // randomValues returns normal random values of nblk b×b blocks and a vector over n
 // block columns.
 func randomValues(rng *rand.Rand, nblk, n, b int) (val, x []float64) {
@@ -294,22 +315,7 @@ func TestMul36(t *testing.T) {
 	needKernels(t)
 	rng := rand.New(rand.NewPCG(3, 6))
 	const n, cols = 40, 17
-	rowPtr := make([]int64, n+1)
-	var colIdx []int32
-	for i := 0; i < n; i++ {
-		if rng.IntN(7) != 0 {
-			for c := 0; c < cols; c++ {
-				if rng.IntN(cols) < 4 {
-					colIdx = append(colIdx, int32(c))
-				}
-			}
-		}
-		rowPtr[i+1] = int64(len(colIdx))
-	}
-	val := make([]float64, len(colIdx)*18)
-	for k := range val {
-		val[k] = rng.NormFloat64()
-	}
+	rowPtr, colIdx, val := random36(rng, n, cols)
 	x := make([]float64, cols*6)
 	for k := range x {
 		x[k] = rng.NormFloat64()

@@ -25,31 +25,6 @@ func transRef(rowPtr []int64, colIdx []int32, val []float64, lo, hi int, alpha f
 	}
 }
 
-// random36 is a random structure of n block rows of 3×6 blocks over nc block columns
-// (ascending columns, some rows empty), its values and x.
-func random36(rng *rand.Rand, n, nc int) (rowPtr []int64, colIdx []int32, val, x []float64) {
-	rowPtr = make([]int64, n+1)
-	for i := 0; i < n; i++ {
-		if rng.IntN(6) != 0 {
-			for c := 0; c < nc; c++ {
-				if rng.IntN(nc) < 4 {
-					colIdx = append(colIdx, int32(c))
-				}
-			}
-		}
-		rowPtr[i+1] = int64(len(colIdx))
-	}
-	val = make([]float64, 18*len(colIdx))
-	for k := range val {
-		val[k] = rng.NormFloat64()
-	}
-	x = make([]float64, 3*n)
-	for k := range x {
-		x[k] = rng.NormFloat64()
-	}
-	return
-}
-
 // TestTransRows36 checks the kernel bitwise against the Go loop it replaces, for
 // every row range and several column ranges, from a y of random values (so the
 // products are added to something), and that y outside the column range is left
@@ -58,7 +33,8 @@ func TestTransRows36(t *testing.T) {
 	needKernels(t)
 	rng := rand.New(rand.NewPCG(3, 4))
 	n, nc := 50, 17
-	rowPtr, colIdx, val, x := random36(rng, n, nc)
+	rowPtr, colIdx, val := random36(rng, n, nc)
+	_, x := randomValues(rng, 0, n, 3)
 	y0 := make([]float64, 6*nc)
 	for k := range y0 {
 		y0[k] = rng.NormFloat64()
@@ -104,15 +80,15 @@ func TestTransRows36Malformed(t *testing.T) {
 			return rp, ci, v, x[:3*n-1], y
 		},
 	} {
-		rowPtr, colIdx, val, x := random36(rng, n, nc)
-		// Every row couples to the last column and the fourth row has blocks.
-		rowPtr, colIdx = nil, nil
-		rowPtr = append(rowPtr, 0)
+		// Every row couples to the first and the last column.
+		rowPtr := []int64{0}
+		var colIdx []int32
 		for i := 0; i < n; i++ {
 			colIdx = append(colIdx, 0, int32(nc-1))
 			rowPtr = append(rowPtr, int64(len(colIdx)))
 		}
-		val = make([]float64, 18*len(colIdx))
+		_, x := randomValues(rng, 0, n, 3)
+		val := make([]float64, 18*len(colIdx))
 		y := make([]float64, 6*nc)
 		rp, ci, v, xs, ys := f(rowPtr, colIdx, val, x, y)
 		func() {
@@ -140,9 +116,16 @@ func TestResidualRows(t *testing.T) {
 	for _, sh := range [][2]int{{3, 3}, {6, 6}, {3, 6}} {
 		r, c := sh[0], sh[1]
 		n := 30
-		rowPtr, colIdx, _, _ := randomRows(rng, n, c)
-		val, x := randomValues(rng, len(colIdx), n, c)
-		val = val[:len(colIdx)*r*c]
+		var rowPtr []int64
+		var colIdx []int32
+		var val, x []float64
+		if r == c {
+			rowPtr, colIdx, val, x = randomRows(rng, n, r)
+		} else {
+			const nc = 17
+			rowPtr, colIdx, val = random36(rng, n, nc)
+			_, x = randomValues(rng, 0, nc, c)
+		}
 		b := make([]float64, n*r)
 		for k := range b {
 			b[k] = rng.NormFloat64()

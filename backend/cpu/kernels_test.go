@@ -11,6 +11,15 @@ import (
 	"github.com/blockamg/blockamg/internal/bsrkern"
 )
 
+// normals returns n standard normal values from rng.
+func normals(rng *rand.Rand, n int) []float64 {
+	v := make([]float64, n)
+	for k := range v {
+		v[k] = rng.NormFloat64()
+	}
+	return v
+}
+
 // TestRowKernelsFloat32 checks the residual and Chebyshev step on float32 values, on
 // the vector path where it runs and on the Go path: widening a float32 to float64 is
 // exact, so either path gives the bits it gives for float64 values holding the
@@ -35,14 +44,7 @@ func TestRowKernelsFloat32(t *testing.T) {
 			}
 			rng := rand.New(rand.NewPCG(uint64(ci), 9))
 			n := m.Rows()
-			vec := func() []float64 {
-				v := make([]float64, n)
-				for k := range v {
-					v[k] = rng.NormFloat64()
-				}
-				return v
-			}
-			b, x, d0 := vec(), vec(), vec()
+			b, x, d0 := normals(rng, n), normals(rng, n), normals(rng, n)
 			dinv := make([]float64, tc.rows*tc.r*tc.r)
 			for k := range dinv {
 				dinv[k] = rng.NormFloat64()
@@ -149,14 +151,7 @@ func TestRowKernelsSymmetric(t *testing.T) {
 		}
 		rng := rand.New(rand.NewPCG(uint64(ci), 11))
 		n := m.Rows()
-		vec := func() []float64 {
-			v := make([]float64, n)
-			for k := range v {
-				v[k] = rng.NormFloat64()
-			}
-			return v
-		}
-		b, x, d0 := vec(), vec(), vec()
+		b, x, d0 := normals(rng, n), normals(rng, n), normals(rng, n)
 		dinv := make([]float64, tc.rows*bs)
 		for k := range dinv {
 			dinv[k] = rng.NormFloat64()
@@ -212,13 +207,7 @@ func TestRowKernelsSymmetric(t *testing.T) {
 // chebRow's bits, row by row, with c1 zero (d not read: it holds NaN) and not.
 func TestChebRows(t *testing.T) {
 	rng := rand.New(rand.NewPCG(41, 42))
-	normal := func(n int) []float64 {
-		v := make([]float64, n)
-		for i := range v {
-			v[i] = rng.NormFloat64()
-		}
-		return v
-	}
+	normal := func(n int) []float64 { return normals(rng, n) }
 	for _, r := range []int{3, 6, 4} {
 		const rows, c, e = 40, 5, 37
 		dinv, tt, x := normal(rows*r*r), normal((e-c)*r), normal(rows*r)
@@ -253,13 +242,7 @@ func TestJacobiScale(t *testing.T) {
 	minChunk = 16
 	rng := rand.New(rand.NewPCG(43, 44))
 	const rows = 300
-	dinv, b := make([]float64, 9*rows), make([]float64, 3*rows)
-	for i := range dinv {
-		dinv[i] = rng.NormFloat64()
-	}
-	for i := range b {
-		b[i] = rng.NormFloat64()
-	}
+	dinv, b := normals(rng, 9*rows), normals(rng, 3*rows)
 	want := make([]float64, 3*rows)
 	z := make([]float64, 3)
 	for i := 0; i < rows; i++ {

@@ -13,8 +13,8 @@ type level struct {
 	A   backend.Matrix // the operator (PCG's on level 0)
 	src *bsr.Matrix    // the host matrix A was uploaded from (Upload)
 	// S is the operator the smoother and the residual read: A, its float32 copy with
-	// amg.Options.SmootherFloat32, or with amg.Options.Symmetric on a
-	// UpperProducts on a backend.SymmetricSmoother its copy by the blocks on and above the diagonal
+	// amg.Options.SmootherFloat32, or, with amg.Options.Symmetric and UpperProducts on
+	// a backend.SymmetricSmoother, its copy by the blocks on and above the diagonal
 	// (not on the coarsest level). sym says S is that copy, of the host matrix symSrc.
 	S      backend.Matrix
 	sym    bool
@@ -165,8 +165,8 @@ func (c *Cycle) Refresh(h *amg.Hierarchy) error {
 
 // smoothingOperator makes lv.S for the level's host operator m: its float32 copy
 // (SmootherFloat32), its upper copy (Symmetric and UpperProducts, on a
-// backend.SymmetricSmoother; one
-// made from m before takes m's new values), or A itself.
+// backend.SymmetricSmoother; one made from m before takes m's new values), or A
+// itself.
 func (c *Cycle) smoothingOperator(lv *level, m *bsr.Matrix) error {
 	ss, symmetric := c.be.(backend.SymmetricSmoother)
 	symmetric = symmetric && c.sym && !c.f32

@@ -227,6 +227,7 @@ func stagedLeast(el *fem.Elasticity, rounds bool) int {
 // against the floor of the whole inverse slot map, and of the quadrature records
 // alone (no map at all). Every kernel is timed, elas_staged for several shared
 // memory sizes, each first checked bitwise against the CPU's values.
+// BLOCKAMG_ELAS_MESH=tet4 or tet10 times that mesh alone (a profiler's run).
 func TestElasticityGPUPerf(t *testing.T) {
 	ne := perfNE(t, "unstructured device assembly bandwidth report")
 	be := device(t)
@@ -242,6 +243,9 @@ func TestElasticityGPUPerf(t *testing.T) {
 		typ mesh.Type
 		ne  int
 	}{{mesh.Tet4, ne}, {mesh.Tet10, ne / 2}} {
+		if only := os.Getenv("BLOCKAMG_ELAS_MESH"); only != "" && only != tc.typ.String() {
+			continue
+		}
 		m := elaBox(tc.ne, tc.typ)
 		el, err := fem.NewElasticity(m, fem.ElasticityOptions{})
 		if err != nil {

@@ -37,11 +37,11 @@ var errStagedFit = fmt.Errorf("a block sums more elements than shared memory hol
 
 // stagedSlice is the shared memory (doubles) of a group staging ne elements of rec
 // doubles each and np contributions (int32, and with rounds each one's window slot,
-// a byte).
+// a byte, copied as the 4-byte words that hold them: a double more).
 func stagedSlice(ne, rec, np int, rounds bool) int {
 	n := ne*rec + (np+1)/2
 	if rounds {
-		n += (np + 7) / 8
+		n += (np + 15) / 8
 	}
 	return n
 }
@@ -224,8 +224,9 @@ func stagedGroups(l fem.ElasticityLayout, rec, budget, size int, rounds bool) (s
 // blocks of a few elements and read the same few records (broadcasts, not the bank
 // conflicts of as many elements as lanes), and slots[u] becomes the place in its
 // round of contribution u (lptr's order): where its element block lands in the
-// window, where its block's thread reads it. The sums are unchanged: each block adds
-// the same element blocks in the same order.
+// window, where its block's thread reads it; then colorRounds permutes each run of
+// 16 against bank conflicts. The sums are unchanged: each block adds the same element
+// blocks in the same order.
 func (s *stagedMap) roundOrder() {
 	s.slots = make([]uint8, len(s.lpairs))
 	groups := len(s.gw) - 1
@@ -250,6 +251,7 @@ func (s *stagedMap) roundOrder() {
 			}
 		}
 	})
+	s.colorRounds()
 }
 
 // localIndex maps the elements of one group to their index in its list: open
@@ -295,4 +297,153 @@ func (h *localIndex) find(e int32) (uint32, bool) {
 // insert puts e with index v in the free slot i that find returned.
 func (h *localIndex) insert(i uint32, e, v int32) {
 	h.keys[i], h.vals[i], h.gens[i] = e, v, h.gen
+}
+
+// colorRounds permutes, after roundOrder's sort, each round's contributions within
+// each run of 16 (the window's writers in one half-warp, which then still integrate
+// the same few elements) so that the contributions that one half-warp of the blocks'
+// threads reads in one step of its sums lie in different bank pairs: a window slot's
+// 9 doubles start at 9·slot, in bank pair 9·slot mod 16 (a 64-bit access serves a
+// half-warp at a time), so slots of distinct residues mod 16 never conflict. The
+// writers' runs and the readers' steps are the two sides of a bipartite graph whose
+// edges, the contributions, meet at most 16 at a vertex, so 16 colors (the residues)
+// always suffice (König's edge-coloring theorem); roundColoring finds them by
+// alternating paths. A round's last run, when short, keeps its colors' order only,
+// so its readers may still conflict.
+func (s *stagedMap) colorRounds() {
+	groups := len(s.gw) - 1
+	par.For(groups, 0, 256, func(lo, hi int) {
+		var c roundColoring
+		for g := lo; g < hi; g++ {
+			u0, u1 := s.lptr[s.gw[g]], s.lptr[s.gw[g+1]]
+			v := s.gw[g]
+			for w := u0; w < u1; w += stagedThreads {
+				w1 := min(w+stagedThreads, u1)
+				c.reset(int(w1 - w))
+				for u := w; u < w1; u++ {
+					for s.lptr[v+1] <= u {
+						v++
+					}
+					lane := int(v - s.gw[g])
+					step := int(u - max(s.lptr[v], w))
+					c.add(int(s.slots[u])/16, lane/16*stagedThreads+step)
+				}
+				c.solve()
+				win := s.lpairs[w:w1]
+				c.place(win, s.slots[w:w1])
+			}
+		}
+	})
+}
+
+// roundColoring is one round's bipartite edge coloring (colorRounds): edge i, the
+// round's block-ordered contribution i, joins writer run wr[i] and reader step rd[i]
+// (numbered as met); color[i] is its residue.
+type roundColoring struct {
+	wr, rd, color []int
+	readers       map[int]int
+	wc, rc        [][16]int // the edge of each color at each writer run and reader step, −1 none
+	path          []int
+	tmp           []int32
+}
+
+// reset empties c for a round of n contributions.
+func (c *roundColoring) reset(n int) {
+	c.wr, c.rd, c.color = c.wr[:0], c.rd[:0], c.color[:0]
+	if c.readers == nil {
+		c.readers = map[int]int{}
+	}
+	clear(c.readers)
+	c.rc = c.rc[:0]
+	c.wc = slices.Grow(c.wc[:0], (n+15)/16)[:(n+15)/16]
+	for i := range c.wc {
+		c.wc[i] = [16]int{-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1}
+	}
+}
+
+// add records block-ordered contribution i (the next) between writer run w and
+// reader step key.
+func (c *roundColoring) add(w, key int) {
+	r, ok := c.readers[key]
+	if !ok {
+		r = len(c.rc)
+		c.readers[key] = r
+		c.rc = append(c.rc, [16]int{-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1})
+	}
+	c.wr, c.rd, c.color = append(c.wr, w), append(c.rd, r), append(c.color, -1)
+}
+
+// free16 returns the least color no edge at a vertex has.
+func free16(t *[16]int) int {
+	for k, e := range t {
+		if e < 0 {
+			return k
+		}
+	}
+	panic("cudafem: colorRounds: a vertex of more than 16 edges")
+}
+
+// solve colors the edges one by one: a color free at both ends, or else, with a free
+// at the writer and b at the reader, the a/b path from the reader swapped first.
+func (c *roundColoring) solve() {
+	for i := range c.wr {
+		w, r := c.wr[i], c.rd[i]
+		a, b := free16(&c.wc[w]), free16(&c.rc[r])
+		if c.rc[r][a] >= 0 {
+			// Swap a and b along the path from r that alternates them: a becomes free
+			// at r, and stays free at w (bipartite: the path never reaches w).
+			c.path = c.path[:0]
+			x, col, atReader := r, a, true
+			for {
+				var e int
+				if atReader {
+					e = c.rc[x][col]
+				} else {
+					e = c.wc[x][col]
+				}
+				if e < 0 {
+					break
+				}
+				c.path = append(c.path, e)
+				if atReader {
+					x = c.wr[e]
+				} else {
+					x = c.rd[e]
+				}
+				atReader = !atReader
+				col = a + b - col
+			}
+			for _, e := range c.path {
+				c.wc[c.wr[e]][c.color[e]], c.rc[c.rd[e]][c.color[e]] = -1, -1
+			}
+			for _, e := range c.path {
+				c.color[e] = a + b - c.color[e]
+				c.wc[c.wr[e]][c.color[e]], c.rc[c.rd[e]][c.color[e]] = e, e
+			}
+		}
+		c.color[i] = a
+		c.wc[w][a], c.rc[r][a] = i, i
+	}
+}
+
+// place moves each run's contributions to the run's positions by color (a short last
+// run by the colors' rank) and points each contribution's slot at its new place.
+func (c *roundColoring) place(win []int32, slots []uint8) {
+	c.tmp = append(c.tmp[:0], win...)
+	n := len(win)
+	for i := range c.wr {
+		h := c.wr[i]
+		p := 16*h + c.color[i]
+		if 16*h+16 > n { // a short run: the rank of its color among the run's
+			rank := 0
+			for k := 0; k < c.color[i]; k++ {
+				if c.wc[h][k] >= 0 {
+					rank++
+				}
+			}
+			p = 16*h + rank
+		}
+		win[p] = c.tmp[slots[i]]
+		slots[i] = uint8(p)
+	}
 }

@@ -97,9 +97,12 @@ func TestStagedGroups(t *testing.T) {
 }
 
 // TestStagedRoundOrder: after roundOrder each round of a group (stagedThreads of its
-// contributions from its first) holds the same contributions in ascending code order,
-// and every contribution's slot points, in its round, at the contribution it was: so
-// a block's sum reads its element blocks in the order stagedGroups gave.
+// contributions from its first) holds in each run of 16 the same contributions as
+// that run of the round sorted by code, every contribution's slot points, in its
+// round, at the contribution it was (so a block's sum reads its element blocks in the
+// order stagedGroups gave), and the slots that one half-warp of the blocks' threads
+// reads in one step of its sums lie in distinct bank pairs (9·slot mod 16) wherever
+// they lie in full runs.
 func TestStagedRoundOrder(t *testing.T) {
 	for _, typ := range []mesh.Type{mesh.Tet4, mesh.Tet10} {
 		l := elaFree(t, 4, typ).Layout()
@@ -113,30 +116,58 @@ func TestStagedRoundOrder(t *testing.T) {
 			if len(s.slots) != len(s.lpairs) {
 				t.Fatalf("%v: %d slots for %d contributions", typ, len(s.slots), len(s.lpairs))
 			}
-			rounds := 0
+			rounds, steps := 0, 0
 			for g := 0; g+1 < len(s.gw); g++ {
 				u0, u1 := s.lptr[s.gw[g]], s.lptr[s.gw[g+1]]
 				for w := u0; w < u1; w += stagedThreads {
 					w1 := min(w+stagedThreads, u1)
 					rounds++
-					if !slices.IsSorted(s.lpairs[w:w1]) {
-						t.Fatalf("%v: group %d: the round at %d is not in code order", typ, g, w)
-					}
-					a, b := slices.Clone(before[w:w1]), slices.Clone(s.lpairs[w:w1])
-					slices.Sort(a)
-					slices.Sort(b)
-					if !slices.Equal(a, b) {
-						t.Fatalf("%v: group %d: the round at %d holds other contributions", typ, g, w)
+					sorted := slices.Clone(before[w:w1])
+					slices.Sort(sorted)
+					for r := int64(0); r < w1-w; r += 16 {
+						run := slices.Clone(s.lpairs[w+r : w+min(r+16, w1-w)])
+						slices.Sort(run)
+						if !slices.Equal(run, sorted[r:min(r+16, w1-w)]) {
+							t.Fatalf("%v: group %d: the round at %d's run at %d is not its sorted run", typ, g, w, r)
+						}
 					}
 					for u := w; u < w1; u++ {
 						if j := int64(s.slots[u]); j >= w1-w || s.lpairs[w+j] != before[u] {
 							t.Fatalf("%v: group %d: contribution %d's slot %d holds %d, want %d", typ, g, u, j, s.lpairs[w+min(j, w1-w-1)], before[u])
 						}
 					}
+					// The readers: thread i sums block gw[g]+i; in this round its
+					// step k reads contribution max(lptr[v], w) + k.
+					full := (w1 - w) / 16 * 16 // slots below lie in full runs
+					read := map[[2]int64][]int64{}
+					for v := s.gw[g]; v < s.gw[g+1]; v++ {
+						for u := max(s.lptr[v], w); u < min(s.lptr[v+1], w1); u++ {
+							key := [2]int64{(v - s.gw[g]) / 16, u - max(s.lptr[v], w)}
+							read[key] = append(read[key], int64(s.slots[u]))
+						}
+					}
+					for key, sl := range read {
+						seen := map[int64]int64{}
+						for _, j := range sl {
+							if j >= full {
+								continue
+							}
+							if k, ok := seen[9*j%16]; ok {
+								t.Fatalf("%v: group %d: round at %d: half-warp %d step %d reads slots %d and %d, one bank pair", typ, g, w, key[0], key[1], k, j)
+							}
+							seen[9*j%16] = j
+						}
+						if len(seen) > 1 {
+							steps++
+						}
+					}
 				}
 			}
 			if rounds <= len(s.gw)-1 && size == 256 {
 				t.Errorf("%v: %d rounds in %d groups: no group takes two, the test checks too little", typ, rounds, len(s.gw)-1)
+			}
+			if steps == 0 {
+				t.Errorf("%v: no step reads two slots of full runs: the test checks too little", typ)
 			}
 		}
 	}

@@ -368,6 +368,14 @@ extern "C" __global__ void __launch_bounds__(THREADS)
     ela_write_blocks(kbs, val, t0, nnzb);
 }
 
+// ela_cp_async4 copies 4 bytes from global to shared memory asynchronously (sm_80
+// on); ela_cp_async_wait waits for this thread's copies.
+__device__ __forceinline__ void ela_cp_async4(void* dst, const void* src)
+{
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"((unsigned)__cvta_generic_to_shared(dst)), "l"(src));
+}
+__device__ __forceinline__ void ela_cp_async_wait() { asm volatile("cp.async.wait_all;\n" ::: "memory"); }
+
 // ela_staged_stride is the doubles of one staged point (elas_staged): w·detJ·μ,
 // w·detJ·λ and n gradients, rounded up to an odd count so that consecutive records
 // start in different shared memory banks.
@@ -380,6 +388,33 @@ __device__ __forceinline__ void ela_staged_block(double kb[9], const double* rec
 #pragma unroll
     for (int r = 0; r < 9; r++) kb[r] = 0.0;
     for (int q = 0; q < nq; q++, rec += R) ela_point(kb, rec + 2 + 3 * la, rec + 2 + 3 * b, rec[0], rec[1]);
+}
+
+// ela_point_diag is ela_point(kb, g, g, cm, cl) for a diagonal element block: each
+// product g_i g_j is g_j g_i and each entry's terms are the same, so entry (j, i)
+// equals entry (i, j) bitwise and only the upper triangle is computed (kb[0..2] the
+// diagonal, kb[3..5] entries 01, 02, 12).
+__device__ __forceinline__ void ela_point_diag(double kb[6], const double g[3], double cm, double cl)
+{
+    const double p00 = __dmul_rn(g[0], g[0]), p11 = __dmul_rn(g[1], g[1]), p22 = __dmul_rn(g[2], g[2]);
+    const double ds = __dmul_rn(cm, __dadd_rn(__dadd_rn(p00, p11), p22));
+    const double pd[3] = {p00, p11, p22};
+#pragma unroll
+    for (int i = 0; i < 3; i++) kb[i] = __dadd_rn(kb[i], __dadd_rn(__dadd_rn(ds, __dmul_rn(cm, pd[i])), __dmul_rn(cl, pd[i])));
+    const double po[3] = {__dmul_rn(g[0], g[1]), __dmul_rn(g[0], g[2]), __dmul_rn(g[1], g[2])};
+#pragma unroll
+    for (int k = 0; k < 3; k++) kb[3 + k] = __dadd_rn(kb[3 + k], __dadd_rn(__dmul_rn(cm, po[k]), __dmul_rn(cl, po[k])));
+}
+
+// ela_staged_diag is ela_staged_block(kb, rec, nq, R, la, la), from ela_point_diag.
+__device__ __forceinline__ void ela_staged_diag(double kb[9], const double* rec, int nq, int R, int la)
+{
+    double h[6] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
+    for (int q = 0; q < nq; q++, rec += R) ela_point_diag(h, rec + 2 + 3 * la, rec[0], rec[1]);
+    kb[0] = h[0], kb[4] = h[1], kb[8] = h[2];
+    kb[1] = kb[3] = h[3];
+    kb[2] = kb[6] = h[4];
+    kb[5] = kb[7] = h[5];
 }
 
 // elas_staged writes the same values as elas_pairs for a mesh whose elements are all
@@ -416,15 +451,19 @@ __device__ __forceinline__ void ela_staged_block(double kb[9], const double* rec
 // sum about as many). That leaves the thread block waiting on its diagonal blocks
 // (a vertex of a tetrahedral mesh sums about 24 elements, an edge 4 to 6), which
 // costs little when a contribution is one quadrature point and much when it is
-// several; so with rounds the group's contributions are integrated THREADS at a time,
+// several. A diagonal block's element blocks are symmetric bitwise, so its thread
+// computes their upper triangles only (ela_staged_diag), which shortens the longest
+// sums. With rounds the group's contributions are integrated THREADS at a time,
 // one a thread, each element block into shared memory, and each block's thread adds
 // its own, in order, to its accumulator. A round integrates its contributions in the
 // order of their codes (lpairs, by element, then row node, then column node: a warp's
 // lanes read the records of a few elements, mostly the same addresses, instead of
-// as many elements' records as lanes with their bank conflicts), and lslot[u] is the
-// place in its round of the block-ordered contribution u, where its block's thread
-// reads it. Either way each element block is computed alone and added in ascending
-// element order, as fem's Numeric does.
+// as many elements' records as lanes with their bank conflicts), permuted within
+// each half-warp so that the blocks' threads read the window without bank conflicts
+// (fem/cudafem's colorRound), and lslot[u] is the place in its round of the
+// block-ordered contribution u, where its block's thread reads it. Either way each
+// element block is computed alone and added in ascending element order, as fem's
+// Numeric does.
 //
 // Three thread blocks a multiprocessor (the registers allow two otherwise; four
 // measured slower): the groups are cut for about a third of its shared memory
@@ -453,10 +492,19 @@ extern "C" __global__ void __launch_bounds__(THREADS, 3)
     const int recs = ne * nq * R;
     int* sp = reinterpret_cast<int*>(sh + recs);
     unsigned char* ss = reinterpret_cast<unsigned char*>(sp + np);
-    double* win = sh + recs + (np + 1) / 2 + (rounds ? (np + 7) / 8 : 0);
-    for (int x = threadIdx.x; x < np; x += THREADS) sp[x] = lpairs[u0 + x];
-    if (rounds)
-        for (int x = threadIdx.x; x < np; x += THREADS) ss[x] = lslot[u0 + x];
+    // The slots' bytes take room for the 4-byte words around them (below).
+    double* win = sh + recs + (np + 1) / 2 + (rounds ? (np + 15) / 8 : 0);
+    // The lists go to shared memory without passing through registers (cp.async),
+    // so that no thread waits for them before the barrier after the staging; the
+    // slots' bytes as the 4-byte words that hold them, ss offset to the first.
+    for (int x = threadIdx.x; x < np; x += THREADS) ela_cp_async4(sp + x, lpairs + u0 + x);
+    if (rounds) {
+        const i64 b0 = u0 >> 2, b1 = (u0 + np + 3) >> 2;
+        const int* src = reinterpret_cast<const int*>(lslot) + b0;
+        int* dst = reinterpret_cast<int*>(ss);
+        for (int x = threadIdx.x; x < (int)(b1 - b0); x += THREADS) ela_cp_async4(dst + x, src + x);
+        ss += u0 & 3;
+    }
     // A task per element and point: its gradients and coefficients.
     for (int p = threadIdx.x; p < ne * nq; p += THREADS) {
         const int i = p / nq, q = p - i * nq;
@@ -476,6 +524,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, 3)
     const int lv = own ? (rounds ? threadIdx.x : order[w0 + threadIdx.x]) : -1;
     const i64 t = own ? work[w0 + lv] : 0, m = own ? mirror[w0 + lv] : 0;
     const int v0 = own ? (int)(lptr[w0 + lv] - u0) : 0, v1 = own ? (int)(lptr[w0 + lv + 1] - u0) : 0;
+    ela_cp_async_wait();
     __syncthreads();
     double acc[9];
     if (rounds) {
@@ -487,9 +536,15 @@ extern "C" __global__ void __launch_bounds__(THREADS, 3)
             },
             [&](int u, int) { return (int)ss[u]; });
     } else if (own) {
-        ela_sum(acc, sp, v0, v1, nq == 1, [&](double kb[9], int d) {
-            ela_staged_block(kb, sh + (d >> 8) * nq * R, nq, R, (d >> 4) & 15, d & 15);
-        });
+        if (t == m)
+            // A diagonal block: every element block is symmetric, bitwise.
+            ela_sum(acc, sp, v0, v1, nq == 1, [&](double kb[9], int d) {
+                ela_staged_diag(kb, sh + (d >> 8) * nq * R, nq, R, (d >> 4) & 15);
+            });
+        else
+            ela_sum(acc, sp, v0, v1, nq == 1, [&](double kb[9], int d) {
+                ela_staged_block(kb, sh + (d >> 8) * nq * R, nq, R, (d >> 4) & 15, d & 15);
+            });
     }
     double tr[9];
     if (own) {
@@ -525,3 +580,4 @@ extern "C" __global__ void __launch_bounds__(THREADS, 3)
         if (mj != tj) val[9 * mj + r] = st[x];
     }
 }
+

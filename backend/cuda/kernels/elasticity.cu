@@ -482,13 +482,26 @@ extern "C" __global__ void __launch_bounds__(THREADS, 3)
 {
     if (bad != nullptr && *bad < elements) return;
     extern __shared__ double sh[];
-    const i64 w0 = gw[blockIdx.x], e0 = ge[blockIdx.x];
-    const int nw = (int)(gw[blockIdx.x + 1] - w0), ne = (int)(ge[blockIdx.x + 1] - e0);
     const int R = ela_staged_stride(n);
+    const i64 w0 = gw[blockIdx.x], w1 = gw[blockIdx.x + 1], e0 = ge[blockIdx.x], e1 = ge[blockIdx.x + 1];
+    const int nw = (int)(w1 - w0), ne = (int)(e1 - e0);
+    // Every load that depends on the group's bounds alone is issued at once, so that
+    // they wait together: its contributions' range, each thread's first element, and
+    // the thread's block (lv in the group, at t, its transpose at m) and its
+    // contributions [v0, v1).
+    const i64 u0 = lptr[w0], u1 = lptr[w1];
+    const int ef = threadIdx.x < ne * nq ? elems[e0 + threadIdx.x / nq] : 0;
+    const bool own = threadIdx.x < nw;
+    int lv = -1, v0 = 0, v1 = 0;
+    i64 t = 0, m = 0;
+    if (own) {
+        lv = rounds ? threadIdx.x : order[w0 + threadIdx.x];
+        t = work[w0 + lv], m = mirror[w0 + lv];
+        v0 = (int)(lptr[w0 + lv] - u0), v1 = (int)(lptr[w0 + lv + 1] - u0);
+    }
     // The slice: the records, the group's contributions and (rounds) a round's
     // element blocks; then the blocks, their transposes and their stored positions.
-    const i64 u0 = lptr[w0];
-    const int np = (int)(lptr[w0 + nw] - u0);
+    const int np = (int)(u1 - u0);
     const int recs = ne * nq * R;
     int* sp = reinterpret_cast<int*>(sh + recs);
     unsigned char* ss = reinterpret_cast<unsigned char*>(sp + np);
@@ -508,7 +521,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, 3)
     // A task per element and point: its gradients and coefficients.
     for (int p = threadIdx.x; p < ne * nq; p += THREADS) {
         const int i = p / nq, q = p - i * nq;
-        const int e = elems[e0 + i];
+        const int e = p == threadIdx.x ? ef : elems[e0 + i];
         double J[ELA_QREC];
         const double* rec = qdata + ((i64)e * nq + q) * ELA_QREC;
 #pragma unroll
@@ -520,10 +533,6 @@ extern "C" __global__ void __launch_bounds__(THREADS, 3)
         o[1] = __dmul_rn(J[9], l);
         for (int b = 0; b < n; b++) ela_grad(o + 2 + 3 * b, grad + (q * n + b) * 3, J);
     }
-    const bool own = threadIdx.x < nw;
-    const int lv = own ? (rounds ? threadIdx.x : order[w0 + threadIdx.x]) : -1;
-    const i64 t = own ? work[w0 + lv] : 0, m = own ? mirror[w0 + lv] : 0;
-    const int v0 = own ? (int)(lptr[w0 + lv] - u0) : 0, v1 = own ? (int)(lptr[w0 + lv + 1] - u0) : 0;
     ela_cp_async_wait();
     __syncthreads();
     double acc[9];

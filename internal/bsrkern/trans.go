@@ -11,9 +11,10 @@ package bsrkern
 // fused multiply-adds). A row's block columns must rise (not checked: a disorder
 // skips blocks, never writes outside y).
 //
-// Every index is checked, as MulRows does: a block column beyond y, a row pointer
-// beyond the blocks or decreasing, or rows beyond x or rowPtr panic. It needs the
-// vector kernels (Enabled).
+// Every index it uses is checked, as MulRows does: a block column beyond y among the
+// blocks it visits (a row whose columns all lie outside [clo, chi) is skipped
+// unread, as bsr's loop skips it), a row pointer beyond the blocks or decreasing, or
+// rows beyond x or rowPtr panic. It needs the vector kernels (Enabled).
 //
 //go:noinline
 func TransRows36(rowPtr []int64, colIdx []int32, val []float64, lo, hi int, alpha float64, x, y []float64, clo, chi int) {

@@ -9,8 +9,9 @@
 // block A_rc of the row whose column c lies in [clo, chi) adds Aᵀ_rc·a to y_c
 // (y[6c : 6c+6]), entry by entry as ((y_j + a_0j·a0) + a_1j·a1) + a_2j·a2, each product
 // and sum rounded on its own: the operations of bsr's Go loop, in its order, four and
-// two entries a step, so the bits are its. A row's columns ascend: the scan skips the
-// blocks before clo and stops at chi.
+// two entries a step, so the bits are its. A row's columns ascend: a row whose last
+// column lies below clo or whose first lies from chi on is skipped in O(1); otherwise
+// the scan skips the blocks before clo and stops at chi.
 // The same checks as sum33 (bad 1: a block column not below ncols, y's block count;
 // 2: a row's end beyond nblk or before its start).
 // Registers: R8 the row pointer, R9 colIdx, R10 val, R11 x_r, CX rows left, DI y,
@@ -41,6 +42,13 @@ row:
 	CMPQ AX, BX
 	JGT badrow
 	JEQ rowdone
+	// A row whose columns all lie below clo or from chi on is skipped whole.
+	MOVLQSX -4(R9)(BX*4), DX
+	CMPQ DX, R14
+	JLT rowdone
+	MOVLQSX (R9)(AX*4), DX
+	CMPQ DX, R15
+	JGE rowdone
 	VMULSD 0(R11), X15, X3
 	VBROADCASTSD X3, Y3
 	VMULSD 8(R11), X15, X4

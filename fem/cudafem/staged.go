@@ -341,36 +341,41 @@ func (s *stagedMap) colorRounds() {
 // (numbered as met); color[i] is its residue.
 type roundColoring struct {
 	wr, rd, color []int
-	readers       map[int]int
-	wc, rc        [][16]int // the edge of each color at each writer run and reader step, −1 none
-	path          []int
-	tmp           []int32
+	// readers[key] is reader step key's number when stamp[key] is the round's gen
+	// (key: half-warp·stagedThreads + step).
+	readers, stamp []int32
+	gen            int32
+	wc, rc         [][16]int // the edge of each color at each writer run and reader step, −1 none
+	path           []int
+	tmp            []int32
 }
+
+// none is a vertex without edges.
+var none = [16]int{-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1}
 
 // reset empties c for a round of n contributions.
 func (c *roundColoring) reset(n int) {
 	c.wr, c.rd, c.color = c.wr[:0], c.rd[:0], c.color[:0]
 	if c.readers == nil {
-		c.readers = map[int]int{}
+		c.readers = make([]int32, stagedThreads/16*stagedThreads)
+		c.stamp = make([]int32, len(c.readers))
 	}
-	clear(c.readers)
+	c.gen++
 	c.rc = c.rc[:0]
 	c.wc = slices.Grow(c.wc[:0], (n+15)/16)[:(n+15)/16]
 	for i := range c.wc {
-		c.wc[i] = [16]int{-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1}
+		c.wc[i] = none
 	}
 }
 
 // add records block-ordered contribution i (the next) between writer run w and
 // reader step key.
 func (c *roundColoring) add(w, key int) {
-	r, ok := c.readers[key]
-	if !ok {
-		r = len(c.rc)
-		c.readers[key] = r
-		c.rc = append(c.rc, [16]int{-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1})
+	if c.stamp[key] != c.gen {
+		c.stamp[key], c.readers[key] = c.gen, int32(len(c.rc))
+		c.rc = append(c.rc, none)
 	}
-	c.wr, c.rd, c.color = append(c.wr, w), append(c.rd, r), append(c.color, -1)
+	c.wr, c.rd, c.color = append(c.wr, w), append(c.rd, int(c.readers[key])), append(c.color, -1)
 }
 
 // free16 returns the least color no edge at a vertex has.

@@ -460,7 +460,7 @@ __device__ __forceinline__ void ela_staged_diag(double kb[9], const double* rec,
 // lanes read the records of a few elements, mostly the same addresses, instead of
 // as many elements' records as lanes with their bank conflicts), permuted within
 // each half-warp so that the blocks' threads read the window without bank conflicts
-// (fem/cudafem's colorRound), and lslot[u] is the place in its round of the
+// (fem/cudafem's colorRounds), and lslot[u] is the place in its round of the
 // block-ordered contribution u, where its block's thread reads it. Either way each
 // element block is computed alone and added in ascending element order, as fem's
 // Numeric does.

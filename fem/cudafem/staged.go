@@ -350,8 +350,8 @@ type roundColoring struct {
 	tmp            []int32
 }
 
-// none is a vertex without edges.
-var none = [16]int{-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1}
+// noEdges is a vertex's colors before it has edges.
+var noEdges = [16]int{-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1}
 
 // reset empties c for a round of n contributions.
 func (c *roundColoring) reset(n int) {
@@ -364,7 +364,7 @@ func (c *roundColoring) reset(n int) {
 	c.rc = c.rc[:0]
 	c.wc = slices.Grow(c.wc[:0], (n+15)/16)[:(n+15)/16]
 	for i := range c.wc {
-		c.wc[i] = none
+		c.wc[i] = noEdges
 	}
 }
 
@@ -373,7 +373,7 @@ func (c *roundColoring) reset(n int) {
 func (c *roundColoring) add(w, key int) {
 	if c.stamp[key] != c.gen {
 		c.stamp[key], c.readers[key] = c.gen, int32(len(c.rc))
-		c.rc = append(c.rc, none)
+		c.rc = append(c.rc, noEdges)
 	}
 	c.wr, c.rd, c.color = append(c.wr, w), append(c.rd, int(c.readers[key])), append(c.color, -1)
 }

@@ -25,6 +25,7 @@
 // = nodes, quadrature points and the offset of kind K's reference gradients in grad.
 #define ELA_KINDS 8
 #define ELA_QREC 10
+static_assert(ELA_QREC % 2 == 0, "elas_staged loads a record 16 bytes at a time");
 
 // ela_lame is one element's Lamé parameters as fem's lame computes them:
 // μ = E / (2(1+ν)), λ = Eν / ((1+ν)(1−2ν)), each operation rounded.
@@ -486,11 +487,13 @@ extern "C" __global__ void __launch_bounds__(THREADS, 3)
     const i64 w0 = gw[blockIdx.x], w1 = gw[blockIdx.x + 1], e0 = ge[blockIdx.x], e1 = ge[blockIdx.x + 1];
     const int nw = (int)(w1 - w0), ne = (int)(e1 - e0);
     // Every load that depends on the group's bounds alone is issued at once, so that
-    // they wait together: its contributions' range, each thread's first element, and
-    // the thread's block (lv in the group, at t, its transpose at m) and its
-    // contributions [v0, v1).
+    // they wait together: its contributions' range, each thread's first two
+    // elements (most groups of one-point elements stage between one and two a
+    // thread), and the thread's block (lv in the group, at t, its transpose at m)
+    // and its contributions [v0, v1).
     const i64 u0 = lptr[w0], u1 = lptr[w1];
     const int ef = threadIdx.x < ne * nq ? elems[e0 + threadIdx.x / nq] : 0;
+    const int es = threadIdx.x + THREADS < ne * nq ? elems[e0 + (threadIdx.x + THREADS) / nq] : 0;
     const bool own = threadIdx.x < nw;
     int lv = -1, v0 = 0, v1 = 0;
     i64 t = 0, m = 0;
@@ -521,11 +524,16 @@ extern "C" __global__ void __launch_bounds__(THREADS, 3)
     // A task per element and point: its gradients and coefficients.
     for (int p = threadIdx.x; p < ne * nq; p += THREADS) {
         const int i = p / nq, q = p - i * nq;
-        const int e = p == threadIdx.x ? ef : elems[e0 + i];
+        const int e = p == threadIdx.x ? ef : p == threadIdx.x + THREADS ? es : elems[e0 + i];
+        // A record is 80 bytes from a 16-byte boundary: five 16-byte loads, half the
+        // L1 requests of ten 8-byte ones.
         double J[ELA_QREC];
-        const double* rec = qdata + ((i64)e * nq + q) * ELA_QREC;
+        const double2* rec = reinterpret_cast<const double2*>(qdata + ((i64)e * nq + q) * ELA_QREC);
 #pragma unroll
-        for (int k = 0; k < ELA_QREC; k++) J[k] = rec[k];
+        for (int k = 0; k < ELA_QREC / 2; k++) {
+            const double2 v = rec[k];
+            J[2 * k] = v.x, J[2 * k + 1] = v.y;
+        }
         double m, l;
         ela_lame(E[e], nu[e], m, l);
         double* o = sh + p * R;

@@ -72,10 +72,10 @@ type Elasticity struct {
 	work, mirror *cuda.Buffer[int64]
 	// shapeNodes and shapeQ are every element's nodes and points (elas_staged).
 	shapeNodes, shapeQ int32
-	// gw, ge, elems, order, lptr and lpairs are elas_staged's groups (stagedMap), and
+	// gw, ge, elems, lptr and lpairs are elas_staged's groups (stagedMap), and
 	// stagedBytes the shared memory a thread block of it takes.
-	gw, ge, lptr        *cuda.Buffer[int64]
-	elems, order, lpair *cuda.Buffer[int32]
+	gw, ge, lptr *cuda.Buffer[int64]
+	elems, lpair *cuda.Buffer[int32]
 	// slots is stagedMap's slots (with rounds), four bytes to an int32.
 	slots       *cuda.Buffer[int32]
 	groups      int
@@ -166,7 +166,8 @@ func NewElasticity(b *cuda.Backend, el *fem.Elasticity) (*Elasticity, *cuda.Matr
 
 // stage cuts elas_staged's groups for el's layout, when its elements are all of one
 // shape (one), and sets the kernel's shared memory and rounds; work and mirror are
-// the upper blocks and their transposes (upperWork).
+// the upper blocks and their transposes (upperWork), without rounds each group's in
+// its threads' order (sortBlocks).
 func (d *Elasticity) stage(l fem.ElasticityLayout, one bool) (sm stagedMap, work, mirror []int64, err error) {
 	if !one {
 		return sm, nil, nil, fmt.Errorf("%s takes meshes of one element shape", kernelStaged)
@@ -202,6 +203,9 @@ func (d *Elasticity) stage(l fem.ElasticityLayout, one bool) (sm stagedMap, work
 	d.slice = int32(max(need, 20*stagedThreads))
 	d.stagedBytes = uint32(8 * d.slice)
 	work, mirror = upperWork(l)
+	if !rounds {
+		sm.sortBlocks(work, mirror)
+	}
 	return sm, work, mirror, nil
 }
 
@@ -271,7 +275,7 @@ func (d *Elasticity) prepare(l fem.ElasticityLayout) error {
 	case kernelStaged:
 		d.work, d.mirror = uploadOr(d, work, &err), uploadOr(d, mirror, &err)
 		d.gw, d.ge, d.lptr = uploadOr(d, sm.gw, &err), uploadOr(d, sm.ge, &err), uploadOr(d, sm.lptr, &err)
-		d.elems, d.order, d.lpair = uploadOr(d, sm.elems, &err), uploadOr(d, sm.order, &err), uploadOr(d, sm.lpairs, &err)
+		d.elems, d.lpair = uploadOr(d, sm.elems, &err), uploadOr(d, sm.lpairs, &err)
 		if sm.slots != nil {
 			d.slots = uploadOr(d, packBytes(sm.slots), &err)
 		}
@@ -522,7 +526,7 @@ func (d *Elasticity) numeric(A *cuda.Matrix, E, nu *cuda.Buffer[float64], bad cu
 	nn, nq := d.shapeNodes, d.shapeQ
 	if d.kernel == kernelStaged {
 		// The materials are read where the records are staged.
-		gw, ge, el, wp, mp, op, lp, lpr := d.gw.Ptr(), d.ge.Ptr(), d.elems.Ptr(), d.work.Ptr(), d.mirror.Ptr(), d.order.Ptr(), d.lptr.Ptr(), d.lpair.Ptr()
+		gw, ge, el, wp, mp, lp, lpr := d.gw.Ptr(), d.ge.Ptr(), d.elems.Ptr(), d.work.Ptr(), d.mirror.Ptr(), d.lptr.Ptr(), d.lpair.Ptr()
 		var ls cudadrv.DevPtr
 		if d.slots != nil {
 			ls = d.slots.Ptr()
@@ -530,7 +534,7 @@ func (d *Elasticity) numeric(A *cuda.Matrix, E, nu *cuda.Buffer[float64], bad cu
 		slice, rounds := d.slice, d.rounds
 		b.LaunchShared(kernelStaged, uint32(d.groups), d.stagedBytes, func(a *cudadrv.Args) {
 			a.I32(nn).I32(nq).I32(slice).I32(rounds).Ptr(gr).Ptr(qd).Ptr(ep).Ptr(np).Ptr(gw).Ptr(ge).Ptr(el).Ptr(wp).Ptr(mp).
-				Ptr(op).Ptr(lp).Ptr(lpr).Ptr(ls).I32(nodes).Ptr(rp).Ptr(cp).Ptr(fx).Ptr(ep2).Ptr(es).Ptr(sv).Ptr(bad).I32(n).Ptr(vp)
+				Ptr(lp).Ptr(lpr).Ptr(ls).I32(nodes).Ptr(rp).Ptr(cp).Ptr(fx).Ptr(ep2).Ptr(es).Ptr(sv).Ptr(bad).I32(n).Ptr(vp)
 		})
 		return
 	}
@@ -563,7 +567,7 @@ func (d *Elasticity) DataBytes() int64 {
 	n := d.qdata.Bytes()
 	switch d.kernel {
 	case kernelStaged:
-		for _, u := range []interface{ Bytes() int64 }{d.work, d.mirror, d.order, d.lptr, d.lpair, d.elems, d.gw, d.ge} {
+		for _, u := range []interface{ Bytes() int64 }{d.work, d.mirror, d.lptr, d.lpair, d.elems, d.gw, d.ge} {
 			n += u.Bytes()
 		}
 		if d.slots != nil {

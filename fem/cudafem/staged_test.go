@@ -63,6 +63,9 @@ func TestStagedGroups(t *testing.T) {
 				if w1 <= w0 || w1-w0 > int64(size) || sl > budget || sl > s.maxSlice {
 					t.Fatalf("%v, budget %d: group %d has %d blocks and %d elements (%d doubles; most %d)", typ, budget, g, w1-w0, e1-e0, sl, s.maxSlice)
 				}
+				if el := s.elems[e0:e1]; !slices.IsSorted(el) || len(slices.Compact(slices.Clone(el))) != len(el) {
+					t.Fatalf("%v, budget %d: group %d: elements %v not ascending and distinct", typ, budget, g, el)
+				}
 				seen := make([]bool, w1-w0)
 				for i := w0; i < w1; i++ {
 					o := int64(s.order[i])
@@ -168,6 +171,40 @@ func TestStagedRoundOrder(t *testing.T) {
 			}
 			if steps == 0 {
 				t.Errorf("%v: no step reads two slots of full runs: the test checks too little", typ)
+			}
+		}
+	}
+}
+
+// TestStagedSortBlocks: after sortBlocks thread i of each group finds at the group's
+// i-th place the block order gave it before, with that block's transpose and
+// contributions, and order is the identity.
+func TestStagedSortBlocks(t *testing.T) {
+	for _, typ := range []mesh.Type{mesh.Tet4, mesh.Tet10} {
+		l := elaFree(t, 4, typ).Layout()
+		for _, size := range []int{32, 256} {
+			s, err := stagedGroups(l, 3, 1<<20, size, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			work, mirror := upperWork(l)
+			before := stagedMap{lptr: slices.Clone(s.lptr), lpairs: slices.Clone(s.lpairs), order: slices.Clone(s.order)}
+			w0s, m0s := slices.Clone(work), slices.Clone(mirror)
+			s.sortBlocks(work, mirror)
+			moved := 0
+			for g := 0; g+1 < len(s.gw); g++ {
+				w0 := s.gw[g]
+				for v := w0; v < s.gw[g+1]; v++ {
+					o := w0 + int64(before.order[v])
+					moved += int(min(1, max(v-o, o-v)))
+					if s.order[v] != int32(v-w0) || work[v] != w0s[o] || mirror[v] != m0s[o] ||
+						!slices.Equal(s.lpairs[s.lptr[v]:s.lptr[v+1]], before.lpairs[before.lptr[o]:before.lptr[o+1]]) {
+						t.Fatalf("%v, groups of %d: group %d, thread %d: block %d (order %d), want block %d", typ, size, g, v-w0, work[v], s.order[v], w0s[o])
+					}
+				}
+			}
+			if moved == 0 {
+				t.Fatalf("%v, groups of %d: no block moved; the test needs groups whose order is not the identity", typ, size)
 			}
 		}
 	}

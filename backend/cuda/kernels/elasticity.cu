@@ -433,7 +433,9 @@ __device__ __forceinline__ void ela_staged_diag(double kb[9], const double* rec,
 //
 // Work split. The host cuts the upper blocks (work[], stored order) into groups of
 // consecutive blocks, at most THREADS each, whose records fit in shared memory: group
-// g's blocks are work[gw[g] … gw[g+1]), its elements elems[ge[g] … ge[g+1]), and each
+// g's blocks are work[gw[g] … gw[g+1]) (without rounds listed in its threads' order,
+// below; thread i takes the i-th), its elements elems[ge[g] … ge[g+1]) (in ascending
+// element order: a warp stages records that lie close together), and each
 // block's contributions lpairs[lptr[v] … lptr[v+1]) are elas_pairs' (ascending
 // element order) with the element's index in its group's list in place of the
 // element (with rounds, reordered within each round, below). The thread block first
@@ -447,9 +449,9 @@ __device__ __forceinline__ void ela_staged_diag(double kb[9], const double* rec,
 // are summed from shared memory, and they and their transposes are written through
 // shared memory, consecutive threads on consecutive doubles.
 //
-// The sums. Without rounds a thread integrates one block's contributions, the threads
-// taking the group's blocks by descending contribution count (order[]: a warp's lanes
-// sum about as many). That leaves the thread block waiting on its diagonal blocks
+// The sums. Without rounds a thread integrates one block's contributions, the group's
+// blocks listed by descending contribution count (so that a warp's lanes sum about as
+// many). That leaves the thread block waiting on its diagonal blocks
 // (a vertex of a tetrahedral mesh sums about 24 elements, an edge 4 to 6), which
 // costs little when a contribution is one quadrature point and much when it is
 // several. A diagonal block's element blocks are symmetric bitwise, so its thread
@@ -474,7 +476,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, 3)
     elas_staged(int n, int nq, int slice, int rounds, const double* __restrict__ grad,
                 const double* __restrict__ qdata, const double* __restrict__ E, const double* __restrict__ nu,
                 const i64* __restrict__ gw, const i64* __restrict__ ge, const int* __restrict__ elems,
-                const i64* __restrict__ work, const i64* __restrict__ mirror, const int* __restrict__ order,
+                const i64* __restrict__ work, const i64* __restrict__ mirror,
                 const i64* __restrict__ lptr, const int* __restrict__ lpairs,
                 const unsigned char* __restrict__ lslot, int nodes,
                 const i64* __restrict__ rowPtr, const int* __restrict__ col, const int* __restrict__ fixed,
@@ -489,18 +491,18 @@ extern "C" __global__ void __launch_bounds__(THREADS, 3)
     // Every load that depends on the group's bounds alone is issued at once, so that
     // they wait together: its contributions' range, each thread's first two
     // elements (most groups of one-point elements stage between one and two a
-    // thread), and the thread's block (lv in the group, at t, its transpose at m)
-    // and its contributions [v0, v1).
+    // thread), and the thread's block (the group's threadIdx.x-th, at t, its
+    // transpose at m) and its contributions [v0, v1).
     const i64 u0 = lptr[w0], u1 = lptr[w1];
     const int ef = threadIdx.x < ne * nq ? elems[e0 + threadIdx.x / nq] : 0;
     const int es = threadIdx.x + THREADS < ne * nq ? elems[e0 + (threadIdx.x + THREADS) / nq] : 0;
     const bool own = threadIdx.x < nw;
-    int lv = -1, v0 = 0, v1 = 0;
+    int v0 = 0, v1 = 0;
     i64 t = 0, m = 0;
     if (own) {
-        lv = rounds ? threadIdx.x : order[w0 + threadIdx.x];
-        t = work[w0 + lv], m = mirror[w0 + lv];
-        v0 = (int)(lptr[w0 + lv] - u0), v1 = (int)(lptr[w0 + lv + 1] - u0);
+        const i64 v = w0 + threadIdx.x;
+        t = work[v], m = mirror[v];
+        v0 = (int)(lptr[v] - u0), v1 = (int)(lptr[v + 1] - u0);
     }
     // The slice: the records, the group's contributions and (rounds) a round's
     // element blocks; then the blocks, their transposes and their stored positions.
@@ -575,7 +577,8 @@ extern "C" __global__ void __launch_bounds__(THREADS, 3)
             if (m != t) ela_eliminate(tr, m, c, a, fixed, elimPtr, elimSlot, saved);
         }
     }
-    // The staged records are dead: the blocks take their place, in stored order.
+    // The staged records are dead: the blocks take their place, in the group's order
+    // (each thread's at its own place: no bank conflicts).
     __syncthreads();
     double* sa = sh;
     double* st = sh + 9 * THREADS;
@@ -583,11 +586,11 @@ extern "C" __global__ void __launch_bounds__(THREADS, 3)
     if (own) {
 #pragma unroll
         for (int r = 0; r < 9; r++) {
-            sa[9 * lv + r] = acc[r];
-            st[9 * lv + r] = tr[r];
+            sa[9 * threadIdx.x + r] = acc[r];
+            st[9 * threadIdx.x + r] = tr[r];
         }
-        sw[lv] = t;
-        sw[THREADS + lv] = m;
+        sw[threadIdx.x] = t;
+        sw[THREADS + threadIdx.x] = m;
     }
     __syncthreads();
     for (int x = threadIdx.x; x < 9 * nw; x += THREADS) {

@@ -10,11 +10,11 @@ import (
 
 // stagedMap is elas_staged's grouping of the upper blocks (kernels/elasticity.cu):
 // group g holds upper blocks gw[g] … gw[g+1] (of upperWork's list; at most the
-// group's threads) and stages
-// elems[ge[g] … ge[g+1]); block v's contributions are lpairs[lptr[v] … lptr[v+1]),
-// each local·256 + la·16 + b with local the element's index in its group's list;
-// order[gw[g] + i] is the block (relative to gw[g]) that thread i integrates, until
-// sortBlocks moves it to gw[g] + i.
+// group's threads) and stages elems[ge[g] … ge[g+1]) (ascending); block v's
+// contributions are lpairs[lptr[v] … lptr[v+1]), each local·256 + la·16 + b with
+// local the element's index in its group's list; order[gw[g] + i] is the block
+// (relative to gw[g]) that thread i integrates, until sortBlocks moves it to
+// gw[g] + i.
 type stagedMap struct {
 	gw, ge, lptr         []int64
 	elems, order, lpairs []int32

@@ -221,14 +221,18 @@ __device__ __forceinline__ void ela_sum(double acc[9], const int* __restrict__ p
 #pragma unroll
     for (int r = 0; r < 9; r++) acc[r] = 0.0;
     if (two) {
+        // The next pair's codes are loaded while this pair is integrated.
+        int d0 = u + 1 < u1 ? pairs[u] : 0, d1 = u + 1 < u1 ? pairs[u + 1] : 0;
         for (; u + 1 < u1; u += 2) {
+            const int n0 = u + 3 < u1 ? pairs[u + 2] : 0, n1 = u + 3 < u1 ? pairs[u + 3] : 0;
             double k0[9], k1[9];
-            block(k0, pairs[u]);
-            block(k1, pairs[u + 1]);
+            block(k0, d0);
+            block(k1, d1);
 #pragma unroll
             for (int r = 0; r < 9; r++) acc[r] = __dadd_rn(acc[r], k0[r]);
 #pragma unroll
             for (int r = 0; r < 9; r++) acc[r] = __dadd_rn(acc[r], k1[r]);
+            d0 = n0, d1 = n1;
         }
     }
     for (; u < u1; u++) {
@@ -600,4 +604,3 @@ extern "C" __global__ void __launch_bounds__(THREADS, 3)
         if (mj != tj) val[9 * mj + r] = st[x];
     }
 }
-

@@ -12,12 +12,11 @@ import (
 // group g holds upper blocks gw[g] … gw[g+1] (of upperWork's list; at most the
 // group's threads) and stages elems[ge[g] … ge[g+1]) (ascending); block v's
 // contributions are lpairs[lptr[v] … lptr[v+1]), each local·256 + la·16 + b with
-// local the element's index in its group's list; order[gw[g] + i] is the block
-// (relative to gw[g]) that thread i integrates, until sortBlocks moves it to
-// gw[g] + i.
+// local the element's index in its group's list; thread i of group g integrates
+// block gw[g] + i.
 type stagedMap struct {
-	gw, ge, lptr         []int64
-	elems, order, lpairs []int32
+	gw, ge, lptr  []int64
+	elems, lpairs []int32
 	// slots, after roundOrder, is each contribution's slot in its round's window
 	// (lptr's order, by block), lpairs then being in the order the rounds integrate
 	// them.
@@ -59,9 +58,9 @@ var stagedChunk = 4096
 // rows. A block's contributions are its row's incidences (ascending element order)
 // whose slots hold it, as inverseSlots lists them, but with no bound on the element
 // count. Each group's elements are listed in ascending element order (sortElems);
-// every block keeps its contributions' order, so the sums do not change. Within a
-// group the threads take the blocks by descending contribution count (ties in stored
-// order), so that a warp's lanes have about as many. The chunks are cut in parallel,
+// every block keeps its contributions' order, so the sums do not change. The blocks
+// stay in stored order (without rounds, sortBlocks then lists each group's for its
+// threads). The chunks are cut in parallel,
 // into arrays counted beforehand.
 func stagedGroups(l fem.ElasticityLayout, rec, budget, size int, rounds bool) (stagedMap, error) {
 	chunks := (l.Nodes + stagedChunk - 1) / stagedChunk
@@ -90,7 +89,7 @@ func stagedGroups(l fem.ElasticityLayout, rec, budget, size int, rounds bool) (s
 		blocks[c+1] += blocks[c]
 		pairs[c+1] += pairs[c]
 	}
-	s := stagedMap{lptr: make([]int64, blocks[chunks]+1), lpairs: make([]int32, pairs[chunks]), order: make([]int32, blocks[chunks])}
+	s := stagedMap{lptr: make([]int64, blocks[chunks]+1), lpairs: make([]int32, pairs[chunks])}
 	// The pointers at the chunks' ends are known now; each chunk writes those
 	// between, so that none writes what another reads.
 	for c := range chunks + 1 {
@@ -188,16 +187,6 @@ func stagedGroups(l fem.ElasticityLayout, rec, budget, size int, rounds bool) (s
 			if nw > 0 {
 				pt.gw = append(pt.gw, v-blocks[c])
 				pt.ge = append(pt.ge, int64(len(pt.elems)))
-			}
-			// The threads' order, group by group.
-			for g := 0; g+1 < len(pt.gw); g++ {
-				w0, w1 := blocks[c]+pt.gw[g], blocks[c]+pt.gw[g+1]
-				o := s.order[w0:w1]
-				for i := range o {
-					o[i] = int32(i)
-				}
-				size := func(i int32) int64 { v := w0 + int64(i); return s.lptr[v+1] - s.lptr[v] }
-				slices.SortStableFunc(o, func(a, b int32) int { return int(size(b) - size(a)) })
 			}
 		}
 	})
@@ -484,20 +473,27 @@ func (s *stagedMap) sortElems() {
 	})
 }
 
-// sortBlocks lists each group's blocks (with work and mirror, upperWork's lists) in
-// its threads' order, order becoming the identity: thread i integrates the group's
-// i-th block, and elas_staged stages each thread's values at the thread's own place
-// in shared memory (consecutive threads, different banks) rather than at its block's.
-// Each block keeps its contributions; lptr and lpairs are rewritten group by group.
+// sortBlocks lists each group's blocks (with work and mirror, upperWork's lists) by
+// descending contribution count, ties in stored order, so that a warp's lanes sum
+// about as many and thread i integrates the group's i-th block: elas_staged then
+// stages each thread's values at the thread's own place in shared memory
+// (consecutive threads, different banks). Each block keeps its contributions; lptr
+// and lpairs are rewritten group by group. (Without rounds only: a round's slots
+// follow stored order.)
 func (s *stagedMap) sortBlocks(work, mirror []int64) {
 	groups := len(s.gw) - 1
 	par.For(groups, 0, 256, func(lo, hi int) {
-		var pw, pm []int64
+		var o []int32
+		var pw, pm, lp []int64
 		var pp []int32
-		var lp []int64
 		for g := lo; g < hi; g++ {
 			w0, w1 := s.gw[g], s.gw[g+1]
-			o := s.order[w0:w1]
+			o = o[:0]
+			for i := range w1 - w0 {
+				o = append(o, int32(i))
+			}
+			size := func(i int32) int64 { v := w0 + int64(i); return s.lptr[v+1] - s.lptr[v] }
+			slices.SortStableFunc(o, func(a, b int32) int { return int(size(b) - size(a)) })
 			pw, pm, pp, lp = pw[:0], pm[:0], pp[:0], lp[:0]
 			u := s.lptr[w0]
 			for _, i := range o {
@@ -512,9 +508,6 @@ func (s *stagedMap) sortBlocks(work, mirror []int64) {
 			copy(mirror[w0:w1], pm)
 			copy(s.lpairs[s.lptr[w0]:s.lptr[w1]], pp)
 			copy(s.lptr[w0:w1], lp)
-			for i := range o {
-				o[i] = int32(i)
-			}
 		}
 	})
 }

@@ -190,8 +190,13 @@ func (d *Elasticity) stage(l fem.ElasticityLayout, one bool) (sm stagedMap, work
 	if sm, err = stagedGroups(l, rec, budget, stagedThreads, rounds); err != nil {
 		return sm, nil, nil, err
 	}
+	// A group's sums go in rounds (their slots in stored order) or a thread a block
+	// (its blocks in its threads' order).
+	work, mirror = upperWork(l)
 	if rounds {
 		sm.roundOrder()
+	} else {
+		sm.sortBlocks(work, mirror)
 	}
 	// The shared memory holds the records, the contributions and a round's blocks,
 	// then the blocks, their transposes and their positions.
@@ -202,10 +207,6 @@ func (d *Elasticity) stage(l fem.ElasticityLayout, one bool) (sm stagedMap, work
 	}
 	d.slice = int32(max(need, 20*stagedThreads))
 	d.stagedBytes = uint32(8 * d.slice)
-	work, mirror = upperWork(l)
-	if !rounds {
-		sm.sortBlocks(work, mirror)
-	}
 	return sm, work, mirror, nil
 }
 

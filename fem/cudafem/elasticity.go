@@ -32,9 +32,11 @@ const (
 // at most the device's; stagedRounds, when 0 or 1, overrides elas_staged's choice of
 // rounds (taken when an element has several quadrature points).
 var (
-	forceKernel  string
-	stagedShared = 64 << 10
-	stagedRounds = -1
+	forceKernel   string
+	stagedShared  = 64 << 10
+	stagedRounds  = -1
+	stagedOrder   = true
+	stagedCompact = true
 )
 
 // Elasticity runs the numeric phase of fem.Elasticity — isotropic elasticity on an
@@ -76,10 +78,11 @@ type Elasticity struct {
 	// stagedBytes the shared memory a thread block of it takes.
 	gw, ge, lptr *cuda.Buffer[int64]
 	elems, lpair *cuda.Buffer[int32]
-	// slots is stagedMap's slots (with rounds), four bytes to an int32.
-	slots       *cuda.Buffer[int32]
-	groups      int
-	stagedBytes uint32
+	// slots is stagedMap's slots (with rounds), four bytes to an int32; wperm
+	// writeOrder's, two to an int32.
+	slots, wperm *cuda.Buffer[int32]
+	groups       int
+	stagedBytes  uint32
 	// slice is a thread block's shared memory (doubles); rounds is 1 when the sums
 	// go in rounds (kernels/elasticity.cu).
 	slice, rounds int32
@@ -166,8 +169,8 @@ func NewElasticity(b *cuda.Backend, el *fem.Elasticity) (*Elasticity, *cuda.Matr
 
 // stage cuts elas_staged's groups for el's layout, when its elements are all of one
 // shape (one), and sets the kernel's shared memory and rounds; work and mirror are
-// the upper blocks and their transposes (upperWork), without rounds each group's in
-// its threads' order (sortBlocks).
+// the upper blocks in the groups' order and their transposes, without rounds each
+// group's in its threads' order (sortBlocks).
 func (d *Elasticity) stage(l fem.ElasticityLayout, one bool) (sm stagedMap, work, mirror []int64, err error) {
 	if !one {
 		return sm, nil, nil, fmt.Errorf("%s takes meshes of one element shape", kernelStaged)
@@ -192,7 +195,7 @@ func (d *Elasticity) stage(l fem.ElasticityLayout, one bool) (sm stagedMap, work
 	}
 	// A group's sums go in rounds (their slots in stored order) or a thread a block
 	// (its blocks in its threads' order).
-	work, mirror = upperWork(l)
+	work, mirror = sm.work, transposes(l, sm.work)
 	if rounds {
 		sm.roundOrder()
 	} else {
@@ -206,7 +209,8 @@ func (d *Elasticity) stage(l fem.ElasticityLayout, one bool) (sm stagedMap, work
 		d.rounds = 1
 	}
 	d.slice = int32(max(need, 20*stagedThreads))
-	d.stagedBytes = uint32(8 * d.slice)
+	// Past the slice, the write order's words.
+	d.stagedBytes = uint32(8 * (int(d.slice) + stagedThreads/4 + 1))
 	return sm, work, mirror, nil
 }
 
@@ -280,6 +284,7 @@ func (d *Elasticity) prepare(l fem.ElasticityLayout) error {
 		if sm.slots != nil {
 			d.slots = uploadOr(d, packBytes(sm.slots), &err)
 		}
+		d.wperm = uploadOr(d, packShorts(writeOrder(sm.gw, work, mirror)), &err)
 		d.groups = len(sm.gw) - 1
 	case kernelPairs, kernelRounds:
 		ptr, pairs := inverseSlots(l)
@@ -317,6 +322,16 @@ func packBytes(b []uint8) []int32 {
 	p := make([]int32, (len(b)+3)/4)
 	for i, v := range b {
 		p[i/4] |= int32(uint32(v) << (8 * (i % 4)))
+	}
+	return p
+}
+
+// packShorts packs two uint16 to an int32, the first in the low half, padded with
+// zero.
+func packShorts(h []uint16) []int32 {
+	p := make([]int32, (len(h)+1)/2)
+	for i, v := range h {
+		p[i/2] |= int32(uint32(v) << (16 * (i % 2)))
 	}
 	return p
 }
@@ -370,37 +385,31 @@ func inverseSlots(l fem.ElasticityLayout) (ptr []int64, pairs []int32) {
 	return ptr, pairs
 }
 
-// upperWork returns elas_staged's blocks: every stored block t = (a, c) with c ≥ a, in
-// stored order, and mirror, the stored block (c, a) of each (t itself on the
-// diagonal). An element couples its nodes both ways, so the pattern is structurally
-// symmetric and every mirror exists; the rows' columns are ascending (fem's pattern),
-// so it is found by bisection.
-func upperWork(l fem.ElasticityLayout) (work, mirror []int64) {
-	n := 0
-	for a := 0; a < l.Nodes; a++ {
-		for t := l.RowPtr[a]; t < l.RowPtr[a+1]; t++ {
-			if int(l.ColIdx[t]) >= a {
-				n++
-			}
-		}
-	}
-	work, mirror = make([]int64, 0, n), make([]int64, 0, n)
-	for a := 0; a < l.Nodes; a++ {
-		for t := l.RowPtr[a]; t < l.RowPtr[a+1]; t++ {
+// transposes returns, for stored blocks work (t = (a, c)), the stored block (c, a) of
+// each (t itself on the diagonal). An element couples its nodes both ways, so the
+// pattern is structurally symmetric and every transpose exists; the rows' columns
+// are ascending (fem's pattern), so rows and columns are found by bisection.
+func transposes(l fem.ElasticityLayout, work []int64) []int64 {
+	mirror := make([]int64, len(work))
+	par.For(len(work), 0, 4096, func(lo, hi int) {
+		for v := lo; v < hi; v++ {
+			t := work[v]
+			// a: the row holding t, the first whose end lies past it.
+			a, _ := slices.BinarySearchFunc(l.RowPtr[1:], t, func(p, t int64) int {
+				if p <= t {
+					return -1
+				}
+				return 1
+			})
 			c := int(l.ColIdx[t])
-			if c < a {
-				continue
-			}
-			cols := l.ColIdx[l.RowPtr[c]:l.RowPtr[c+1]]
-			k, ok := slices.BinarySearch(cols, int32(a))
+			k, ok := slices.BinarySearch(l.ColIdx[l.RowPtr[c]:l.RowPtr[c+1]], int32(a))
 			if !ok {
 				panic(fmt.Sprintf("cudafem: block (%d, %d) has no transpose: the pattern is not symmetric", a, c))
 			}
-			work = append(work, t)
-			mirror = append(mirror, l.RowPtr[c]+int64(k))
+			mirror[v] = l.RowPtr[c] + int64(k)
 		}
-	}
-	return work, mirror
+	})
+	return mirror
 }
 
 func (d *Elasticity) live() {
@@ -532,10 +541,11 @@ func (d *Elasticity) numeric(A *cuda.Matrix, E, nu *cuda.Buffer[float64], bad cu
 		if d.slots != nil {
 			ls = d.slots.Ptr()
 		}
+		wo := d.wperm.Ptr()
 		slice, rounds := d.slice, d.rounds
 		b.LaunchShared(kernelStaged, uint32(d.groups), d.stagedBytes, func(a *cudadrv.Args) {
 			a.I32(nn).I32(nq).I32(slice).I32(rounds).Ptr(gr).Ptr(qd).Ptr(ep).Ptr(np).Ptr(gw).Ptr(ge).Ptr(el).Ptr(wp).Ptr(mp).
-				Ptr(lp).Ptr(lpr).Ptr(ls).I32(nodes).Ptr(rp).Ptr(cp).Ptr(fx).Ptr(ep2).Ptr(es).Ptr(sv).Ptr(bad).I32(n).Ptr(vp)
+				Ptr(lp).Ptr(lpr).Ptr(ls).Ptr(wo).I32(nodes).Ptr(rp).Ptr(cp).Ptr(fx).Ptr(ep2).Ptr(es).Ptr(sv).Ptr(bad).I32(n).Ptr(vp)
 		})
 		return
 	}
@@ -568,7 +578,7 @@ func (d *Elasticity) DataBytes() int64 {
 	n := d.qdata.Bytes()
 	switch d.kernel {
 	case kernelStaged:
-		for _, u := range []interface{ Bytes() int64 }{d.work, d.mirror, d.lptr, d.lpair, d.elems, d.gw, d.ge} {
+		for _, u := range []interface{ Bytes() int64 }{d.work, d.mirror, d.wperm, d.lptr, d.lpair, d.elems, d.gw, d.ge} {
 			n += u.Bytes()
 		}
 		if d.slots != nil {

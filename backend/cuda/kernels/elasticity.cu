@@ -435,9 +435,10 @@ __device__ __forceinline__ void ela_staged_diag(double kb[9], const double* rec,
 // block (c, a): half the arithmetic. The elimination is applied to each written block
 // on its own (its row's and column's masks, its own saved slot).
 //
-// Work split. The host cuts the upper blocks (work[], stored order) into groups of
-// consecutive blocks, at most THREADS each, whose records fit in shared memory: group
-// g's blocks are work[gw[g] … gw[g+1]) (without rounds listed in its threads' order,
+// Work split. The host cuts the upper blocks into groups of whole block rows that
+// share most of their elements (fem/cudafem's rowGrouper), at most THREADS blocks
+// each, whose records fit in shared memory: group g's blocks are work[gw[g] …
+// gw[g+1]) (their stored positions; without rounds listed in its threads' order,
 // below; thread i takes the i-th), its elements elems[ge[g] … ge[g+1]) (in ascending
 // element order: a warp stages records that lie close together), and each
 // block's contributions lpairs[lptr[v] … lptr[v+1]) are elas_pairs' (ascending
@@ -447,11 +448,14 @@ __device__ __forceinline__ void ela_staged_diag(double kb[9], const double* rec,
 // w·detJ·λ and the n gradients g = J⁻ᵀ∇N̂ (ela_block's
 // operations, so the bits are the same) from the compact quadrature records, the
 // shape's reference gradients grad and the materials, and copies the group's
-// contributions; a node's rows share most of their elements, so an element's record
-// is read by the few groups around its nodes (about 3 for tet4, 6 for tet10) instead
+// contributions; a group's rows share most of their elements, so an element's record
+// is read by the few groups around its nodes (about 2 for tet4, 4 for tet10) instead
 // of once for each of its blocks, and no sum waits on a global load. Then the blocks
 // are summed from shared memory, and they and their transposes are written through
-// shared memory, consecutive threads on consecutive doubles.
+// shared memory in the write order wperm (two bytes a block: the group's threads by
+// their block's position, and by their transpose's), consecutive threads on
+// consecutive doubles of runs of consecutive blocks — a row's blocks in the group,
+// a later row's transposes of them — so that the stores coalesce.
 //
 // The sums. Without rounds a thread integrates one block's contributions, the group's
 // blocks listed by descending contribution count (so that a warp's lanes sum about as
@@ -482,7 +486,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, 3)
                 const i64* __restrict__ gw, const i64* __restrict__ ge, const int* __restrict__ elems,
                 const i64* __restrict__ work, const i64* __restrict__ mirror,
                 const i64* __restrict__ lptr, const int* __restrict__ lpairs,
-                const unsigned char* __restrict__ lslot, int nodes,
+                const unsigned char* __restrict__ lslot, const int* __restrict__ wperm, int nodes,
                 const i64* __restrict__ rowPtr, const int* __restrict__ col, const int* __restrict__ fixed,
                 const i64* __restrict__ elimPtr, const i64* __restrict__ elimSlot, double* __restrict__ saved,
                 const int* __restrict__ bad, int elements, double* __restrict__ val)
@@ -520,6 +524,15 @@ extern "C" __global__ void __launch_bounds__(THREADS, 3)
     // so that no thread waits for them before the barrier after the staging; the
     // slots' bytes as the 4-byte words that hold them, ss offset to the first.
     for (int x = threadIdx.x; x < np; x += THREADS) ela_cp_async4(sp + x, lpairs + u0 + x);
+    // The write order (two bytes a block, as the 4-byte words that hold them) past
+    // the slice, where the blocks staged for the writes do not reach.
+    const unsigned short* so;
+    {
+        const i64 p0 = w0 >> 1, p1 = (w1 + 1) >> 1;
+        int* dst = reinterpret_cast<int*>(sh + slice);
+        for (int x = threadIdx.x; x < (int)(p1 - p0); x += THREADS) ela_cp_async4(dst + x, wperm + p0 + x);
+        so = reinterpret_cast<const unsigned short*>(dst) + (w0 & 1);
+    }
     if (rounds) {
         const i64 b0 = u0 >> 2, b1 = (u0 + np + 3) >> 2;
         const int* src = reinterpret_cast<const int*>(lslot) + b0;
@@ -597,10 +610,14 @@ extern "C" __global__ void __launch_bounds__(THREADS, 3)
         sw[THREADS + threadIdx.x] = m;
     }
     __syncthreads();
+    // Entry k of the write order: the thread of the group's block with the k-th
+    // least position, and of the transpose with the k-th least (the diagonal's
+    // transposes are the blocks themselves, not written twice).
     for (int x = threadIdx.x; x < 9 * nw; x += THREADS) {
-        const int j = x / 9, r = x - 9 * j;
-        const i64 tj = sw[j], mj = sw[THREADS + j];
-        val[9 * tj + r] = sa[x];
-        if (mj != tj) val[9 * mj + r] = st[x];
+        const int k = x / 9, r = x - 9 * k;
+        const int o = so[k], jt = o & 255, jm = o >> 8;
+        val[9 * sw[jt] + r] = sa[9 * jt + r];
+        const i64 mj = sw[THREADS + jm];
+        if (mj != sw[jm]) val[9 * mj + r] = st[9 * jm + r];
     }
 }

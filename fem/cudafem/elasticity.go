@@ -32,11 +32,9 @@ const (
 // at most the device's; stagedRounds, when 0 or 1, overrides elas_staged's choice of
 // rounds (taken when an element has several quadrature points).
 var (
-	forceKernel   string
-	stagedShared  = 64 << 10
-	stagedRounds  = -1
-	stagedOrder   = true
-	stagedCompact = true
+	forceKernel  string
+	stagedShared = 64 << 10
+	stagedRounds = -1
 )
 
 // Elasticity runs the numeric phase of fem.Elasticity — isotropic elasticity on an

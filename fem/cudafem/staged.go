@@ -56,6 +56,11 @@ func stagedSlice(ne, rec, np int, rounds bool) int {
 // large: a mesh of up to a million nodes is one.
 var stagedChunk = 1 << 20
 
+// stagedPiece is the least rows of the pieces of a chunk's order that workers cut
+// into groups apart (stagedGroups): a piece starts where a group does, so the
+// groups do not depend on it.
+const stagedPiece = 4096
+
 // stagedGroups cuts the upper blocks (the blocks (a, c), c ≥ a) into groups of whole
 // block rows (rowGrouper's, a row's blocks in stored order; a row too large for one
 // group is cut between its blocks) of at most size blocks (a thread each) whose
@@ -66,44 +71,78 @@ var stagedChunk = 1 << 20
 // lists them, but with no bound on the element count. Each group's elements are
 // listed in ascending element order (sortElems); every block keeps its
 // contributions' order, so the sums do not change. Without rounds, sortBlocks then
-// lists each group's blocks for its threads. The chunks are cut in parallel, into
-// arrays counted beforehand.
+// lists each group's blocks for its threads. The chunks are ordered, and pieces of
+// their orders cut, in parallel, into arrays counted beforehand.
 func stagedGroups(l fem.ElasticityLayout, rec, budget, size int, rounds bool) (stagedMap, error) {
 	chunks := (l.Nodes + stagedChunk - 1) / stagedChunk
-	// Each row's upper blocks and contributions, each chunk's, then their offsets.
+	// Each row's upper blocks and contributions.
 	ub, uc := make([]int32, l.Nodes), make([]int32, l.Nodes)
-	blocks, pairs := make([]int64, chunks+1), make([]int64, chunks+1)
-	par.For(chunks, 0, 1, func(lo, hi int) {
-		for c := lo; c < hi; c++ {
-			for a := c * stagedChunk; a < min((c+1)*stagedChunk, l.Nodes); a++ {
-				r0 := l.RowPtr[a]
-				for t := r0; t < l.RowPtr[a+1]; t++ {
-					if int(l.ColIdx[t]) >= a {
-						ub[a]++
+	par.For(l.Nodes, 0, 4096, func(lo, hi int) {
+		for a := lo; a < hi; a++ {
+			r0 := l.RowPtr[a]
+			for t := r0; t < l.RowPtr[a+1]; t++ {
+				if int(l.ColIdx[t]) >= a {
+					ub[a]++
+				}
+			}
+			for k := l.IncPtr[a]; k < l.IncPtr[a+1]; k++ {
+				for u := l.SlotPtr[k]; u < l.SlotPtr[k+1]; u++ {
+					if int(l.ColIdx[r0+int64(l.Slot[u])]) >= a {
+						uc[a]++
 					}
 				}
-				for k := l.IncPtr[a]; k < l.IncPtr[a+1]; k++ {
-					for u := l.SlotPtr[k]; u < l.SlotPtr[k+1]; u++ {
-						if int(l.ColIdx[r0+int64(l.Slot[u])]) >= a {
-							uc[a]++
-						}
-					}
-				}
-				blocks[c+1] += int64(ub[a])
-				pairs[c+1] += int64(uc[a])
 			}
 		}
 	})
-	for c := range chunks {
-		blocks[c+1] += blocks[c]
-		pairs[c+1] += pairs[c]
-	}
+	// Each chunk's rows in their groups' order, and where the groups start.
 	rg := newRowGrouper(l, ub, uc, rec, budget, size, rounds)
-	s := stagedMap{work: make([]int64, blocks[chunks]), lptr: make([]int64, blocks[chunks]+1), lpairs: make([]int32, pairs[chunks])}
-	// The pointers at the chunks' ends are known now; each chunk writes those
+	orders, starts := make([][]int32, chunks), make([][]int32, chunks)
+	par.For(chunks, 0, 1, func(lo, hi int) {
+		gs := rg.worker()
+		for c := lo; c < hi; c++ {
+			orders[c], starts[c] = gs.chunk(c*stagedChunk, min((c+1)*stagedChunk, l.Nodes), nil, nil)
+		}
+	})
+	// The groups are cut in pieces of a chunk's order, each from a group's start
+	// and at least stagedPiece rows (but a chunk's last), so that workers cut them
+	// apart; then each piece's first block and contribution.
+	type piece struct {
+		order, cuts []int32 // cuts: where in order groups start
+	}
+	var pieces []piece
+	for c := range chunks {
+		o, st := orders[c], starts[c]
+		for len(o) > 0 {
+			k := 1 // the first group start past the piece's end
+			for k < len(st) && int(st[k]-st[0]) < stagedPiece {
+				k++
+			}
+			end := len(o)
+			if k < len(st) {
+				end = int(st[k] - st[0])
+			}
+			cuts := make([]int32, k)
+			for i := range cuts {
+				cuts[i] = st[i] - st[0]
+			}
+			pieces = append(pieces, piece{o[:end], cuts})
+			o, st = o[end:], st[k:]
+		}
+	}
+	blocks, pairs := make([]int64, len(pieces)+1), make([]int64, len(pieces)+1)
+	for p, pc := range pieces {
+		blocks[p+1], pairs[p+1] = blocks[p], pairs[p]
+		for _, a := range pc.order {
+			blocks[p+1] += int64(ub[a])
+			pairs[p+1] += int64(uc[a])
+		}
+	}
+	n := len(pieces)
+	s := stagedMap{work: make([]int64, blocks[n]), lptr: make([]int64, blocks[n]+1), lpairs: make([]int32, pairs[n])}
+	// The pointers at the pieces' ends are known now; each piece writes those
 	// between, so that none writes what another reads.
-	for c := range chunks + 1 {
-		s.lptr[blocks[c]] = pairs[c]
+	for p := range n + 1 {
+		s.lptr[blocks[p]] = pairs[p]
 	}
 	// Each chunk's groups (offsets within the chunk's blocks and elements) and
 	// element lists, concatenated below.
@@ -113,22 +152,19 @@ func stagedGroups(l fem.ElasticityLayout, rec, budget, size int, rounds bool) (s
 		maxSlice int
 		err      error
 	}
-	parts := make([]part, chunks)
-	par.For(chunks, 0, 1, func(lo, hi int) {
+	parts := make([]part, n)
+	par.For(n, 0, 1, func(lo, hi int) {
 		var h localIndex
 		h.init(budget/rec + 1)
 		var start, next []int
 		var row []int64 // element<<8 | la<<4 | b
-		var order, cuts []int32
-		gs := rg.worker()
 		for c := lo; c < hi; c++ {
 			pt := &parts[c]
 			pt.gw, pt.ge = []int64{0}, []int64{0}
 			v, u0 := blocks[c], pairs[c] // the next block and contribution
 			count, nw, np := 0, 0, 0
 			h.reset()
-			a0, a1 := c*stagedChunk, min((c+1)*stagedChunk, l.Nodes)
-			order, cuts = gs.chunk(a0, a1, order[:0], cuts[:0])
+			order, cuts := pieces[c].order, pieces[c].cuts
 			for i := 0; i < len(order) && pt.err == nil; i++ {
 				a := int(order[i])
 				if len(cuts) > 0 && int(cuts[0]) == i {
@@ -207,7 +243,7 @@ func stagedGroups(l fem.ElasticityLayout, rec, budget, size int, rounds bool) (s
 				continue
 			}
 			if u0 != pairs[c+1] || v != blocks[c+1] {
-				panic("cudafem: stagedGroups: a chunk's blocks or contributions differ from their count")
+				panic("cudafem: stagedGroups: a piece's blocks or contributions differ from their count")
 			}
 			if nw > 0 {
 				pt.gw = append(pt.gw, v-blocks[c])

@@ -191,8 +191,8 @@ func (d *Elasticity) stage(l fem.ElasticityLayout, one bool) (sm stagedMap, work
 	if sm, err = stagedGroups(l, rec, budget, stagedThreads, rounds); err != nil {
 		return sm, nil, nil, err
 	}
-	// A group's sums go in rounds (their slots in stored order) or a thread a block
-	// (its blocks in its threads' order).
+	// A group's sums go in rounds (their slots in the groups' order) or a thread a
+	// block (its blocks in its threads' order).
 	work, mirror = sm.work, transposes(l, sm.work)
 	if rounds {
 		sm.roundOrder()

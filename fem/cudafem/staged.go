@@ -535,12 +535,12 @@ func (s *stagedMap) sortElems() {
 }
 
 // sortBlocks lists each group's blocks (with work and mirror, the groups' blocks and
-// their transposes) by descending contribution count, ties in the groups' order, so that a warp's lanes sum
-// about as many and thread i integrates the group's i-th block: elas_staged then
-// stages each thread's values at the thread's own place in shared memory
-// (consecutive threads, different banks). Each block keeps its contributions; lptr
+// their transposes) by descending contribution count, ties in the groups' order, so
+// that a warp's lanes sum about as many and thread i integrates the group's i-th
+// block: elas_staged then stages each thread's values at the thread's own place in
+// shared memory (consecutive threads, different banks). Each block keeps its contributions; lptr
 // and lpairs are rewritten group by group. (Without rounds only: a round's slots
-// follow stored order.)
+// follow the groups' order.)
 func (s *stagedMap) sortBlocks(work, mirror []int64) {
 	groups := len(s.gw) - 1
 	par.For(groups, 0, 256, func(lo, hi int) {

@@ -10,11 +10,12 @@ import (
 	"github.com/blockamg/blockamg/mesh"
 )
 
-// TestStagedGroups: elas_staged's groups cover the upper blocks in stored order, each
-// at most the given blocks and shared memory; through its group's list
-// every block's contributions are inverseSlots', in the same order; each group's
-// order is a permutation by descending contribution count; a bound below the largest
-// block's count is errStagedFit; no group spans two chunks of rows.
+// TestStagedGroups: elas_staged's groups cover every upper block once, a row's
+// together and in stored order, each group at most the given blocks and shared
+// memory; through its group's list every block's contributions are inverseSlots',
+// in the same order; each group's elements are ascending and distinct; a bound
+// below the largest block's count is errStagedFit; no group spans two chunks of
+// rows.
 func TestStagedGroups(t *testing.T) {
 	for _, typ := range []mesh.Type{mesh.Tet4, mesh.Tet10, mesh.Hex8} {
 		l := elaFree(t, 4, typ).Layout()

@@ -568,8 +568,9 @@ func (d *Elasticity) numeric(A *cuda.Matrix, E, nu *cuda.Buffer[float64], bad cu
 
 // DataBytes returns the element data one NumericHost reads besides the materials:
 // the quadrature records in their compact form (J⁻¹ and w·detJ a point) and the map
-// from them to the blocks that its kernel walks (elas_staged's groups, lists and
-// local pairs; the inverse slot map; or the incidences and slots), each counted once.
+// from them to the blocks that its kernel walks (elas_staged's groups, lists, local
+// pairs and write order; the inverse slot map; or the incidences and slots), each
+// counted once.
 // ValueBytes is the matrix values it writes and the materials it reads. Their sum
 // over the copy bandwidth is the assembly's floor.
 func (d *Elasticity) DataBytes() int64 {

@@ -166,16 +166,15 @@ func NewElasticity(b *cuda.Backend, el *fem.Elasticity) (*Elasticity, *cuda.Matr
 }
 
 // stage cuts elas_staged's groups for el's layout, when its elements are all of one
-// shape (one), and sets the kernel's shared memory and rounds; work and mirror are
-// the upper blocks in the groups' order and their transposes, without rounds each
-// group's in its threads' order (sortBlocks).
-func (d *Elasticity) stage(l fem.ElasticityLayout, one bool) (sm stagedMap, work, mirror []int64, err error) {
+// shape (one), and sets the kernel's shared memory and rounds; without rounds each
+// group's blocks are listed in its threads' order (sortBlocks).
+func (d *Elasticity) stage(l fem.ElasticityLayout, one bool) (sm stagedMap, err error) {
 	if !one {
-		return sm, nil, nil, fmt.Errorf("%s takes meshes of one element shape", kernelStaged)
+		return sm, fmt.Errorf("%s takes meshes of one element shape", kernelStaged)
 	}
 	for _, K := range l.Kinds {
 		if !slices.Equal(K.Grad, l.Kinds[0].Grad) {
-			return sm, nil, nil, fmt.Errorf("%s takes one shape's reference gradients, the volume sets differ", kernelStaged)
+			return sm, fmt.Errorf("%s takes one shape's reference gradients, the volume sets differ", kernelStaged)
 		}
 	}
 	K := l.Kinds[0]
@@ -189,15 +188,14 @@ func (d *Elasticity) stage(l fem.ElasticityLayout, one bool) (sm stagedMap, work
 		budget -= 9 * stagedThreads // a round's element blocks
 	}
 	if sm, err = stagedGroups(l, rec, budget, stagedThreads, rounds); err != nil {
-		return sm, nil, nil, err
+		return sm, err
 	}
 	// A group's sums go in rounds (their slots in the groups' order) or a thread a
 	// block (its blocks in its threads' order).
-	work, mirror = sm.work, transposes(l, sm.work)
 	if rounds {
 		sm.roundOrder()
 	} else {
-		sm.sortBlocks(work, mirror)
+		sm.sortBlocks()
 	}
 	// The shared memory holds the records, the contributions and a round's blocks,
 	// then the blocks, their transposes and their positions.
@@ -209,7 +207,7 @@ func (d *Elasticity) stage(l fem.ElasticityLayout, one bool) (sm stagedMap, work
 	d.slice = int32(max(need, 20*stagedThreads))
 	// Past the slice, the write order's words.
 	d.stagedBytes = uint32(8 * (int(d.slice) + stagedThreads/4 + 1))
-	return sm, work, mirror, nil
+	return sm, nil
 }
 
 // prepare chooses the kernel (forceKernel, when set) and uploads its data.
@@ -227,10 +225,9 @@ func (d *Elasticity) prepare(l fem.ElasticityLayout) error {
 	}
 	kernel := forceKernel
 	var sm stagedMap
-	var work, mirror []int64
 	if kernel == "" && one || kernel == kernelStaged {
 		var err error
-		if sm, work, mirror, err = d.stage(l, one); err == nil {
+		if sm, err = d.stage(l, one); err == nil {
 			kernel = kernelStaged
 		} else if kernel != "" {
 			return err
@@ -276,13 +273,13 @@ func (d *Elasticity) prepare(l fem.ElasticityLayout) error {
 	}
 	switch kernel {
 	case kernelStaged:
-		d.work, d.mirror = uploadOr(d, work, &err), uploadOr(d, mirror, &err)
+		d.work, d.mirror = uploadOr(d, sm.work, &err), uploadOr(d, sm.mirror, &err)
 		d.gw, d.ge, d.lptr = uploadOr(d, sm.gw, &err), uploadOr(d, sm.ge, &err), uploadOr(d, sm.lptr, &err)
 		d.elems, d.lpair = uploadOr(d, sm.elems, &err), uploadOr(d, sm.lpairs, &err)
 		if sm.slots != nil {
 			d.slots = uploadOr(d, packBytes(sm.slots), &err)
 		}
-		d.wperm = uploadOr(d, packShorts(writeOrder(sm.gw, work, mirror)), &err)
+		d.wperm = uploadOr(d, packShorts(sm.writeOrder()), &err)
 		d.groups = len(sm.gw) - 1
 	case kernelPairs, kernelRounds:
 		ptr, pairs := inverseSlots(l)
@@ -383,31 +380,17 @@ func inverseSlots(l fem.ElasticityLayout) (ptr []int64, pairs []int32) {
 	return ptr, pairs
 }
 
-// transposes returns, for stored blocks work (t = (a, c)), the stored block (c, a) of
-// each (t itself on the diagonal). An element couples its nodes both ways, so the
-// pattern is structurally symmetric and every transpose exists; the rows' columns
-// are ascending (fem's pattern), so rows and columns are found by bisection.
-func transposes(l fem.ElasticityLayout, work []int64) []int64 {
-	mirror := make([]int64, len(work))
-	par.For(len(work), 0, 4096, func(lo, hi int) {
-		for v := lo; v < hi; v++ {
-			t := work[v]
-			// a: the row holding t, the first whose end lies past it.
-			a, _ := slices.BinarySearchFunc(l.RowPtr[1:], t, func(p, t int64) int {
-				if p <= t {
-					return -1
-				}
-				return 1
-			})
-			c := int(l.ColIdx[t])
-			k, ok := slices.BinarySearch(l.ColIdx[l.RowPtr[c]:l.RowPtr[c+1]], int32(a))
-			if !ok {
-				panic(fmt.Sprintf("cudafem: block (%d, %d) has no transpose: the pattern is not symmetric", a, c))
-			}
-			mirror[v] = l.RowPtr[c] + int64(k)
-		}
-	})
-	return mirror
+// transpose returns the stored block (c, a) of block t = (a, c) of row a (t itself
+// on the diagonal). An element couples its nodes both ways, so the pattern is
+// structurally symmetric and every transpose exists; the rows' columns are ascending
+// (fem's pattern), so it is found by bisection.
+func transpose(l fem.ElasticityLayout, a int, t int64) int64 {
+	c := int(l.ColIdx[t])
+	k, ok := slices.BinarySearch(l.ColIdx[l.RowPtr[c]:l.RowPtr[c+1]], int32(a))
+	if !ok {
+		panic(fmt.Sprintf("cudafem: block (%d, %d) has no transpose: the pattern is not symmetric", a, c))
+	}
+	return l.RowPtr[c] + int64(k)
 }
 
 func (d *Elasticity) live() {

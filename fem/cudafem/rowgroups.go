@@ -65,14 +65,15 @@ func newRowGrouper(l fem.ElasticityLayout, ub, uc []int32, rec, budget, size int
 
 // worker returns scratch for one worker.
 func (g *rowGrouper) worker() *rowGroups {
-	w := &rowGroups{rowGrouper: g, taken: make([]bool, stagedChunk), stamp: make([]int32, stagedChunk), fresh: make([]int32, stagedChunk)}
+	n := min(stagedChunk, g.l.Nodes) // a chunk's rows
+	w := &rowGroups{rowGrouper: g, taken: make([]bool, n), stamp: make([]int32, n), fresh: make([]int32, n)}
 	w.in.init(max(g.budget/g.rec+1, g.most))
 	return w
 }
 
-// chunk appends to order rows a0 … a1−1 in their groups' order and to cuts the
-// places in order where each group starts.
-func (w *rowGroups) chunk(a0, a1 int, order, cuts []int32) ([]int32, []int32) {
+// chunk returns rows a0 … a1−1 in their groups' order (order) and the places in
+// order where each group starts (cuts).
+func (w *rowGroups) chunk(a0, a1 int) (order, cuts []int32) {
 	l := w.l
 	clear(w.taken[:a1-a0])
 	clear(w.stamp[:a1-a0])

@@ -16,8 +16,9 @@ import (
 // local the element's index in its group's list; thread i of group g integrates
 // block gw[g] + i.
 type stagedMap struct {
-	// work is the upper blocks' stored positions, in the groups' order.
-	work          []int64
+	// work is the upper blocks' stored positions, in the groups' order, and mirror
+	// each one's transpose (itself on the diagonal).
+	work, mirror  []int64
 	gw, ge, lptr  []int64
 	elems, lpairs []int32
 	// slots, after roundOrder, is each contribution's slot in its round's window
@@ -66,7 +67,7 @@ const stagedPiece = 4096
 // group is cut between its blocks) of at most size blocks (a thread each) whose
 // elements (rec doubles each) and contributions fit in budget doubles (stagedSlice,
 // with or without rounds), none spanning two chunks of stagedChunk rows; work lists
-// the blocks' stored positions in the groups' order. A block's contributions are its
+// the blocks' stored positions in the groups' order, mirror their transposes'. A block's contributions are its
 // row's incidences (ascending element order) whose slots hold it, as inverseSlots
 // lists them, but with no bound on the element count. Each group's elements are
 // listed in ascending element order (sortElems); every block keeps its
@@ -100,7 +101,7 @@ func stagedGroups(l fem.ElasticityLayout, rec, budget, size int, rounds bool) (s
 	par.For(chunks, 0, 1, func(lo, hi int) {
 		gs := rg.worker()
 		for c := lo; c < hi; c++ {
-			orders[c], starts[c] = gs.chunk(c*stagedChunk, min((c+1)*stagedChunk, l.Nodes), nil, nil)
+			orders[c], starts[c] = gs.chunk(c*stagedChunk, min((c+1)*stagedChunk, l.Nodes))
 		}
 	})
 	// The groups are cut in pieces of a chunk's order, each from a group's start
@@ -138,7 +139,7 @@ func stagedGroups(l fem.ElasticityLayout, rec, budget, size int, rounds bool) (s
 		}
 	}
 	n := len(pieces)
-	s := stagedMap{work: make([]int64, blocks[n]), lptr: make([]int64, blocks[n]+1), lpairs: make([]int32, pairs[n])}
+	s := stagedMap{work: make([]int64, blocks[n]), mirror: make([]int64, blocks[n]), lptr: make([]int64, blocks[n]+1), lpairs: make([]int32, pairs[n])}
 	// The pointers at the pieces' ends are known now; each piece writes those
 	// between, so that none writes what another reads.
 	for p := range n + 1 {
@@ -229,7 +230,7 @@ func stagedGroups(l fem.ElasticityLayout, rec, budget, size int, rounds bool) (s
 						s.lpairs[u0] = h.vals[i]<<8 | int32(d&255)
 						u0++
 					}
-					s.work[v] = t
+					s.work[v], s.mirror[v] = t, transpose(l, a, t)
 					if v+1 < blocks[c+1] {
 						s.lptr[v+1] = u0
 					}
@@ -534,14 +535,15 @@ func (s *stagedMap) sortElems() {
 	})
 }
 
-// sortBlocks lists each group's blocks (with work and mirror, the groups' blocks and
-// their transposes) by descending contribution count, ties in the groups' order, so
-// that a warp's lanes sum about as many and thread i integrates the group's i-th
-// block: elas_staged then stages each thread's values at the thread's own place in
-// shared memory (consecutive threads, different banks). Each block keeps its contributions; lptr
-// and lpairs are rewritten group by group. (Without rounds only: a round's slots
-// follow the groups' order.)
-func (s *stagedMap) sortBlocks(work, mirror []int64) {
+// sortBlocks lists each group's blocks (work, with mirror) by descending
+// contribution count, ties in the groups' order, so that a warp's lanes sum about as
+// many and thread i integrates the group's i-th block: elas_staged then stages each
+// thread's values at the thread's own place in shared memory (consecutive threads,
+// different banks). Each block keeps its contributions; lptr and lpairs are
+// rewritten group by group. (Without rounds only: a round's slots follow the groups'
+// order.)
+func (s *stagedMap) sortBlocks() {
+	work, mirror := s.work, s.mirror
 	groups := len(s.gw) - 1
 	par.For(groups, 0, 256, func(lo, hi int) {
 		var o []int32
@@ -573,14 +575,14 @@ func (s *stagedMap) sortBlocks(work, mirror []int64) {
 	})
 }
 
-// writeOrder returns, for the groups gw of blocks work (stored positions, in their
-// threads' order) and their transposes mirror, the order in which elas_staged
-// writes them: entry gw[g] + k is the thread of the group's block with the k-th
+// writeOrder returns, for the groups' blocks (work, in their threads' order) and
+// their transposes (mirror), the order in which elas_staged writes them: entry gw[g] + k is the thread of the group's block with the k-th
 // least position (low byte) and of its transpose with the k-th least position (high
 // byte), so that a warp writing consecutive entries writes runs of consecutive
 // blocks — a row's blocks in the group, and a lower row's transposes of them — and
 // its stores coalesce.
-func writeOrder(gw, work, mirror []int64) []uint16 {
+func (s *stagedMap) writeOrder() []uint16 {
+	gw, work, mirror := s.gw, s.work, s.mirror
 	o := make([]uint16, len(work))
 	groups := len(gw) - 1
 	par.For(groups, 0, 256, func(lo, hi int) {

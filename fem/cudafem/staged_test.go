@@ -62,6 +62,9 @@ func TestStagedGroups(t *testing.T) {
 					if a/c.chunk != b/c.chunk {
 						t.Fatalf("%v, chunks of %d rows: group %d holds rows %d and %d", typ, c.chunk, g, a, b)
 					}
+					if m := s.mirror[v]; rowOf(m) != int(l.ColIdx[s.work[v]]) || int(l.ColIdx[m]) != b {
+						t.Fatalf("%v: group %d: block %d's transpose %d is not the block of its column and row", typ, g, s.work[v], m)
+					}
 					if a == b && s.work[v] != s.work[v-1]+1 && int(l.ColIdx[s.work[v-1]+1]) >= a {
 						t.Fatalf("%v: group %d: row %d's blocks %d, %d not in stored order", typ, g, a, s.work[v-1], s.work[v])
 					}
@@ -195,8 +198,7 @@ func TestStagedSortBlocks(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			work := s.work
-			mirror := transposes(l, work)
+			work, mirror := s.work, s.mirror
 			lptr, lpairs := slices.Clone(s.lptr), slices.Clone(s.lpairs)
 			at := map[int64]int64{} // stored block → its place in the groups' order
 			for v, blk := range work {
@@ -204,7 +206,7 @@ func TestStagedSortBlocks(t *testing.T) {
 			}
 			m0s := slices.Clone(mirror)
 			place := maps.Clone(at)
-			s.sortBlocks(work, mirror)
+			s.sortBlocks()
 			moved := 0
 			for g := 0; g+1 < len(s.gw); g++ {
 				w0, w1 := s.gw[g], s.gw[g+1]
@@ -278,10 +280,9 @@ func TestWriteOrder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	work := s.work
-	mirror := transposes(l, work)
-	s.sortBlocks(work, mirror)
-	o := writeOrder(s.gw, work, mirror)
+	s.sortBlocks()
+	work, mirror := s.work, s.mirror
+	o := s.writeOrder()
 	moved := 0
 	for g := 0; g+1 < len(s.gw); g++ {
 		w0, w1 := s.gw[g], s.gw[g+1]

@@ -122,28 +122,31 @@
 //	    the row's 9·(RowPtr[a+1]−RowPtr[a]) values = +0
 //	    for k = IncPtr[a] … IncPtr[a+1]−1:            // ascending elements
 //	        e, la = IncElem[k], IncLocal[k]; n, P = nodes, points of e's kind
-//	        t = 1 + ν[e]; μ = E[e] / (2·t); λ = (E[e]·ν[e]) / (t·(1 − 2·ν[e]))
-//	        kr[b] = +0 for b < n                       // 3×3 each, row-major
+//	        t = 1 + ν[e]; μ = E[e] / (2·t); λ = (E[e]·ν[e]) / (t·(1 − 2·ν[e])); ρ = λ / μ
 //	        for q = 0 … P−1:
-//	            R = QData[10·(QPtr[e]+q):]; c = R[9]
-//	            g[b][d] = (Ĝ[q][b][0]·R[d] + Ĝ[q][b][1]·R[3+d]) + Ĝ[q][b][2]·R[6+d]
+//	            R = QData[10·(QPtr[e]+q):]; h = √(R[9]·μ)    // IEEE square root
+//	            s[b][d] = h·((Ĝ[q][b][0]·R[d] + Ĝ[q][b][1]·R[3+d]) + Ĝ[q][b][2]·R[6+d])
 //	                for every b < n, d < 3             // Ĝ: the kind's Grad
-//	            cm = c·μ; cl = c·λ; ga = g[la]
-//	            for b = 0 … n−1:
-//	                gb = g[b]; ds = cm·((ga[0]·gb[0] + ga[1]·gb[1]) + ga[2]·gb[2])
-//	                for i = 0 … 2, j = 0 … 2:
-//	                    m = cm·(ga[j]·gb[i]); l = cl·(ga[i]·gb[j])
-//	                    kr[b][i][j] += (ds + m) + l   if i = j
-//	                    kr[b][i][j] += m + l          otherwise
-//	        for b = 0 … n−1, each of the 9 entries r:
-//	            block(RowPtr[a] + Slot[SlotPtr[k]+b])[r] += kr[b][r]
+//	            for b = 0 … n−1, i = 0 … 2, j = 0 … 2:
+//	                M[b][i][j] = s[la][i]·s[b][j]      if q = 0
+//	                M[b][i][j] += s[la][i]·s[b][j]     otherwise
+//	        for b = 0 … n−1:
+//	            τ = (M[b][0][0] + M[b][1][1]) + M[b][2][2]
+//	            for i = 0 … 2, j = 0 … 2:
+//	                v = (M[b][j][i] + τ) + ρ·M[b][i][j]   if i = j
+//	                v = M[b][j][i] + ρ·M[b][i][j]         otherwise
+//	                block(RowPtr[a] + Slot[SlotPtr[k]+b])[3i+j] += v
 //	    if a Dirichlet mask is set:
 //	        for s = ElimPtr[a] … ElimPtr[a+1]−1: saved[s] = block(ElimSlot[s])
 //	        in each block (a, c) of the row, entry (i, j) = +0 where bit i of
 //	            Fixed[a] or bit j of Fixed[c] is set, unless c = a and i = j
 //
-// This is K_ab = Σ_e Σ_q w·detJ·(μ(g_a·g_b)I + μ g_b g_aᵀ + λ g_a g_bᵀ), the textbook
-// BᵀDB (tested against it). Both sides of the diagonal add the same rounded terms in
+// This is K_ab = Σ_e μ(tr(M)I + Mᵀ) + λM with M = Σ_q w·detJ·g_a g_bᵀ, g = J⁻ᵀ∇N̂: the
+// textbook BᵀDB (tested against it). The gradients scaled by √(w·detJ·μ) carry the
+// weight and μ (the code's M is μ times this one), so a point costs nine products and
+// nine sums a block and λ enters once, as ρ. Element block (b, a)'s M is (a, b)'s
+// transposed product for product, so both sides of the diagonal add the same rounded
+// terms in
 // the same order, so A is exactly symmetric; the elimination zeroes entries in
 // symmetric pairs and keeps the diagonal as assembled (the scaling stays that of the
 // operator), so a sufficiently fixed A is symmetric positive definite, and the

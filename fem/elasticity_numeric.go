@@ -94,44 +94,50 @@ func (el *Elasticity) numericRows(lo, hi int, val, E, nu []float64) {
 			s := &el.sets[el.elemSet[e]]
 			n := s.n
 			mu, lambda := lame(E[e], nu[e])
-			for b := 0; b < n; b++ {
-				kr[b] = [9]float64{}
-			}
+			ratio := lambda / mu
 			for q := 0; q < s.nq; q++ {
 				p := (el.qptr[e] + int64(q)) * qRecord
 				rec := (*[qRecord]float64)(el.qdata[p : p+qRecord])
 				r0, r1, r2, r3, r4, r5, r6, r7, r8 := rec[0], rec[1], rec[2], rec[3], rec[4], rec[5], rec[6], rec[7], rec[8]
+				h := math.Sqrt(float64(rec[9] * mu))
 				grad := s.grad[q*n*3 : (q+1)*n*3]
 				for b := 0; b < n; b++ {
 					d := (*[3]float64)(grad[3*b:])
 					d0, d1, d2 := d[0], d[1], d[2]
 					g[b] = [3]float64{
-						float64(float64(d0*r0)+float64(d1*r3)) + float64(d2*r6),
-						float64(float64(d0*r1)+float64(d1*r4)) + float64(d2*r7),
-						float64(float64(d0*r2)+float64(d1*r5)) + float64(d2*r8),
+						float64(h * (float64(float64(d0*r0)+float64(d1*r3)) + float64(d2*r6))),
+						float64(h * (float64(float64(d0*r1)+float64(d1*r4)) + float64(d2*r7))),
+						float64(h * (float64(float64(d0*r2)+float64(d1*r5)) + float64(d2*r8))),
 					}
 				}
-				cm := float64(rec[9] * mu)
-				cl := float64(rec[9] * lambda)
 				ga0, ga1, ga2 := g[la][0], g[la][1], g[la][2]
 				for b := 0; b < n; b++ {
-					// p_ij = ga_i·gb_j; entry (i, j) adds m = cm·p_ji and l = cl·p_ij
-					// (the documented m = cm·(ga_j·gb_i) is the same product).
+					// M_ij = Σ_q s_a[i]·s_b[j], the first point's products taken as
+					// they are.
 					gb0, gb1, gb2 := g[b][0], g[b][1], g[b][2]
-					p00, p01, p02 := float64(ga0*gb0), float64(ga0*gb1), float64(ga0*gb2)
-					p10, p11, p12 := float64(ga1*gb0), float64(ga1*gb1), float64(ga1*gb2)
-					p20, p21, p22 := float64(ga2*gb0), float64(ga2*gb1), float64(ga2*gb2)
-					ds := float64(cm * ((p00 + p11) + p22))
+					p := [9]float64{
+						float64(ga0 * gb0), float64(ga0 * gb1), float64(ga0 * gb2),
+						float64(ga1 * gb0), float64(ga1 * gb1), float64(ga1 * gb2),
+						float64(ga2 * gb0), float64(ga2 * gb1), float64(ga2 * gb2),
+					}
+					if q == 0 {
+						kr[b] = p
+						continue
+					}
 					kb := &kr[b]
-					kb[0] += (ds + float64(cm*p00)) + float64(cl*p00)
-					kb[1] += float64(cm*p10) + float64(cl*p01)
-					kb[2] += float64(cm*p20) + float64(cl*p02)
-					kb[3] += float64(cm*p01) + float64(cl*p10)
-					kb[4] += (ds + float64(cm*p11)) + float64(cl*p11)
-					kb[5] += float64(cm*p21) + float64(cl*p12)
-					kb[6] += float64(cm*p02) + float64(cl*p20)
-					kb[7] += float64(cm*p12) + float64(cl*p21)
-					kb[8] += (ds + float64(cm*p22)) + float64(cl*p22)
+					for r := range p {
+						kb[r] += p[r]
+					}
+				}
+			}
+			for b := 0; b < n; b++ {
+				// K_ij = M_ji + (tr M if i = j) + ratio·M_ij.
+				m := kr[b]
+				tr := float64(m[0]+m[4]) + m[8]
+				kr[b] = [9]float64{
+					float64(m[0]+tr) + float64(ratio*m[0]), m[3] + float64(ratio*m[1]), m[6] + float64(ratio*m[2]),
+					m[1] + float64(ratio*m[3]), float64(m[4]+tr) + float64(ratio*m[4]), m[7] + float64(ratio*m[5]),
+					m[2] + float64(ratio*m[6]), m[5] + float64(ratio*m[7]), float64(m[8]+tr) + float64(ratio*m[8]),
 				}
 			}
 			sl := el.slot[el.slotPtr[k]:el.slotPtr[k+1]]

@@ -59,32 +59,41 @@ func TestLayoutReproducesNumeric(t *testing.T) {
 			tt := 1 + nu[e]
 			mu := E[e] / float64(2*tt)
 			lam := float64(E[e]*nu[e]) / float64(tt*(1-float64(2*nu[e])))
-			kr := make([][9]float64, n)
-			g := make([][3]float64, n)
+			rho := lam / mu
+			M := make([][9]float64, n)
+			s := make([][3]float64, n)
 			for q := 0; q < kind.Points; q++ {
 				R := L.QData[10*(L.QPtr[e]+int64(q)):]
-				c := R[9]
+				h := math.Sqrt(float64(R[9] * mu))
 				for b := 0; b < n; b++ {
 					G := kind.Grad[(q*n+b)*3:]
 					for d := 0; d < 3; d++ {
-						g[b][d] = float64(float64(G[0]*R[d])+float64(G[1]*R[3+d])) + float64(G[2]*R[6+d])
+						s[b][d] = float64(h * (float64(float64(G[0]*R[d])+float64(G[1]*R[3+d])) + float64(G[2]*R[6+d])))
 					}
 				}
-				cm, cl := float64(c*mu), float64(c*lam)
-				ga := g[la]
 				for b := 0; b < n; b++ {
-					gb := g[b]
-					ds := float64(cm * (float64(float64(ga[0]*gb[0])+float64(ga[1]*gb[1])) + float64(ga[2]*gb[2])))
 					for i := 0; i < 3; i++ {
 						for j := 0; j < 3; j++ {
-							mm := float64(cm * float64(ga[j]*gb[i]))
-							l := float64(cl * float64(ga[i]*gb[j]))
-							if i == j {
-								kr[b][3*i+j] = kr[b][3*i+j] + ((ds + mm) + l)
+							p := float64(s[la][i] * s[b][j])
+							if q == 0 {
+								M[b][3*i+j] = p
 							} else {
-								kr[b][3*i+j] = kr[b][3*i+j] + (mm + l)
+								M[b][3*i+j] = M[b][3*i+j] + p
 							}
 						}
+					}
+				}
+			}
+			kr := make([][9]float64, n)
+			for b := 0; b < n; b++ {
+				tr := float64(M[b][0]+M[b][4]) + M[b][8]
+				for i := 0; i < 3; i++ {
+					for j := 0; j < 3; j++ {
+						v := M[b][3*j+i]
+						if i == j {
+							v = float64(v + tr)
+						}
+						kr[b][3*i+j] = v + float64(rho*M[b][3*i+j])
 					}
 				}
 			}

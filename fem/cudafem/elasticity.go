@@ -89,7 +89,7 @@ type Elasticity struct {
 	elimSlot      *cuda.Buffer[int64]
 	saved         *cuda.Buffer[float64]
 	e, nu         *cuda.Buffer[float64] // NumericHost's materials
-	mu, lam       *cuda.Buffer[float64] // the Lamé parameters (elas_pairs, …, elas_numeric)
+	mu, rho       *cuda.Buffer[float64] // μ and λ/μ per element (elas_pairs, …, elas_numeric)
 	flag          *cuda.Flag
 	// owned is every buffer above, for Bytes and Free.
 	owned []interface {
@@ -308,8 +308,8 @@ func (d *Elasticity) prepare(l fem.ElasticityLayout) error {
 }
 
 // stagedStride is ela_staged_stride of kernels/elasticity.cu: the doubles of one
-// staged point of an element with n nodes (two coefficients and n gradients, odd).
-func stagedStride(n int) int { return (2 + 3*n) | 1 }
+// staged point of an element with n nodes (ρ and n scaled gradients, odd).
+func stagedStride(n int) int { return (1 + 3*n) | 1 }
 
 // packBytes packs b four bytes to an int32, little-endian (the device's order), so
 // that a kernel reads it as bytes.
@@ -440,7 +440,7 @@ func (d *Elasticity) scratch() error {
 	var err error
 	bufs := []**cuda.Buffer[float64]{&d.e, &d.nu}
 	if d.kernel != kernelStaged {
-		bufs = append(bufs, &d.mu, &d.lam)
+		bufs = append(bufs, &d.mu, &d.rho)
 	}
 	for _, p := range bufs {
 		if err == nil {
@@ -501,7 +501,7 @@ func (d *Elasticity) NumericHost(A *cuda.Matrix, E, nu []float64) error {
 	return fmt.Errorf("cuda: elasticity: element %d: material (%v, %v) rejected on the device", e, E[e], nu[e])
 }
 
-// numeric queues the assembly (and the Lamé parameters, for the kernels that read
+// numeric queues the assembly (and μ, λ/μ per element, for the kernels that read
 // them), guarded by the flag at bad when it is not 0.
 func (d *Elasticity) numeric(A *cuda.Matrix, E, nu *cuda.Buffer[float64], bad cudadrv.DevPtr) {
 	b := d.b
@@ -531,7 +531,7 @@ func (d *Elasticity) numeric(A *cuda.Matrix, E, nu *cuda.Buffer[float64], bad cu
 		return
 	}
 	ek, ks := d.elemKind.Ptr(), d.kinds.Ptr()
-	mp, lp := d.mu.Ptr(), d.lam.Ptr()
+	mp, lp := d.mu.Ptr(), d.rho.Ptr()
 	b.Launch("elas_lame", cuda.StridedBlocks(int64(n)), func(a *cudadrv.Args) { a.I32(n).Ptr(ep).Ptr(np).Ptr(mp).Ptr(lp) })
 	qp := d.qptr.Ptr()
 	if d.kernel != kernelNumeric {

@@ -36,12 +36,16 @@ __device__ __forceinline__ void ela_lame(double E, double nu, double& mu, double
     lambda = __ddiv_rn(__dmul_rn(E, nu), __dmul_rn(t, __dsub_rn(1.0, __dmul_rn(2.0, nu))));
 }
 
-// elas_lame: the Lamé parameters per element (ela_lame).
+// elas_lame: per element μ and ρ = λ/μ (ela_lame).
 extern "C" __global__ void __launch_bounds__(THREADS) elas_lame(int elements, const double* __restrict__ E,
                                                                 const double* __restrict__ nu, double* __restrict__ mu,
-                                                                double* __restrict__ lambda)
+                                                                double* __restrict__ rho)
 {
-    for (int e = blockIdx.x * THREADS + threadIdx.x; e < elements; e += gridDim.x * THREADS) ela_lame(E[e], nu[e], mu[e], lambda[e]);
+    for (int e = blockIdx.x * THREADS + threadIdx.x; e < elements; e += gridDim.x * THREADS) {
+        double m, l;
+        ela_lame(E[e], nu[e], m, l);
+        mu[e] = m, rho[e] = __ddiv_rn(l, m);
+    }
 }
 
 // elas_check: *bad becomes the least element whose material fem.CheckMaterial rejects
@@ -68,48 +72,62 @@ __device__ __forceinline__ int ela_row(const i64* __restrict__ rowPtr, int nodes
     return lo;
 }
 
-// ela_grad is g = J⁻ᵀ∇N̂ for one node: its reference gradient rn (3 values) against the
-// point's record rec (J⁻¹ row-major), each operation rounded on its own.
-__device__ __forceinline__ void ela_grad(double g[3], const double* __restrict__ rn, const double* __restrict__ rec)
+// ela_grad is s = h·J⁻ᵀ∇N̂ for one node: its reference gradient rn (3 values) against
+// the point's record rec (J⁻¹ row-major) and the scale h = √(w·detJ·μ), each operation
+// rounded on its own.
+__device__ __forceinline__ void ela_grad(double s[3], const double* __restrict__ rn, const double* __restrict__ rec, double h)
 {
 #pragma unroll
     for (int d = 0; d < 3; d++)
-        g[d] = __dadd_rn(__dadd_rn(__dmul_rn(rn[0], rec[d]), __dmul_rn(rn[1], rec[3 + d])), __dmul_rn(rn[2], rec[6 + d]));
+        s[d] = __dmul_rn(h, __dadd_rn(__dadd_rn(__dmul_rn(rn[0], rec[d]), __dmul_rn(rn[1], rec[3 + d])), __dmul_rn(rn[2], rec[6 + d])));
 }
 
-// ela_point adds one quadrature point's term to element block kb: with cm = w·detJ·μ
-// and cl = w·detJ·λ, cm(g_a·g_b)I + cm g_b g_aᵀ + cl g_a g_bᵀ, in fem's Numeric's order.
-__device__ __forceinline__ void ela_point(double kb[9], const double ga[3], const double gb[3], double cm, double cl)
+// ela_scale is h = √(w·detJ·μ) of a point whose record ends in w·detJ.
+__device__ __forceinline__ double ela_scale(const double* __restrict__ rec, double mu) { return __dsqrt_rn(__dmul_rn(rec[9], mu)); }
+
+// ela_point adds one quadrature point's products s_a s_bᵀ to M (first: sets them).
+__device__ __forceinline__ void ela_point(double M[9], const double sa[3], const double sb[3], bool first)
 {
-    const double ds =
-        __dmul_rn(cm, __dadd_rn(__dadd_rn(__dmul_rn(ga[0], gb[0]), __dmul_rn(ga[1], gb[1])), __dmul_rn(ga[2], gb[2])));
 #pragma unroll
     for (int i = 0; i < 3; i++)
 #pragma unroll
         for (int j = 0; j < 3; j++) {
-            const double m = __dmul_rn(cm, __dmul_rn(ga[j], gb[i]));
-            const double l = __dmul_rn(cl, __dmul_rn(ga[i], gb[j]));
-            if (i == j) kb[4 * i] = __dadd_rn(kb[4 * i], __dadd_rn(__dadd_rn(ds, m), l));
-            else kb[3 * i + j] = __dadd_rn(kb[3 * i + j], __dadd_rn(m, l));
+            const double p = __dmul_rn(sa[i], sb[j]);
+            M[3 * i + j] = first ? p : __dadd_rn(M[3 * i + j], p);
         }
 }
 
-// ela_block is element block (a, b) of one element: kb = Σ over its nq quadrature
-// points, in order, of w·detJ·(μ(g_a·g_b)I + μ g_b g_aᵀ + λ g_a g_bᵀ), with
-// g = J⁻ᵀ∇N̂ from the point's record (J⁻¹ row-major, then w·detJ) and the reference
-// gradients gr[(q·n + node)·3 + k] — fem's Numeric's operations in its order.
-__device__ __forceinline__ void ela_block(double kb[9], double m_e, double l_e, int nq, int n, int la, int b,
+// ela_finish is element block kb from its point sums M and ρ = λ/μ: entry (i, j) is
+// M_ji (+ tr M on the diagonal) + ρ·M_ij, in fem's Numeric's order.
+__device__ __forceinline__ void ela_finish(double kb[9], const double M[9], double rho)
+{
+    const double tr = __dadd_rn(__dadd_rn(M[0], M[4]), M[8]);
+#pragma unroll
+    for (int i = 0; i < 3; i++)
+#pragma unroll
+        for (int j = 0; j < 3; j++) {
+            const double m = i == j ? __dadd_rn(M[4 * i], tr) : M[3 * j + i];
+            kb[3 * i + j] = __dadd_rn(m, __dmul_rn(rho, M[3 * i + j]));
+        }
+}
+
+// ela_block is element block (a, b) of one element: with s = √(w·detJ·μ)·J⁻ᵀ∇N̂ from
+// the point's record (J⁻¹ row-major, then w·detJ) and the reference gradients
+// gr[(q·n + node)·3 + k], M = Σ over its nq points, in order, of s_a s_bᵀ, and kb =
+// ela_finish(M, ρ) — fem's Numeric's operations in its order.
+__device__ __forceinline__ void ela_block(double kb[9], double m_e, double rho_e, int nq, int n, int la, int b,
                                           const double* __restrict__ gr, const double* __restrict__ recs)
 {
-#pragma unroll
-    for (int r = 0; r < 9; r++) kb[r] = 0.0;
+    double M[9];
     for (int q = 0; q < nq; q++) {
         const double* rec = recs + q * ELA_QREC;
-        double ga[3], gb[3];
-        ela_grad(ga, gr + (q * n + la) * 3, rec);
-        ela_grad(gb, gr + (q * n + b) * 3, rec);
-        ela_point(kb, ga, gb, __dmul_rn(rec[9], m_e), __dmul_rn(rec[9], l_e));
+        const double h = ela_scale(rec, m_e);
+        double sa[3], sb[3];
+        ela_grad(sa, gr + (q * n + la) * 3, rec, h);
+        ela_grad(sb, gr + (q * n + b) * 3, rec, h);
+        ela_point(M, sa, sb, q == 0);
     }
+    ela_finish(kb, M, rho_e);
 }
 
 // ela_contrib is contribution d's element block from the quadrature records
@@ -118,14 +136,14 @@ __device__ __forceinline__ void ela_contrib(double kb[9], int d, int uniformQ, i
                                             const int* __restrict__ elemKind, const int* __restrict__ kinds,
                                             const double* __restrict__ grad, const i64* __restrict__ qptr,
                                             const double* __restrict__ qdata, const double* __restrict__ mu,
-                                            const double* __restrict__ lambda)
+                                            const double* __restrict__ rho)
 {
     const int e = d >> 8, la = (d >> 4) & 15, b = d & 15;
     if (uniformQ > 0)
-        ela_block(kb, mu[e], lambda[e], uniformQ, n0, la, b, gr0, qdata + (i64)e * uniformQ * ELA_QREC);
+        ela_block(kb, mu[e], rho[e], uniformQ, n0, la, b, gr0, qdata + (i64)e * uniformQ * ELA_QREC);
     else {
         const int K = elemKind[e];
-        ela_block(kb, mu[e], lambda[e], kinds[3 * K + 1], kinds[3 * K], la, b, grad + kinds[3 * K + 2], qdata + qptr[e] * ELA_QREC);
+        ela_block(kb, mu[e], rho[e], kinds[3 * K + 1], kinds[3 * K], la, b, grad + kinds[3 * K + 2], qdata + qptr[e] * ELA_QREC);
     }
 }
 
@@ -171,7 +189,7 @@ extern "C" __global__ void __launch_bounds__(THREADS)
                  const i64* __restrict__ incPtr, const int* __restrict__ inc, const int* __restrict__ elemKind,
                  const int* __restrict__ kinds, const double* __restrict__ grad, const i64* __restrict__ qptr,
                  const double* __restrict__ qdata, const i64* __restrict__ slotPtr, const int* __restrict__ slot,
-                 const double* __restrict__ mu, const double* __restrict__ lambda, const int* __restrict__ fixed,
+                 const double* __restrict__ mu, const double* __restrict__ rho, const int* __restrict__ fixed,
                  const i64* __restrict__ elimPtr, const i64* __restrict__ elimSlot, double* __restrict__ saved,
                  const int* __restrict__ bad, int elements, double* __restrict__ val)
 {
@@ -199,7 +217,7 @@ extern "C" __global__ void __launch_bounds__(THREADS)
                 }
             if (b < 0) continue;
             double kb[9];
-            ela_block(kb, mu[e], lambda[e], nq, n, la, b, gr, qdata + qptr[e] * ELA_QREC);
+            ela_block(kb, mu[e], rho[e], nq, n, la, b, gr, qdata + qptr[e] * ELA_QREC);
 #pragma unroll
             for (int r = 0; r < 9; r++) acc[r] = __dadd_rn(acc[r], kb[r]);
         }
@@ -255,7 +273,7 @@ extern "C" __global__ void __launch_bounds__(THREADS)
     elas_pairs(i64 nnzb, int nodes, const i64* __restrict__ rowPtr, const int* __restrict__ col,
                const i64* __restrict__ pairPtr, const int* __restrict__ pairs, const int* __restrict__ elemKind,
                const int* __restrict__ kinds, const double* __restrict__ grad, int uniformQ, const i64* __restrict__ qptr,
-               const double* __restrict__ qdata, const double* __restrict__ mu, const double* __restrict__ lambda,
+               const double* __restrict__ qdata, const double* __restrict__ mu, const double* __restrict__ rho,
                const int* __restrict__ fixed, const i64* __restrict__ elimPtr, const i64* __restrict__ elimSlot,
                double* __restrict__ saved, const int* __restrict__ bad, int elements, double* __restrict__ val)
 {
@@ -269,7 +287,7 @@ extern "C" __global__ void __launch_bounds__(THREADS)
     if (t < nnzb) {
         double acc[9];
         ela_sum(acc, pairs, pairPtr[t], pairPtr[t + 1], uniformQ == 1, [&](double kb[9], int d) {
-            ela_contrib(kb, d, uniformQ, n0, gr0, elemKind, kinds, grad, qptr, qdata, mu, lambda);
+            ela_contrib(kb, d, uniformQ, n0, gr0, elemKind, kinds, grad, qptr, qdata, mu, rho);
         });
         if (fixed != nullptr) {
             const int a = ela_row(rowPtr, nodes, t);
@@ -343,7 +361,7 @@ extern "C" __global__ void __launch_bounds__(THREADS)
     elas_pairs_rounds(i64 nnzb, int nodes, const i64* __restrict__ rowPtr, const int* __restrict__ col,
                const i64* __restrict__ pairPtr, const int* __restrict__ pairs, const int* __restrict__ elemKind,
                const int* __restrict__ kinds, const double* __restrict__ grad, int uniformQ, const i64* __restrict__ qptr,
-               const double* __restrict__ qdata, const double* __restrict__ mu, const double* __restrict__ lambda,
+               const double* __restrict__ qdata, const double* __restrict__ mu, const double* __restrict__ rho,
                const int* __restrict__ fixed, const i64* __restrict__ elimPtr, const i64* __restrict__ elimSlot,
                double* __restrict__ saved, const int* __restrict__ bad, int elements, double* __restrict__ val)
 {
@@ -360,7 +378,7 @@ extern "C" __global__ void __launch_bounds__(THREADS)
     double acc[9];
     ela_rounds<ELA_WINDOW, i64>(
         acc, kbs, u0, u1, m0, m1,
-        [&](double kb[9], i64 u) { ela_contrib(kb, pairs[u], uniformQ, n0, gr0, elemKind, kinds, grad, qptr, qdata, mu, lambda); },
+        [&](double kb[9], i64 u) { ela_contrib(kb, pairs[u], uniformQ, n0, gr0, elemKind, kinds, grad, qptr, qdata, mu, rho); },
         [](i64 u, i64 w0) { return u - w0; });
     if (own) {
         if (fixed != nullptr) {
@@ -381,45 +399,42 @@ __device__ __forceinline__ void ela_cp_async4(void* dst, const void* src)
 }
 __device__ __forceinline__ void ela_cp_async_wait() { asm volatile("cp.async.wait_all;\n" ::: "memory"); }
 
-// ela_staged_stride is the doubles of one staged point (elas_staged): w·detJ·μ,
-// w·detJ·λ and n gradients, rounded up to an odd count so that consecutive records
-// start in different shared memory banks.
-__device__ __forceinline__ int ela_staged_stride(int n) { return (2 + 3 * n) | 1; }
+// ela_staged_stride is the doubles of one staged point (elas_staged): its element's
+// ρ = λ/μ and the n scaled gradients s = √(w·detJ·μ)·J⁻ᵀ∇N̂, rounded up to an odd
+// count so that consecutive records start in different shared memory banks.
+__device__ __forceinline__ int ela_staged_stride(int n) { return (1 + 3 * n) | 1; }
 
 // ela_staged_block is element block (la, b) of the element staged at rec (nq points
-// of R doubles): ela_block's sum from the staged coefficients and gradients.
+// of R doubles): ela_block's sums from the staged gradients.
 __device__ __forceinline__ void ela_staged_block(double kb[9], const double* rec, int nq, int R, int la, int b)
 {
-#pragma unroll
-    for (int r = 0; r < 9; r++) kb[r] = 0.0;
-    for (int q = 0; q < nq; q++, rec += R) ela_point(kb, rec + 2 + 3 * la, rec + 2 + 3 * b, rec[0], rec[1]);
+    double M[9];
+    const double rho = rec[0];
+    for (int q = 0; q < nq; q++, rec += R) ela_point(M, rec + 1 + 3 * la, rec + 1 + 3 * b, q == 0);
+    ela_finish(kb, M, rho);
 }
 
-// ela_point_diag is ela_point(kb, g, g, cm, cl) for a diagonal element block: each
-// product g_i g_j is g_j g_i and each entry's terms are the same, so entry (j, i)
-// equals entry (i, j) bitwise and only the upper triangle is computed (kb[0..2] the
-// diagonal, kb[3..5] entries 01, 02, 12).
-__device__ __forceinline__ void ela_point_diag(double kb[6], const double g[3], double cm, double cl)
-{
-    const double p00 = __dmul_rn(g[0], g[0]), p11 = __dmul_rn(g[1], g[1]), p22 = __dmul_rn(g[2], g[2]);
-    const double ds = __dmul_rn(cm, __dadd_rn(__dadd_rn(p00, p11), p22));
-    const double pd[3] = {p00, p11, p22};
-#pragma unroll
-    for (int i = 0; i < 3; i++) kb[i] = __dadd_rn(kb[i], __dadd_rn(__dadd_rn(ds, __dmul_rn(cm, pd[i])), __dmul_rn(cl, pd[i])));
-    const double po[3] = {__dmul_rn(g[0], g[1]), __dmul_rn(g[0], g[2]), __dmul_rn(g[1], g[2])};
-#pragma unroll
-    for (int k = 0; k < 3; k++) kb[3 + k] = __dadd_rn(kb[3 + k], __dadd_rn(__dmul_rn(cm, po[k]), __dmul_rn(cl, po[k])));
-}
-
-// ela_staged_diag is ela_staged_block(kb, rec, nq, R, la, la), from ela_point_diag.
+// ela_staged_diag is ela_staged_block(kb, rec, nq, R, la, la) for a diagonal element
+// block: s_i s_j is s_j s_i, so M is symmetric bitwise and so is the block (entry
+// (i, j) is M_ji + ρ·M_ij): only the upper triangles are computed.
 __device__ __forceinline__ void ela_staged_diag(double kb[9], const double* rec, int nq, int R, int la)
 {
-    double h[6] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
-    for (int q = 0; q < nq; q++, rec += R) ela_point_diag(h, rec + 2 + 3 * la, rec[0], rec[1]);
-    kb[0] = h[0], kb[4] = h[1], kb[8] = h[2];
-    kb[1] = kb[3] = h[3];
-    kb[2] = kb[6] = h[4];
-    kb[5] = kb[7] = h[5];
+    // M's diagonal, then entries 01, 02, 12.
+    double h[6];
+    const double rho = rec[0];
+    for (int q = 0; q < nq; q++, rec += R) {
+        const double* g = rec + 1 + 3 * la;
+        const double p[6] = {__dmul_rn(g[0], g[0]), __dmul_rn(g[1], g[1]), __dmul_rn(g[2], g[2]),
+                             __dmul_rn(g[0], g[1]), __dmul_rn(g[0], g[2]), __dmul_rn(g[1], g[2])};
+#pragma unroll
+        for (int k = 0; k < 6; k++) h[k] = q == 0 ? p[k] : __dadd_rn(h[k], p[k]);
+    }
+    const double tr = __dadd_rn(__dadd_rn(h[0], h[1]), h[2]);
+#pragma unroll
+    for (int i = 0; i < 3; i++) kb[4 * i] = __dadd_rn(__dadd_rn(h[i], tr), __dmul_rn(rho, h[i]));
+    kb[1] = kb[3] = __dadd_rn(h[3], __dmul_rn(rho, h[3]));
+    kb[2] = kb[6] = __dadd_rn(h[4], __dmul_rn(rho, h[4]));
+    kb[5] = kb[7] = __dadd_rn(h[5], __dmul_rn(rho, h[5]));
 }
 
 // elas_staged writes the same values as elas_pairs for a mesh whose elements are all
@@ -444,9 +459,9 @@ __device__ __forceinline__ void ela_staged_diag(double kb[9], const double* rec,
 // block's contributions lpairs[lptr[v] … lptr[v+1]) are elas_pairs' (ascending
 // element order) with the element's index in its group's list in place of the
 // element (with rounds, reordered within each round, below). The thread block first
-// stages, per element of its list and quadrature point, the point's w·detJ·μ,
-// w·detJ·λ and the n gradients g = J⁻ᵀ∇N̂ (ela_block's
-// operations, so the bits are the same) from the compact quadrature records, the
+// stages, per element of its list and quadrature point, the element's ρ = λ/μ and
+// the n scaled gradients s = √(w·detJ·μ)·J⁻ᵀ∇N̂ (ela_block's operations, so the
+// bits are the same) from the compact quadrature records, the
 // shape's reference gradients grad and the materials, and copies the group's
 // contributions; a group's rows share most of their elements, so an element's record
 // is read by the few groups around its nodes (about 2 for tet4, 4 for tet10) instead
@@ -556,9 +571,9 @@ extern "C" __global__ void __launch_bounds__(THREADS, 3)
         double m, l;
         ela_lame(E[e], nu[e], m, l);
         double* o = sh + p * R;
-        o[0] = __dmul_rn(J[9], m);
-        o[1] = __dmul_rn(J[9], l);
-        for (int b = 0; b < n; b++) ela_grad(o + 2 + 3 * b, grad + (q * n + b) * 3, J);
+        o[0] = __ddiv_rn(l, m);
+        const double h = ela_scale(J, m);
+        for (int b = 0; b < n; b++) ela_grad(o + 1 + 3 * b, grad + (q * n + b) * 3, J, h);
     }
     ela_cp_async_wait();
     __syncthreads();

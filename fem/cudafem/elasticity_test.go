@@ -274,7 +274,7 @@ func TestElasticityGPUPerf(t *testing.T) {
 			kernel         string
 			shared, rounds int
 		}
-		vs := []variant{{kernelStaged, 64 << 10, -1}, {kernelStaged, 64 << 10, 0}, {kernelStaged, 64 << 10, 1},
+		vs := []variant{{kernelStaged, 62 << 10, -1}, {kernelStaged, 62 << 10, 0}, {kernelStaged, 62 << 10, 1},
 			{kernelStaged, 48 << 10, -1}, {kernelStaged, 72 << 10, -1}, {kernelPairs, 0, -1}, {kernelRounds, 0, -1}}
 		// BLOCKAMG_ELAS_VARIANTS=kernel[:KiB:rounds],… times those alone (rounds
 		// -1: elas_staged's choice).

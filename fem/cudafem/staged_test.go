@@ -255,7 +255,7 @@ func TestStagedCompact(t *testing.T) {
 		l := el.Layout()
 		K := l.Kinds[0]
 		rounds := K.Points > 1
-		budget := 64 << 10 / 8
+		budget := stagedShared / 8
 		if rounds {
 			budget -= 9 * stagedThreads
 		}

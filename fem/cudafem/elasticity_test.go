@@ -274,7 +274,7 @@ func TestElasticityGPUPerf(t *testing.T) {
 			kernel         string
 			shared, rounds int
 		}
-		vs := []variant{{kernelStaged, 62 << 10, -1}, {kernelStaged, 62 << 10, 0}, {kernelStaged, 62 << 10, 1},
+		vs := []variant{{kernelStaged, 0, -1}, {kernelStaged, 62 << 10, -1}, {kernelStaged, 0, 0}, {kernelStaged, 0, 1},
 			{kernelStaged, 48 << 10, -1}, {kernelStaged, 72 << 10, -1}, {kernelPairs, 0, -1}, {kernelRounds, 0, -1}}
 		// BLOCKAMG_ELAS_VARIANTS=kernel[:KiB:rounds],… times those alone (rounds
 		// -1: elas_staged's choice).
@@ -296,13 +296,12 @@ func TestElasticityGPUPerf(t *testing.T) {
 		}
 		for _, v := range vs {
 			forceKernel, stagedRounds = v.kernel, v.rounds
-			if v.shared > 0 {
-				stagedShared = v.shared
-			} else if v.kernel == kernelStaged {
-				v.shared = defShared
-			}
+			stagedShared = v.shared
 			d, A, err := NewElasticity(be, el)
 			forceKernel, stagedShared, stagedRounds = "", defShared, -1
+			if err == nil && v.kernel == kernelStaged && v.shared == 0 {
+				v.shared = stagedBudget(d.rounds == 1)
+			}
 			if err != nil {
 				t.Logf("%v: %s (%d KiB): %v", tc.typ, v.kernel, v.shared>>10, err)
 				continue
@@ -320,7 +319,7 @@ func TestElasticityGPUPerf(t *testing.T) {
 				float64(d.DataBytes())/1e9, float64(d.ValueBytes())/1e9, copyGBs, floorMs(own), ms/floorMs(own),
 				ms/floorMs(qdata+pairMap+d.ValueBytes()), floorMs(qdata+pairMap+d.ValueBytes()),
 				ms/floorMs(qdata+d.ValueBytes()), floorMs(qdata+d.ValueBytes()), float64(d.Bytes())/1e9)
-			if v.kernel == kernelStaged && v.shared == defShared && v.rounds == -1 {
+			if v.kernel == kernelStaged && v.rounds == -1 && stagedShared == 0 && v.shared == stagedBudget(d.rounds == 1) {
 				hostMs := medianMs(t, be, 1, 5, func() error { return d.NumericHost(A, E, nu) })
 				t.Logf("%v: with the materials' upload (NumericHost) %.3f ms", tc.typ, hostMs)
 			}

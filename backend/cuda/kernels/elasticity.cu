@@ -493,7 +493,7 @@ __device__ __forceinline__ void ela_staged_diag(double kb[9], const double* rec,
 //
 // Three thread blocks a multiprocessor (the registers allow two otherwise; four
 // measured slower): the groups are cut for about a third of its shared memory
-// (stagedShared of fem/cudafem), and a block's phases (staging, sums, writes)
+// (stagedBudget of fem/cudafem), and a block's phases (staging, sums, writes)
 // overlap the others'.
 extern "C" __global__ void __launch_bounds__(THREADS, 3)
     elas_staged(int n, int nq, int slice, int rounds, const double* __restrict__ grad,

@@ -232,10 +232,14 @@ extern "C" __global__ void __launch_bounds__(THREADS)
 // pairs[u … u1), each computed by block(kb, contribution). With two set (one
 // quadrature point an element: a contribution is mostly its loads) it takes two a
 // round, both integrated before either is added (in order), so that the loads of the
-// second are in flight with the first's.
-template <class Block>
+// second are in flight with the first's. With Sym (a diagonal block's sums) only the
+// six entries on and above the diagonal are added.
+template <bool Sym = false, class Block>
 __device__ __forceinline__ void ela_sum(double acc[9], const int* __restrict__ pairs, i64 u, i64 u1, bool two, Block block)
 {
+    // Sym: every element block is symmetric bitwise, so the sums below the diagonal
+    // are those above it, term for term: they are copied, not added.
+    constexpr unsigned upper = Sym ? 0x137u : 0x1ffu; // entries 0, 1, 2, 4, 5, 8
 #pragma unroll
     for (int r = 0; r < 9; r++) acc[r] = 0.0;
     if (two) {
@@ -247,9 +251,11 @@ __device__ __forceinline__ void ela_sum(double acc[9], const int* __restrict__ p
             block(k0, d0);
             block(k1, d1);
 #pragma unroll
-            for (int r = 0; r < 9; r++) acc[r] = __dadd_rn(acc[r], k0[r]);
+            for (int r = 0; r < 9; r++)
+                if (upper >> r & 1) acc[r] = __dadd_rn(acc[r], k0[r]);
 #pragma unroll
-            for (int r = 0; r < 9; r++) acc[r] = __dadd_rn(acc[r], k1[r]);
+            for (int r = 0; r < 9; r++)
+                if (upper >> r & 1) acc[r] = __dadd_rn(acc[r], k1[r]);
             d0 = n0, d1 = n1;
         }
     }
@@ -257,8 +263,10 @@ __device__ __forceinline__ void ela_sum(double acc[9], const int* __restrict__ p
         double kb[9];
         block(kb, pairs[u]);
 #pragma unroll
-        for (int r = 0; r < 9; r++) acc[r] = __dadd_rn(acc[r], kb[r]);
+        for (int r = 0; r < 9; r++)
+            if (upper >> r & 1) acc[r] = __dadd_rn(acc[r], kb[r]);
     }
+    if (Sym) acc[3] = acc[1], acc[6] = acc[2], acc[7] = acc[5];
 }
 
 // elas_pairs writes the same values as elas_numeric, one thread per stored block t,
@@ -589,7 +597,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, 3)
     } else if (own) {
         if (t == m)
             // A diagonal block: every element block is symmetric, bitwise.
-            ela_sum(acc, sp, v0, v1, nq == 1, [&](double kb[9], int d) {
+            ela_sum<true>(acc, sp, v0, v1, nq == 1, [&](double kb[9], int d) {
                 ela_staged_diag(kb, sh + (d >> 8) * nq * R, nq, R, (d >> 4) & 15);
             });
         else

@@ -295,16 +295,16 @@ func TestElasticityGPUPerf(t *testing.T) {
 			}
 		}
 		for _, v := range vs {
-			forceKernel, stagedRounds = v.kernel, v.rounds
-			stagedShared = v.shared
+			forceKernel, stagedShared, stagedRounds = v.kernel, v.shared, v.rounds
 			d, A, err := NewElasticity(be, el)
 			forceKernel, stagedShared, stagedRounds = "", defShared, -1
-			if err == nil && v.kernel == kernelStaged && v.shared == 0 {
-				v.shared = stagedBudget(d.rounds == 1)
-			}
 			if err != nil {
 				t.Logf("%v: %s (%d KiB): %v", tc.typ, v.kernel, v.shared>>10, err)
 				continue
+			}
+			chosen := v.kernel == kernelStaged && v.shared == 0 && v.rounds == -1 // elas_staged's own choices
+			if v.kernel == kernelStaged && v.shared == 0 {
+				v.shared = stagedBudget(d.rounds == 1)
 			}
 			if err := d.NumericHost(A, E, nu); err != nil {
 				t.Fatal(err)
@@ -319,7 +319,7 @@ func TestElasticityGPUPerf(t *testing.T) {
 				float64(d.DataBytes())/1e9, float64(d.ValueBytes())/1e9, copyGBs, floorMs(own), ms/floorMs(own),
 				ms/floorMs(qdata+pairMap+d.ValueBytes()), floorMs(qdata+pairMap+d.ValueBytes()),
 				ms/floorMs(qdata+d.ValueBytes()), floorMs(qdata+d.ValueBytes()), float64(d.Bytes())/1e9)
-			if v.kernel == kernelStaged && v.rounds == -1 && stagedShared == 0 && v.shared == stagedBudget(d.rounds == 1) {
+			if chosen {
 				hostMs := medianMs(t, be, 1, 5, func() error { return d.NumericHost(A, E, nu) })
 				t.Logf("%v: with the materials' upload (NumericHost) %.3f ms", tc.typ, hostMs)
 			}

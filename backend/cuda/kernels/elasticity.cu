@@ -341,8 +341,22 @@ __device__ __forceinline__ void ela_rounds(double acc[9], double* win, I u0, I u
             for (int r = 0; r < 9; r++) o[r] = kb[r];
         }
         __syncthreads();
-        for (I u = max(m0, w0); u < min(m1, w1); u++) {
-            const double* k = win + 9 * slot(u, w0);
+        // Two contributions a step: both slots, then both blocks, are loaded before
+        // their adds (in order), so that a long sum (a vertex's diagonal block, two
+        // dozen) waits on its chain of shared loads half as often.
+        const I e = min(m1, w1);
+        I u = max(m0, w0);
+        for (; u + 1 < e; u += 2) {
+            const double* k0 = win + 9 * (int)slot(u, w0);
+            const double* k1 = win + 9 * (int)slot(u + 1, w0);
+            double b0[9], b1[9];
+#pragma unroll
+            for (int r = 0; r < 9; r++) b0[r] = k0[r], b1[r] = k1[r];
+#pragma unroll
+            for (int r = 0; r < 9; r++) acc[r] = __dadd_rn(__dadd_rn(acc[r], b0[r]), b1[r]);
+        }
+        if (u < e) {
+            const double* k = win + 9 * (int)slot(u, w0);
 #pragma unroll
             for (int r = 0; r < 9; r++) acc[r] = __dadd_rn(acc[r], k[r]);
         }

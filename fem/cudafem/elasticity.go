@@ -38,20 +38,38 @@ var (
 	stagedRounds = -1
 )
 
-// stagedBudget is the shared memory (bytes) elas_staged's groups are cut for, three
-// thread blocks a multiprocessor. With rounds 62 KiB: three thread blocks (62.5 KiB
-// each with the write order) then fit the 196 KiB carveout, which leaves 60 KiB of
-// L1, and a tet10 group still holds two vertices' elements. Without rounds 52 KiB:
-// a group of one-point elements is bounded by its threads (a block each) before its
-// records (a tet4 box's groups are the same at 52 and 62 KiB), and three 53 KiB
-// thread blocks fit the 164 KiB carveout, which leaves 92 KiB of L1 for the staged
-// records' loads (tet4 2–3% faster than at 62 KiB).
-func stagedBudget(rounds bool) int {
+// kernelStagedTet4 is elas_staged compiled for one-point four-node elements (P1
+// tetrahedra) summed without rounds: 64 registers without spills, four thread blocks
+// a multiprocessor.
+const kernelStagedTet4 = "elas_staged_tet4"
+
+// stagedEntry is the elas_staged instantiation for elements of the given nodes and
+// points, summed in rounds or not.
+func stagedEntry(nodes, points int, rounds bool) string {
+	if nodes == 4 && points == 1 && !rounds {
+		return kernelStagedTet4
+	}
+	return kernelStaged
+}
+
+// stagedBudget is the shared memory (bytes) the groups of elas_staged's
+// instantiation entry are cut for. With rounds 62 KiB: three thread blocks (62.5
+// KiB each with the write order) then fit the 196 KiB carveout, which leaves 60 KiB
+// of L1, and a tet10 group still holds two vertices' elements. Without rounds 52
+// KiB: a group of one-point elements is bounded by its threads (a block each)
+// before its records (a tet4 box's groups are the same at 52 and 62 KiB), and three
+// 53 KiB thread blocks fit the 164 KiB carveout, which leaves 92 KiB of L1 for the
+// staged records' loads (tet4 2–3% faster than at 62 KiB). elas_staged_tet4's four
+// thread blocks take 47 KiB: four 48.5 KiB blocks still fit the 196 KiB carveout
+// (60 KiB of L1); at 48 KiB they need the 228 KiB one, and tet4 is 6% slower.
+func stagedBudget(entry string, rounds bool) int {
 	switch {
 	case stagedShared > 0:
 		return stagedShared
 	case rounds:
 		return 62 << 10
+	case entry == kernelStagedTet4:
+		return 47 << 10
 	}
 	return 52 << 10
 }
@@ -103,13 +121,15 @@ type Elasticity struct {
 	// slice is a thread block's shared memory (doubles); rounds is 1 when the sums
 	// go in rounds (kernels/elasticity.cu).
 	slice, rounds int32
-	fixed         *cuda.Buffer[int32] // nil when nothing is fixed
-	elimPtr       *cuda.Buffer[int64]
-	elimSlot      *cuda.Buffer[int64]
-	saved         *cuda.Buffer[float64]
-	e, nu         *cuda.Buffer[float64] // NumericHost's materials
-	mu, rho       *cuda.Buffer[float64] // μ and λ/μ per element (elas_pairs, …, elas_numeric)
-	flag          *cuda.Flag
+	// stagedEntry is the elas_staged instantiation launched (stagedEntry).
+	stagedEntry string
+	fixed       *cuda.Buffer[int32] // nil when nothing is fixed
+	elimPtr     *cuda.Buffer[int64]
+	elimSlot    *cuda.Buffer[int64]
+	saved       *cuda.Buffer[float64]
+	e, nu       *cuda.Buffer[float64] // NumericHost's materials
+	mu, rho     *cuda.Buffer[float64] // μ and λ/μ per element (elas_pairs, …, elas_numeric)
+	flag        *cuda.Flag
 	// owned is every buffer above, for Bytes and Free.
 	owned []interface {
 		Bytes() int64
@@ -163,7 +183,11 @@ func NewElasticity(b *cuda.Backend, el *fem.Elasticity) (*Elasticity, *cuda.Matr
 			}
 		}
 	}
-	for _, name := range []string{d.kernel, "elas_lame", "elas_check"} {
+	names := []string{d.kernel, "elas_lame", "elas_check"}
+	if d.kernel == kernelStaged {
+		names[0] = d.stagedEntry
+	}
+	for _, name := range names {
 		if err == nil {
 			err = b.LookupKernel(name)
 		}
@@ -202,7 +226,8 @@ func (d *Elasticity) stage(l fem.ElasticityLayout, one bool) (sm stagedMap, err 
 	if stagedRounds >= 0 {
 		rounds = stagedRounds == 1
 	}
-	budget := min(stagedBudget(rounds), d.b.Info().SharedPerBlock) / 8
+	d.stagedEntry = stagedEntry(K.Nodes, K.Points, rounds)
+	budget := min(stagedBudget(d.stagedEntry, rounds), d.b.Info().SharedPerBlock) / 8
 	if rounds {
 		budget -= 9 * stagedThreads // a round's element blocks
 	}
@@ -543,7 +568,7 @@ func (d *Elasticity) numeric(A *cuda.Matrix, E, nu *cuda.Buffer[float64], bad cu
 		}
 		wo := d.wperm.Ptr()
 		slice, rounds := d.slice, d.rounds
-		b.LaunchShared(kernelStaged, uint32(d.groups), d.stagedBytes, func(a *cudadrv.Args) {
+		b.LaunchShared(d.stagedEntry, uint32(d.groups), d.stagedBytes, func(a *cudadrv.Args) {
 			a.I32(nn).I32(nq).I32(slice).I32(rounds).Ptr(gr).Ptr(qd).Ptr(ep).Ptr(np).Ptr(gw).Ptr(ge).Ptr(el).Ptr(wp).Ptr(mp).
 				Ptr(lp).Ptr(lpr).Ptr(ls).Ptr(wo).I32(nodes).Ptr(rp).Ptr(cp).Ptr(fx).Ptr(ep2).Ptr(es).Ptr(sv).Ptr(bad).I32(n).Ptr(vp)
 		})

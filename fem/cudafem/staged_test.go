@@ -255,7 +255,7 @@ func TestStagedCompact(t *testing.T) {
 		l := el.Layout()
 		K := l.Kinds[0]
 		rounds := K.Points > 1
-		budget := stagedBudget(rounds) / 8
+		budget := stagedBudget(stagedEntry(K.Nodes, K.Points, rounds), rounds) / 8
 		if rounds {
 			budget -= 9 * stagedThreads
 		}

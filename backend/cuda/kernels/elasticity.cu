@@ -514,11 +514,14 @@ __device__ __forceinline__ void ela_staged_diag(double kb[9], const double* rec,
 // Numeric does.
 //
 // Three thread blocks a multiprocessor (the registers allow two otherwise; four
-// measured slower): the groups are cut for about a third of its shared memory
-// (stagedBudget of fem/cudafem), and a block's phases (staging, sums, writes)
-// overlap the others'.
-extern "C" __global__ void __launch_bounds__(THREADS, 3)
-    elas_staged(int n, int nq, int slice, int rounds, const double* __restrict__ grad,
+// spill): the groups are cut for about a third of its shared memory (stagedBudget
+// of fem/cudafem), and a block's phases (staging, sums, writes) overlap the
+// others'. ela_staged_run is its body: Rounds (1 or 0; −1 for the argument
+// rounds_) and, when positive, N and NQ fix the shape at compile time, so that
+// an instantiation for one shape unrolls its loops over nodes and points and
+// holds fewer registers (elas_staged_tet4).
+template <int Rounds, int N = 0, int NQ = 0>
+__device__ __forceinline__ void ela_staged_run(int n_, int nq_, int slice, int rounds_, const double* __restrict__ grad,
                 const double* __restrict__ qdata, const double* __restrict__ E, const double* __restrict__ nu,
                 const i64* __restrict__ gw, const i64* __restrict__ ge, const int* __restrict__ elems,
                 const i64* __restrict__ work, const i64* __restrict__ mirror,
@@ -528,6 +531,8 @@ extern "C" __global__ void __launch_bounds__(THREADS, 3)
                 const i64* __restrict__ elimPtr, const i64* __restrict__ elimSlot, double* __restrict__ saved,
                 const int* __restrict__ bad, int elements, double* __restrict__ val)
 {
+    const int rounds = Rounds < 0 ? rounds_ : Rounds;
+    const int n = N > 0 ? N : n_, nq = NQ > 0 ? NQ : nq_;
     if (bad != nullptr && *bad < elements) return;
     extern __shared__ double sh[];
     const int R = ela_staged_stride(n);
@@ -657,4 +662,37 @@ extern "C" __global__ void __launch_bounds__(THREADS, 3)
         const i64 mj = sw[THREADS + jm];
         if (mj != sw[jm]) val[9 * mj + r] = st[9 * jm + r];
     }
+}
+
+// elas_staged: any one shape, rounds as the argument says.
+extern "C" __global__ void __launch_bounds__(THREADS, 3)
+    elas_staged(int n, int nq, int slice, int rounds, const double* __restrict__ grad,
+                const double* __restrict__ qdata, const double* __restrict__ E, const double* __restrict__ nu,
+                const i64* __restrict__ gw, const i64* __restrict__ ge, const int* __restrict__ elems,
+                const i64* __restrict__ work, const i64* __restrict__ mirror,
+                const i64* __restrict__ lptr, const int* __restrict__ lpairs,
+                const unsigned char* __restrict__ lslot, const int* __restrict__ wperm, int nodes,
+                const i64* __restrict__ rowPtr, const int* __restrict__ col, const int* __restrict__ fixed,
+                const i64* __restrict__ elimPtr, const i64* __restrict__ elimSlot, double* __restrict__ saved,
+                const int* __restrict__ bad, int elements, double* __restrict__ val)
+{
+    ela_staged_run<-1>(n, nq, slice, rounds, grad, qdata, E, nu, gw, ge, elems, work, mirror, lptr, lpairs, lslot, wperm, nodes, rowPtr, col, fixed, elimPtr, elimSlot, saved, bad, elements, val);
+}
+
+// elas_staged_tet4 is elas_staged for one-point elements of four nodes (P1
+// tetrahedra, no rounds): with the shape constant the kernel holds 64 registers
+// without spilling, so four thread blocks share a multiprocessor instead of three
+// (their groups cut for fem/cudafem's stagedBudget).
+extern "C" __global__ void __launch_bounds__(THREADS, 4)
+    elas_staged_tet4(int n, int nq, int slice, int rounds, const double* __restrict__ grad,
+                const double* __restrict__ qdata, const double* __restrict__ E, const double* __restrict__ nu,
+                const i64* __restrict__ gw, const i64* __restrict__ ge, const int* __restrict__ elems,
+                const i64* __restrict__ work, const i64* __restrict__ mirror,
+                const i64* __restrict__ lptr, const int* __restrict__ lpairs,
+                const unsigned char* __restrict__ lslot, const int* __restrict__ wperm, int nodes,
+                const i64* __restrict__ rowPtr, const int* __restrict__ col, const int* __restrict__ fixed,
+                const i64* __restrict__ elimPtr, const i64* __restrict__ elimSlot, double* __restrict__ saved,
+                const int* __restrict__ bad, int elements, double* __restrict__ val)
+{
+    ela_staged_run<0, 4, 1>(n, nq, slice, rounds, grad, qdata, E, nu, gw, ge, elems, work, mirror, lptr, lpairs, lslot, wperm, nodes, rowPtr, col, fixed, elimPtr, elimSlot, saved, bad, elements, val);
 }

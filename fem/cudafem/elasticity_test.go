@@ -156,7 +156,11 @@ func TestElasticityGPUMatchesCPU(t *testing.T) {
 			if d.kernel != kernelStaged || d.pairs != nil || d.slot != nil || d.mu != nil || (d.rounds == 1) != (typ != mesh.Tet4) {
 				t.Fatalf("%s: one element shape, kernel %s, rounds %d (or the other kernels' data)", what, d.kernel, d.rounds)
 			}
-			if want := map[bool]string{true: kernelStagedTet4, false: kernelStaged}[typ == mesh.Tet4]; d.stagedEntry != want {
+			want := kernelStaged
+			if typ == mesh.Tet4 {
+				want = kernelStagedTet4
+			}
+			if d.stagedEntry != want {
 				t.Fatalf("%s: elas_staged instantiation %s, want %s", what, d.stagedEntry, want)
 			}
 			defShared := stagedShared

@@ -459,6 +459,21 @@ __device__ __forceinline__ void ela_staged_diag(double kb[9], const double* rec,
     kb[5] = kb[7] = __dadd_rn(h[5], __dmul_rn(rho, h[5]));
 }
 
+// ELA_STAGED_PARAMS is the parameter list of elas_staged and ela_staged_run, the
+// shape and rounds named N_, NQ_ and R_; ELA_STAGED_ARGS passes it on.
+#define ELA_STAGED_PARAMS(N_, NQ_, R_) \
+    int N_, int NQ_, int slice, int R_, const double* __restrict__ grad, const double* __restrict__ qdata, \
+    const double* __restrict__ E, const double* __restrict__ nu, const i64* __restrict__ gw, \
+    const i64* __restrict__ ge, const int* __restrict__ elems, const i64* __restrict__ work, \
+    const i64* __restrict__ mirror, const i64* __restrict__ lptr, const int* __restrict__ lpairs, \
+    const unsigned char* __restrict__ lslot, const int* __restrict__ wperm, int nodes, \
+    const i64* __restrict__ rowPtr, const int* __restrict__ col, const int* __restrict__ fixed, \
+    const i64* __restrict__ elimPtr, const i64* __restrict__ elimSlot, double* __restrict__ saved, \
+    const int* __restrict__ bad, int elements, double* __restrict__ val
+#define ELA_STAGED_ARGS                                                                                        \
+    n, nq, slice, rounds, grad, qdata, E, nu, gw, ge, elems, work, mirror, lptr, lpairs, lslot, wperm, nodes, \
+        rowPtr, col, fixed, elimPtr, elimSlot, saved, bad, elements, val
+
 // elas_staged writes the same values as elas_pairs for a mesh whose elements are all
 // of one shape (n nodes, nq quadrature points), a thread block per group of blocks on
 // and above the diagonal, from element data it stages in shared memory (slice
@@ -521,15 +536,7 @@ __device__ __forceinline__ void ela_staged_diag(double kb[9], const double* rec,
 // an instantiation for one shape unrolls its loops over nodes and points and
 // holds fewer registers (elas_staged_tet4).
 template <int Rounds, int N = 0, int NQ = 0>
-__device__ __forceinline__ void ela_staged_run(int n_, int nq_, int slice, int rounds_, const double* __restrict__ grad,
-                const double* __restrict__ qdata, const double* __restrict__ E, const double* __restrict__ nu,
-                const i64* __restrict__ gw, const i64* __restrict__ ge, const int* __restrict__ elems,
-                const i64* __restrict__ work, const i64* __restrict__ mirror,
-                const i64* __restrict__ lptr, const int* __restrict__ lpairs,
-                const unsigned char* __restrict__ lslot, const int* __restrict__ wperm, int nodes,
-                const i64* __restrict__ rowPtr, const int* __restrict__ col, const int* __restrict__ fixed,
-                const i64* __restrict__ elimPtr, const i64* __restrict__ elimSlot, double* __restrict__ saved,
-                const int* __restrict__ bad, int elements, double* __restrict__ val)
+__device__ __forceinline__ void ela_staged_run(ELA_STAGED_PARAMS(n_, nq_, rounds_))
 {
     const int rounds = Rounds < 0 ? rounds_ : Rounds;
     const int n = N > 0 ? N : n_, nq = NQ > 0 ? NQ : nq_;
@@ -664,35 +671,19 @@ __device__ __forceinline__ void ela_staged_run(int n_, int nq_, int slice, int r
     }
 }
 
+// ELA_STAGED_ENTRY defines an instantiation of ela_staged_run: its kernel name,
+// its thread blocks a multiprocessor and the template's arguments.
+#define ELA_STAGED_ENTRY(name, perSM, Rounds, N, NQ)                                                    \
+    extern "C" __global__ void __launch_bounds__(THREADS, perSM) name(ELA_STAGED_PARAMS(n, nq, rounds)) \
+    {                                                                                                   \
+        ela_staged_run<Rounds, N, NQ>(ELA_STAGED_ARGS);                                                 \
+    }
+
 // elas_staged: any one shape, rounds as the argument says.
-extern "C" __global__ void __launch_bounds__(THREADS, 3)
-    elas_staged(int n, int nq, int slice, int rounds, const double* __restrict__ grad,
-                const double* __restrict__ qdata, const double* __restrict__ E, const double* __restrict__ nu,
-                const i64* __restrict__ gw, const i64* __restrict__ ge, const int* __restrict__ elems,
-                const i64* __restrict__ work, const i64* __restrict__ mirror,
-                const i64* __restrict__ lptr, const int* __restrict__ lpairs,
-                const unsigned char* __restrict__ lslot, const int* __restrict__ wperm, int nodes,
-                const i64* __restrict__ rowPtr, const int* __restrict__ col, const int* __restrict__ fixed,
-                const i64* __restrict__ elimPtr, const i64* __restrict__ elimSlot, double* __restrict__ saved,
-                const int* __restrict__ bad, int elements, double* __restrict__ val)
-{
-    ela_staged_run<-1>(n, nq, slice, rounds, grad, qdata, E, nu, gw, ge, elems, work, mirror, lptr, lpairs, lslot, wperm, nodes, rowPtr, col, fixed, elimPtr, elimSlot, saved, bad, elements, val);
-}
+ELA_STAGED_ENTRY(elas_staged, 3, -1, 0, 0)
 
 // elas_staged_tet4 is elas_staged for one-point elements of four nodes (P1
 // tetrahedra, no rounds): with the shape constant the kernel holds 64 registers
 // without spilling, so four thread blocks share a multiprocessor instead of three
 // (their groups cut for fem/cudafem's stagedBudget).
-extern "C" __global__ void __launch_bounds__(THREADS, 4)
-    elas_staged_tet4(int n, int nq, int slice, int rounds, const double* __restrict__ grad,
-                const double* __restrict__ qdata, const double* __restrict__ E, const double* __restrict__ nu,
-                const i64* __restrict__ gw, const i64* __restrict__ ge, const int* __restrict__ elems,
-                const i64* __restrict__ work, const i64* __restrict__ mirror,
-                const i64* __restrict__ lptr, const int* __restrict__ lpairs,
-                const unsigned char* __restrict__ lslot, const int* __restrict__ wperm, int nodes,
-                const i64* __restrict__ rowPtr, const int* __restrict__ col, const int* __restrict__ fixed,
-                const i64* __restrict__ elimPtr, const i64* __restrict__ elimSlot, double* __restrict__ saved,
-                const int* __restrict__ bad, int elements, double* __restrict__ val)
-{
-    ela_staged_run<0, 4, 1>(n, nq, slice, rounds, grad, qdata, E, nu, gw, ge, elems, work, mirror, lptr, lpairs, lslot, wperm, nodes, rowPtr, col, fixed, elimPtr, elimSlot, saved, bad, elements, val);
-}
+ELA_STAGED_ENTRY(elas_staged_tet4, 4, 0, 4, 1)

@@ -74,6 +74,17 @@ func stagedBudget(entry string, rounds bool) int {
 	return 52 << 10
 }
 
+// stagedGroupBudget is the doubles of a group's records and contributions for
+// instantiation entry: stagedBudget's, at most perBlock bytes, less a round's element
+// blocks with rounds.
+func stagedGroupBudget(entry string, rounds bool, perBlock int) int {
+	budget := min(stagedBudget(entry, rounds), perBlock) / 8
+	if rounds {
+		budget -= 9 * stagedThreads
+	}
+	return budget
+}
+
 // Elasticity runs the numeric phase of fem.Elasticity — isotropic elasticity on an
 // unstructured mesh — on the GPU: it writes the values of a device BSR matrix from
 // per-element Young's moduli and Poisson ratios, so that a step with new materials
@@ -121,15 +132,16 @@ type Elasticity struct {
 	// slice is a thread block's shared memory (doubles); rounds is 1 when the sums
 	// go in rounds (kernels/elasticity.cu).
 	slice, rounds int32
-	// stagedEntry is the elas_staged instantiation launched (stagedEntry).
-	stagedEntry string
-	fixed       *cuda.Buffer[int32] // nil when nothing is fixed
-	elimPtr     *cuda.Buffer[int64]
-	elimSlot    *cuda.Buffer[int64]
-	saved       *cuda.Buffer[float64]
-	e, nu       *cuda.Buffer[float64] // NumericHost's materials
-	mu, rho     *cuda.Buffer[float64] // μ and λ/μ per element (elas_pairs, …, elas_numeric)
-	flag        *cuda.Flag
+	// entry is the kernel launched: kernel itself, or elas_staged's instantiation
+	// for the mesh's shape (stagedEntry).
+	entry    string
+	fixed    *cuda.Buffer[int32] // nil when nothing is fixed
+	elimPtr  *cuda.Buffer[int64]
+	elimSlot *cuda.Buffer[int64]
+	saved    *cuda.Buffer[float64]
+	e, nu    *cuda.Buffer[float64] // NumericHost's materials
+	mu, rho  *cuda.Buffer[float64] // μ and λ/μ per element (elas_pairs, …, elas_numeric)
+	flag     *cuda.Flag
 	// owned is every buffer above, for Bytes and Free.
 	owned []interface {
 		Bytes() int64
@@ -183,11 +195,7 @@ func NewElasticity(b *cuda.Backend, el *fem.Elasticity) (*Elasticity, *cuda.Matr
 			}
 		}
 	}
-	names := []string{d.kernel, "elas_lame", "elas_check"}
-	if d.kernel == kernelStaged {
-		names[0] = d.stagedEntry
-	}
-	for _, name := range names {
+	for _, name := range []string{d.entry, "elas_lame", "elas_check"} {
 		if err == nil {
 			err = b.LookupKernel(name)
 		}
@@ -226,11 +234,8 @@ func (d *Elasticity) stage(l fem.ElasticityLayout, one bool) (sm stagedMap, err 
 	if stagedRounds >= 0 {
 		rounds = stagedRounds == 1
 	}
-	d.stagedEntry = stagedEntry(K.Nodes, K.Points, rounds)
-	budget := min(stagedBudget(d.stagedEntry, rounds), d.b.Info().SharedPerBlock) / 8
-	if rounds {
-		budget -= 9 * stagedThreads // a round's element blocks
-	}
+	d.entry = stagedEntry(K.Nodes, K.Points, rounds)
+	budget := stagedGroupBudget(d.entry, rounds, d.b.Info().SharedPerBlock)
 	if sm, err = stagedGroups(l, rec, budget, stagedThreads, rounds); err != nil {
 		return sm, err
 	}
@@ -292,6 +297,9 @@ func (d *Elasticity) prepare(l fem.ElasticityLayout) error {
 		return fmt.Errorf("%s takes fewer than %d elements, not %d", kernel, elaPairElems, l.Elements)
 	}
 	d.kernel = kernel
+	if kernel != kernelStaged {
+		d.entry = kernel // (stage chose elas_staged's)
+	}
 	var err error
 	var grad []float64
 	if kernel == kernelStaged {
@@ -568,7 +576,7 @@ func (d *Elasticity) numeric(A *cuda.Matrix, E, nu *cuda.Buffer[float64], bad cu
 		}
 		wo := d.wperm.Ptr()
 		slice, rounds := d.slice, d.rounds
-		b.LaunchShared(d.stagedEntry, uint32(d.groups), d.stagedBytes, func(a *cudadrv.Args) {
+		b.LaunchShared(d.entry, uint32(d.groups), d.stagedBytes, func(a *cudadrv.Args) {
 			a.I32(nn).I32(nq).I32(slice).I32(rounds).Ptr(gr).Ptr(qd).Ptr(ep).Ptr(np).Ptr(gw).Ptr(ge).Ptr(el).Ptr(wp).Ptr(mp).
 				Ptr(lp).Ptr(lpr).Ptr(ls).Ptr(wo).I32(nodes).Ptr(rp).Ptr(cp).Ptr(fx).Ptr(ep2).Ptr(es).Ptr(sv).Ptr(bad).I32(n).Ptr(vp)
 		})
@@ -580,7 +588,7 @@ func (d *Elasticity) numeric(A *cuda.Matrix, E, nu *cuda.Buffer[float64], bad cu
 	qp := d.qptr.Ptr()
 	if d.kernel != kernelNumeric {
 		pp, pr, uq := d.pairPtr.Ptr(), d.pairs.Ptr(), d.uniformQ
-		b.Launch(d.kernel, cuda.BlocksFor(nnzb), func(a *cudadrv.Args) {
+		b.Launch(d.entry, cuda.BlocksFor(nnzb), func(a *cudadrv.Args) {
 			a.I64(nnzb).I32(nodes).Ptr(rp).Ptr(cp).Ptr(pp).Ptr(pr).Ptr(ek).Ptr(ks).Ptr(gr).I32(uq).Ptr(qp).Ptr(qd).
 				Ptr(mp).Ptr(lp).Ptr(fx).Ptr(ep2).Ptr(es).Ptr(sv).Ptr(bad).I32(n).Ptr(vp)
 		})

@@ -160,8 +160,8 @@ func TestElasticityGPUMatchesCPU(t *testing.T) {
 			if typ == mesh.Tet4 {
 				want = kernelStagedTet4
 			}
-			if d.stagedEntry != want {
-				t.Fatalf("%s: elas_staged instantiation %s, want %s", what, d.stagedEntry, want)
+			if d.entry != want {
+				t.Fatalf("%s: elas_staged instantiation %s, want %s", what, d.entry, want)
 			}
 			defShared := stagedShared
 			for run, k := range []string{kernelStaged, kernelStaged, kernelStaged, kernelStaged, kernelStaged, kernelPairs, kernelRounds, kernelNumeric} {
@@ -187,7 +187,7 @@ func TestElasticityGPUMatchesCPU(t *testing.T) {
 				if err := dr.NumericHost(Ar, E, nu); err != nil {
 					t.Fatalf("%s: %v", what, err)
 				}
-				asmSameBits(t, fmt.Sprintf("%s, run %d (%s %s, %d groups, rounds %d)", what, run+1, k, dr.stagedEntry, dr.groups, dr.rounds), ref.RowPtr, asmDownload(t, Ar.Values()), ref.Val)
+				asmSameBits(t, fmt.Sprintf("%s, run %d (%s %s, %d groups, rounds %d)", what, run+1, k, dr.entry, dr.groups, dr.rounds), ref.RowPtr, asmDownload(t, Ar.Values()), ref.Val)
 				if dr != d {
 					Ar.Free()
 					dr.Free()
@@ -311,7 +311,7 @@ func TestElasticityGPUPerf(t *testing.T) {
 			}
 			chosen := v.kernel == kernelStaged && v.shared == 0 && v.rounds == -1 // elas_staged's own choices
 			if v.kernel == kernelStaged && v.shared == 0 {
-				v.shared = stagedBudget(d.stagedEntry, d.rounds == 1)
+				v.shared = stagedBudget(d.entry, d.rounds == 1)
 			}
 			if err := d.NumericHost(A, E, nu); err != nil {
 				t.Fatal(err)
@@ -319,14 +319,10 @@ func TestElasticityGPUPerf(t *testing.T) {
 			asmSameBits(t, fmt.Sprintf("%v %s", tc.typ, v.kernel), ref.RowPtr, asmDownload(t, A.Values()), ref.Val)
 			ms := medianMs(t, be, 2, reps, func() error { return d.Numeric(A, dE, dnu) })
 			own := d.DataBytes() + d.ValueBytes()
-			name := v.kernel
-			if v.kernel == kernelStaged {
-				name = d.stagedEntry
-			}
 			t.Logf("%v (%d elements, %d unknowns, %d blocks): %s (cut for %d KiB, rounds %d: %d groups, %d KiB a thread block): %.3f ms median of %d; "+
 				"its data %.3f GB + values and materials %.3f GB at %.0f GB/s copy: floor %.3f ms, %.2f× it; "+
 				"%.2f× the floor of the whole inverse slot map (%.3f ms), %.2f× that of the records alone (%.3f ms); device data %.2f GB",
-				tc.typ, el.Elements(), 3*el.Nodes(), A.ColIdx().Len(), name, v.shared>>10, d.rounds, d.groups, d.stagedBytes>>10, ms, reps,
+				tc.typ, el.Elements(), 3*el.Nodes(), A.ColIdx().Len(), d.entry, v.shared>>10, d.rounds, d.groups, d.stagedBytes>>10, ms, reps,
 				float64(d.DataBytes())/1e9, float64(d.ValueBytes())/1e9, copyGBs, floorMs(own), ms/floorMs(own),
 				ms/floorMs(qdata+pairMap+d.ValueBytes()), floorMs(qdata+pairMap+d.ValueBytes()),
 				ms/floorMs(qdata+d.ValueBytes()), floorMs(qdata+d.ValueBytes()), float64(d.Bytes())/1e9)

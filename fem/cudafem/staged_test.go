@@ -255,10 +255,7 @@ func TestStagedCompact(t *testing.T) {
 		l := el.Layout()
 		K := l.Kinds[0]
 		rounds := K.Points > 1
-		budget := stagedBudget(stagedEntry(K.Nodes, K.Points, rounds), rounds) / 8
-		if rounds {
-			budget -= 9 * stagedThreads
-		}
+		budget := stagedGroupBudget(stagedEntry(K.Nodes, K.Points, rounds), rounds, 1<<30)
 		s, err := stagedGroups(l, stagedStride(K.Nodes)*K.Points, budget, stagedThreads, rounds)
 		if err != nil {
 			t.Fatal(err)

@@ -162,6 +162,13 @@ func stagedGroups(l fem.ElasticityLayout, rec, budget, size int, rounds bool) (s
 		for c := lo; c < hi; c++ {
 			pt := &parts[c]
 			pt.gw, pt.ge = []int64{0}, []int64{0}
+			// About half a piece's incidences are the elements its groups stage (each
+			// element meets a group's rows about twice): room for them once.
+			inc := int64(0)
+			for _, a := range pieces[c].order {
+				inc += l.IncPtr[a+1] - l.IncPtr[a]
+			}
+			pt.elems = make([]int32, 0, inc/2)
 			v, u0 := blocks[c], pairs[c] // the next block and contribution
 			count, nw, np := 0, 0, 0
 			h.reset()
@@ -252,20 +259,28 @@ func stagedGroups(l fem.ElasticityLayout, rec, budget, size int, rounds bool) (s
 			}
 		}
 	})
-	s.gw, s.ge = []int64{0}, []int64{0}
+	// Each piece's first group and element in the whole map, then the pieces'
+	// groups and elements copied there in parallel.
+	g0, e0 := make([]int64, n+1), make([]int64, n+1)
 	for c := range parts {
 		pt := &parts[c]
 		if pt.err != nil {
 			return stagedMap{}, pt.err
 		}
-		e0 := int64(len(s.elems))
-		for g := 1; g < len(pt.gw); g++ {
-			s.gw = append(s.gw, blocks[c]+pt.gw[g])
-			s.ge = append(s.ge, e0+pt.ge[g])
-		}
-		s.elems = append(s.elems, pt.elems...)
+		g0[c+1], e0[c+1] = g0[c]+int64(len(pt.gw)-1), e0[c]+int64(len(pt.elems))
 		s.maxSlice = max(s.maxSlice, pt.maxSlice)
 	}
+	s.gw, s.ge, s.elems = make([]int64, g0[n]+1), make([]int64, g0[n]+1), make([]int32, e0[n])
+	par.For(n, 0, 1, func(lo, hi int) {
+		for c := lo; c < hi; c++ {
+			pt := &parts[c]
+			for g := 1; g < len(pt.gw); g++ {
+				s.gw[g0[c]+int64(g)] = blocks[c] + pt.gw[g]
+				s.ge[g0[c]+int64(g)] = e0[c] + pt.ge[g]
+			}
+			copy(s.elems[e0[c]:], pt.elems)
+		}
+	})
 	s.sortElems()
 	return s, nil
 }

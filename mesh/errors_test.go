@@ -237,6 +237,7 @@ func TestTextErrors(t *testing.T) {
 		{"unquoted name", head + "$PhysicalNames\n1\n3 1 solid\n$EndPhysicalNames\n", ErrSyntax, 6},
 		{"unclosed name", head + "$PhysicalNames\n1\n3 1 \"solid\n$EndPhysicalNames\n", ErrSyntax, 6},
 		{"name twice", head + "$PhysicalNames\n2\n3 1 \"a\"\n3 1 \"b\"\n$EndPhysicalNames\n", ErrDuplicate, 7},
+		{"one name, two groups", head + "$PhysicalNames\n2\n2 1 \"a\"\n2 2 \"a\"\n$EndPhysicalNames\n", ErrDuplicate, 7},
 		{"section never ends", head + "$Comments\nhello\n", ErrTruncated, 4},
 		{"no Elements", head + nodes, ErrTruncated, 0},
 	} {

@@ -434,6 +434,11 @@ func (p *parser) readPhysicalNames() error {
 		return err
 	}
 	var buf []byte
+	type namedKey struct {
+		dim  int32
+		name string
+	}
+	named := map[namedKey]int32{} // a surface or volume group's tag by its name
 	for range n {
 		dim, err := p.textInt("a physical group's dimension", 0, 3)
 		if err != nil {
@@ -455,6 +460,15 @@ func (p *parser) readPhysicalNames() error {
 		k := groupKey{int32(dim), int32(tag)}
 		if _, dup := p.names[k]; dup {
 			return p.errAt(at, ErrDuplicate, "physical group %d of dimension %d named twice", tag, dim)
+		}
+		// Surface and volume groups are chosen by name (GroupByName), so one name
+		// must not stand for two of them.
+		if dim >= 2 {
+			nk := namedKey{int32(dim), string(buf)}
+			if o, dup := named[nk]; dup {
+				return p.errAt(at, ErrDuplicate, "group name %q given to physical groups %d and %d of dimension %d: a name must tell its group apart", nk.name, o, tag, dim)
+			}
+			named[nk] = int32(tag)
 		}
 		p.names[k] = string(buf)
 	}

@@ -26,7 +26,7 @@ const genProgressNe = 40
 func runGen(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("gen", "--ne N | --mesh part.msh --fix GROUP --traction GROUP:tx,ty,tz … -o A.petsc|A.mtx [--rhs b.petsc|b.mtx] [--coords x.mtx] [--nullspace B.mtx] [flags]", stderr)
 	var mf meshFlags
-	mf.register(fs)
+	mf.register(fs, false)
 	ne := fs.Int("ne", 0, "elements per side of the unit cube (required); (ne+1)³ nodes, 3 unknowns each")
 	p := fem.Ex56(0)
 	fs.Float64Var(&p.Alpha, "alpha", p.Alpha, "modulus factor inside the soft sphere (ex56 -alpha)")
@@ -66,9 +66,6 @@ func runGen(args []string, stdout, stderr io.Writer) error {
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	if err := mf.check(set); err != nil {
 		return err
-	}
-	if set["vtu"] || set["png"] {
-		return errors.New("--vtu and --png draw a solution: they are solve's")
 	}
 	if mf.path != "" {
 		if *out == "" {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"math"
 
 	"os"
 	"path/filepath"
@@ -112,6 +113,39 @@ func TestSolveMeshSteps(t *testing.T) {
 	}
 }
 
+// TestSolveMeshSolutionOrder: --solution writes the mesh file's node order whatever
+// order the nodes are solved in, so the reverse Cuthill–McKee solve's file matches
+// the file-order solve's node by node (to the solver's tolerance).
+func TestSolveMeshSolutionOrder(t *testing.T) {
+	dir := t.TempDir()
+	path := meshData + "cube_tet4.msh"
+	var x [2][]float64
+	for i, order := range []string{"file", "rcm"} {
+		sol := filepath.Join(dir, order+".mtx")
+		code, _, stderr := runTimed(t, time.Minute, "solve", "-q", "--mesh", path, "--fix", "fixed", "--traction", "load:0,0.5,-1",
+			"--order", order, "--rtol", "1e-12", "--solution", sol)
+		if code != 0 {
+			t.Fatalf("--order %s: exit %d: %s", order, code, stderr)
+		}
+		d, err := matio.ReadDense(sol)
+		if err != nil {
+			t.Fatal(err)
+		}
+		x[i] = d.Data
+	}
+	if len(x[0]) != len(x[1]) {
+		t.Fatalf("%d and %d entries", len(x[0]), len(x[1]))
+	}
+	var diff, norm float64
+	for i := range x[0] {
+		diff = max(diff, math.Abs(x[0][i]-x[1][i]))
+		norm = max(norm, math.Abs(x[0][i]))
+	}
+	if !(diff <= 1e-9*norm) || norm == 0 {
+		t.Errorf("file order against rcm's written in file order: max difference %.3g of max |x| %.3g", diff, norm)
+	}
+}
+
 // TestSolveMeshErrors: each bad flag or file is exit 2 with a message that says what
 // and where.
 func TestSolveMeshErrors(t *testing.T) {
@@ -122,11 +156,19 @@ func TestSolveMeshErrors(t *testing.T) {
 	}{
 		{[]string{"--mesh", m, "--traction", "load:0,0,1"}, "needs at least one --fix"},
 		{[]string{"--mesh", m, "--fix", "nope", "--traction", "load:0,0,1"}, `"fixed", "load"`},
-		{[]string{"--mesh", m, "--fix", "fixed:xw", "--traction", "load:0,0,1"}, "want letters x, y, z"},
+		{[]string{"--mesh", m, "--fix", "fixed:xw", "--traction", "load:0,0,1"}, "want some of the letters x, y, z"},
+		{[]string{"--mesh", m, "--fix", "fixed:xx", "--traction", "load:0,0,1"}, "each once"},
+		{[]string{"--mesh", m, "--fix", "fixed:", "--traction", "load:0,0,1"}, "no components after the colon"},
+		{[]string{"--mesh", m, "--fix", "fixed", "--traction", "load:0,0,1", "--material", ":2,0.3"}, "no group before the colon"},
+		{[]string{"--mesh", m, "--fix", "fixed", "--traction", "load:0,0,1", "--material", "2,0.3", "--material", "1,0.2"}, "a second default material"},
+		{[]string{"--mesh", m, "--fix", "fixed", "--traction", "load:0,0,1", "--material", "steel:1e400,0.3"}, `"steel:1e400,0.3": "1e400" is out of the range`},
+		{[]string{"--mesh", m, "--fix", "fixed", "--traction", "load:nan,0,1"}, `--traction "load:nan,0,1": "nan" is not finite`},
+		{[]string{"--mesh", m, "--fix", "fixed", "--traction", "load:0,0,1", "--vtu", "/nonexistent-folder/x.vtu"}, "--vtu /nonexistent-folder/x.vtu: folder /nonexistent-folder does not exist"},
 		{[]string{"--mesh", m, "--fix", "fixed", "--traction", "load:0,1"}, "want 3 numbers"},
 		{[]string{"--mesh", m, "--fix", "fixed", "--traction", "load:0,0,1", "--material", "steel:-1,0.3"}, "Young's modulus"},
 		{[]string{"--mesh", m, "--fix", "fixed", "--traction", "load:0,0,1", "--material", "wood:1,0.3"}, `"rubber", "steel"`},
-		{[]string{"--mesh", m, "--fix", "fixed"}, "right-hand side is zero"},
+		{[]string{"--mesh", m, "--fix", "fixed"}, "right-hand side is zero: give a load"},
+		{[]string{"--mesh", m, "--fix", "load", "--traction", "load:0,0,1"}, "act only on clamped components"},
 		{[]string{"--mesh", m, "--ne", "5", "--fix", "fixed"}, "exclude each other"},
 		{[]string{"--vtu", "x.vtu"}, "--vtu needs --mesh"},
 		{[]string{"--mesh", meshData + "bad/dup_node.msh", "--fix", "fixed"}, "dup_node.msh:10: node tag 3 defined twice"},
@@ -210,10 +252,20 @@ func TestGenMesh(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r1.Iterations != r2.Iterations || relDiff(s1.Data, s2.Data) > 1e-12 {
-		t.Errorf("solve --mesh %d iterations, solve of gen's files %d; solutions differ by %.3g", r1.Iterations, r2.Iterations, relDiff(s1.Data, s2.Data))
+	// gen's files are in the solved (reverse Cuthill–McKee) node order, solve
+	// --mesh's --solution in the file's: mapped by the same permutation here.
+	mm, _, err := mesh.ReadFile(m)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if code, _, stderr := runTimed(t, time.Minute, append([]string{"gen", "-o", A, "--png", "x.png"}, flags...)...); code != 2 || !strings.Contains(stderr, "solve's") {
+	x2 := make([]float64, len(s2.Data))
+	for i, p := range mesh.RCM(mm) {
+		copy(x2[3*p:3*p+3], s2.Data[3*i:3*i+3])
+	}
+	if r1.Iterations != r2.Iterations || relDiff(s1.Data, x2) > 1e-12 {
+		t.Errorf("solve --mesh %d iterations, solve of gen's files %d; solutions differ by %.3g", r1.Iterations, r2.Iterations, relDiff(s1.Data, x2))
+	}
+	if code, _, stderr := runTimed(t, time.Minute, append([]string{"gen", "-o", A, "--png", "x.png"}, flags...)...); code != 2 || !strings.Contains(stderr, "not defined: -png") {
 		t.Errorf("gen --png: exit %d, %q", code, stderr)
 	}
 }

@@ -110,9 +110,9 @@ func (p *problem) blockSize() int {
 
 func runSolve(args []string, stdout, stderr io.Writer) error {
 	cfg := solveConfig{kry: krylov.DefaultOptions(), amg: amg.DefaultOptions()}
-	fs := newFlags("solve", "[--ne N --alpha A | --matrix FILE [--block-size b] [--coords FILE | --nullspace FILE] [--rhs FILE]] [flags]", stderr)
+	fs := newFlags("solve", "[--ne N --alpha A | --matrix FILE [--block-size b] [--coords FILE | --nullspace FILE] [--rhs FILE] | --mesh FILE.msh --fix GROUP[:xyz] … [--traction GROUP:tx,ty,tz …] [--material [GROUP:]E,nu …]] [flags]", stderr)
 	cfg.mpi.register(fs, stderr)
-	cfg.meshFlags.register(fs)
+	cfg.meshFlags.register(fs, true)
 	fs.IntVar(&cfg.ne, "ne", defaultSolveNe, "ex56 problem: elements per side of the unit cube")
 	fs.Float64Var(&cfg.alpha, "alpha", fem.Ex56(1).Alpha, "ex56 problem: modulus factor inside the soft sphere")
 	fs.StringVar(&cfg.matrix, "matrix", "", "solve this matrix instead (Matrix Market .mtx or PETSc binary)")
@@ -149,7 +149,7 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 	fs.BoolVar(&cfg.hostSetup, "host-setup", false, "with --gpu: set the hierarchy up on the host and upload its patterns and plans (the device's first numeric set-up, re-setups and solves as without it), instead of the whole set-up on the device; for comparisons")
 	fs.StringVar(&cfg.gpuGal, "gpu-galerkin", "model", "with --gpu: the device PᵀAP variant per level: model (the GPU traffic model's pick), tune (the fastest, timed on the first set-up) or a variant name (levels that do not offer it use the model's pick)")
 	fs.BoolVar(&cfg.quiet, "q", false, "no progress on stderr")
-	fs.StringVar(&cfg.solution, "solution", "", "write the solution x of the last solve to this file (Matrix Market array, 17 digits)")
+	fs.StringVar(&cfg.solution, "solution", "", "write the solution x of the last solve to this file (Matrix Market array, 17 digits; with --mesh three rows a node, x y z, in the mesh file's node order)")
 	fs.BoolVar(&cfg.half, "galerkin-half", true, "with a symmetric A (checked), compute the Ac blocks on and above the diagonal and mirror them, on the CPU and the GPU (false: all of them)")
 	pos, err := parseArgs(fs, args)
 	if err != nil {
@@ -207,10 +207,13 @@ func (c *solveConfig) finish(fs *flag.FlagSet) error {
 	if err := c.checkLimits(); err != nil {
 		return err
 	}
-	if c.plot != "" {
-		// Fail before the solve, not after it, on a folder that does not exist.
-		if st, err := os.Stat(filepath.Dir(c.plot)); err != nil || !st.IsDir() {
-			return fmt.Errorf("--plot %s: folder %s does not exist", c.plot, filepath.Dir(c.plot))
+	// Fail before the solve, not after it, on an output's folder that does not exist.
+	for _, o := range []struct{ flag, path string }{{"plot", c.plot}, {"solution", c.solution}, {"vtu", c.meshFlags.vtu}, {"png", c.meshFlags.png}} {
+		if o.path == "" {
+			continue
+		}
+		if st, err := os.Stat(filepath.Dir(o.path)); err != nil || !st.IsDir() {
+			return fmt.Errorf("--%s %s: folder %s does not exist", o.flag, o.path, filepath.Dir(o.path))
 		}
 	}
 	parts := strings.Split(c.chebEig, ",")
@@ -735,7 +738,11 @@ func solveRun(c *solveConfig, build func(p *problem) (*built, error), open func(
 	eng.report(rep)
 	rep.PeakRSSBytes = peakRSS()
 	if c.solution != "" {
-		if err := writeSolution(c.solution, x); err != nil {
+		xs := x
+		if p.mesh != nil {
+			xs = p.mesh.fileOrder(x)
+		}
+		if err := writeSolution(c.solution, xs); err != nil {
 			return err
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -34,13 +35,18 @@ type listFlag []string
 func (l *listFlag) String() string     { return strings.Join(*l, " ") }
 func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
 
-func (mf *meshFlags) register(fs *flag.FlagSet) {
+// register defines the mesh flags on fs; drawing (--vtu, --png) only where a solution
+// is drawn (solve, not gen).
+func (mf *meshFlags) register(fs *flag.FlagSet, drawing bool) {
 	fs.StringVar(&mf.path, "mesh", "", "solve linear elasticity on this Gmsh MSH 4.1 mesh (tet4, tet10, hex8) instead of ex56")
 	fs.Var(&mf.fix, "fix", "with --mesh: clamp surface group GROUP (all components), or GROUP:xz for some; repeatable")
 	fs.Var(&mf.traction, "traction", "with --mesh: traction GROUP:tx,ty,tz (force per area) on a surface group; repeatable")
 	fs.Var(&mf.material, "material", "with --mesh: GROUP:E,nu for a volume group, or E,nu for every group not named (default 1,0.3); repeatable")
 	fs.StringVar(&mf.body, "body-force", "", "with --mesh: body force fx,fy,fz per volume on every element")
 	fs.StringVar(&mf.order, "order", "rcm", "with --mesh: node order: rcm (reverse Cuthill–McKee, banded) or file")
+	if !drawing {
+		return
+	}
 	fs.StringVar(&mf.vtu, "vtu", "", "with --mesh: write the displacement and the von Mises stress per element to this VTK file (.vtu, for ParaView)")
 	fs.StringVar(&mf.png, "png", "", "with --mesh: draw the deformed mesh into this PNG file")
 }
@@ -79,19 +85,41 @@ type meshProblem struct {
 	loads  fem.Loads
 	lastE  []float64 // the materials of the last assembly, for the stress
 	groups int       // volume groups
+	// perm is the node order solved in: its node i is the mesh file's node perm[i]
+	// (nil: the file's order).
+	perm []int32
 }
 
-// parseNumbers parses "a,b,c" into exactly n floats.
-func parseNumbers(s string, n int, what string) ([]float64, error) {
+// fileOrder returns the solution x (the solved node order) in the mesh file's node
+// order, for --solution: the order a user's nodes have in the file they gave.
+func (mp *meshProblem) fileOrder(x []float64) []float64 {
+	if mp.perm == nil {
+		return x
+	}
+	out := make([]float64, len(x))
+	for i, p := range mp.perm {
+		copy(out[3*int(p):3*int(p)+3], x[3*i:3*i+3])
+	}
+	return out
+}
+
+// parseNumbers parses "a,b,c" into exactly n finite floats; its errors name the
+// part at fault and leave the flag to the caller.
+func parseNumbers(s string, n int) ([]float64, error) {
 	parts := strings.Split(s, ",")
 	if len(parts) != n {
-		return nil, fmt.Errorf("%s %q: want %d numbers separated by commas", what, s, n)
+		return nil, fmt.Errorf("want %d numbers separated by commas, not %d", n, len(parts))
 	}
 	v := make([]float64, n)
 	for i, p := range parts {
 		f, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
-		if err != nil {
-			return nil, fmt.Errorf("%s %q: %q is not a number", what, s, p)
+		switch {
+		case errors.Is(err, strconv.ErrRange):
+			return nil, fmt.Errorf("%q is out of the range of a double", p)
+		case err != nil:
+			return nil, fmt.Errorf("%q is not a number", p)
+		case math.IsNaN(f) || math.IsInf(f, 0):
+			return nil, fmt.Errorf("%q is not finite", p)
 		}
 		v[i] = f
 	}
@@ -102,19 +130,22 @@ func parseNumbers(s string, n int, what string) ([]float64, error) {
 func components(s string) (uint8, error) {
 	var m uint8
 	for _, r := range s {
+		bit := uint8(0)
 		switch r {
 		case 'x':
-			m |= 1
+			bit = 1
 		case 'y':
-			m |= 2
+			bit = 2
 		case 'z':
-			m |= 4
-		default:
-			return 0, fmt.Errorf("component %q: want letters x, y, z", s)
+			bit = 4
 		}
+		if bit == 0 || m&bit != 0 {
+			return 0, fmt.Errorf("components %q: want some of the letters x, y, z, each once", s)
+		}
+		m |= bit
 	}
 	if m == 0 {
-		return 0, fmt.Errorf("component %q: want letters x, y, z", s)
+		return 0, fmt.Errorf("no components after the colon: want some of the letters x, y, z, or GROUP alone for all three")
 	}
 	return m, nil
 }
@@ -138,14 +169,16 @@ func loadMeshProblem(c *solveConfig, pr progress, device bool, stderr io.Writer)
 	if err := m.Check(); err != nil {
 		return nil, fmt.Errorf("%s: %w", mf.path, err)
 	}
+	var perm []int32
 	if mf.order == "rcm" {
-		m = m.Renumber(mesh.RCM(m))
+		perm = mesh.RCM(m)
+		m = m.Renumber(perm)
 	}
 	fixed := make([]uint8, m.Nodes())
 	for _, f := range mf.fix {
-		g, comp, _ := strings.Cut(f, ":")
+		g, comp, colon := strings.Cut(f, ":")
 		mask := uint8(7)
-		if comp != "" {
+		if colon {
 			if mask, err = components(comp); err != nil {
 				return nil, fmt.Errorf("--fix %s: %w", f, err)
 			}
@@ -159,11 +192,19 @@ func loadMeshProblem(c *solveConfig, pr progress, device bool, stderr io.Writer)
 	for _, s := range mf.material {
 		g, vals, ok := strings.Cut(s, ":")
 		if !ok {
-			g, vals, def = "", s, true
+			g, vals = "", s
+		} else if g == "" {
+			return nil, fmt.Errorf("--material %q: no group before the colon: want GROUP:E,nu, or E,nu for every group not named", s)
 		}
-		v, err := parseNumbers(vals, 2, "--material")
+		if g == "" {
+			if def {
+				return nil, fmt.Errorf("--material %q: a second default material (E,nu without a group)", s)
+			}
+			def = true
+		}
+		v, err := parseNumbers(vals, 2)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("--material %q: %w", s, err)
 		}
 		mats = append(mats, fem.Material{Group: g, E: v[0], Nu: v[1]})
 	}
@@ -182,7 +223,7 @@ func loadMeshProblem(c *solveConfig, pr progress, device bool, stderr io.Writer)
 	if err != nil {
 		return nil, fmt.Errorf("--material: %w (the mesh's volume groups: %s)", err, groupNames(m, 3))
 	}
-	mp := &meshProblem{m: m, el: el, E: E, nu: nu, lastE: E}
+	mp := &meshProblem{m: m, el: el, E: E, nu: nu, lastE: E, perm: perm}
 	for _, g := range m.Groups {
 		if g.Dim == 3 {
 			if mp.groups == 0 || g.Tag < mp.first {
@@ -196,16 +237,16 @@ func loadMeshProblem(c *solveConfig, pr progress, device bool, stderr io.Writer)
 		if !ok {
 			return nil, fmt.Errorf("--traction %q: want GROUP:tx,ty,tz", s)
 		}
-		v, err := parseNumbers(vals, 3, "--traction")
+		v, err := parseNumbers(vals, 3)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("--traction %q: %w", s, err)
 		}
 		mp.loads.Traction = append(mp.loads.Traction, fem.Traction{Group: g, Force: fem.Uniform([3]float64(v))})
 	}
 	if mf.body != "" {
-		v, err := parseNumbers(mf.body, 3, "--body-force")
+		v, err := parseNumbers(mf.body, 3)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("--body-force %q: %w", mf.body, err)
 		}
 		mp.loads.Body = append(mp.loads.Body, fem.BodyForce{Force: fem.Uniform([3]float64(v))})
 	}
@@ -226,6 +267,9 @@ func loadMeshProblem(c *solveConfig, pr progress, device bool, stderr io.Writer)
 		return nil, fmt.Errorf("%s: %w (the mesh's surface groups: %s)", mf.path, err, groupNames(m, 2))
 	}
 	if norm(p.b) == 0 {
+		if len(mp.loads.Traction) > 0 || len(mp.loads.Body) > 0 {
+			return nil, errors.New("the right-hand side is zero: the loads given are zero or act only on clamped components (--fix)")
+		}
 		return nil, errors.New("the right-hand side is zero: give a load (--traction GROUP:tx,ty,tz or --body-force fx,fy,fz)")
 	}
 	B, err := el.NearNullSpace()
@@ -288,12 +332,12 @@ func writeMeshOutputs(c *solveConfig, mp *meshProblem, x []float64) error {
 		}
 		if err := vtu.WriteFile(c.meshFlags.vtu, mp.m, []vtu.Field{{Name: "displacement", Components: 3, Values: x}},
 			[]vtu.Field{{Name: "von_mises", Components: 1, Values: vm}, {Name: "group", Components: 1, Values: group}}); err != nil {
-			return err
+			return fmt.Errorf("--vtu %s: %w", c.meshFlags.vtu, err)
 		}
 	}
 	if c.meshFlags.png != "" {
 		if err := meshpng.WriteFile(c.meshFlags.png, mp.m, x, meshpng.Options{}); err != nil {
-			return err
+			return fmt.Errorf("--png %s: %w", c.meshFlags.png, err)
 		}
 	}
 	return nil

@@ -625,7 +625,11 @@ func solveOnWorld(c *solveConfig, fs *flag.FlagSet, comm *mpi.Comm, stdout, stde
 		rep.NullSpace = p.ns.Cols
 	}
 	if c.solution != "" {
-		if err := writeSolution(c.solution, whole); err != nil {
+		xs := whole
+		if p.mesh != nil {
+			xs = p.mesh.fileOrder(whole)
+		}
+		if err := writeSolution(c.solution, xs); err != nil {
 			return err
 		}
 	}

@@ -161,3 +161,64 @@ func norm2(x []float64) float64 {
 	}
 	return math.Sqrt(s)
 }
+
+// FreeRigidModes returns how many independent rigid-body motions of the nodes at
+// coords (3D, three per node) the clamps leave free: fixed holds a mask per node (1:
+// x, 2: y, 4: z clamped), as ElasticityOptions.Fixed. A result above 0 means the
+// elastic operator with those clamps is singular (one clamped node leaves its three
+// rotations free, nodes on one line the rotation about it). The motions are the six
+// orthonormal modes of RigidBodyModes; a motion counts as free when its clamped
+// components hold less than 1e-13 of it in squared norm: round-off leaves about
+// 1e-16 where a motion is free, while a clamp that holds keeps about its share of the
+// nodes times the square of its extent over the part's (a hundred nodes of a bolt
+// hole a hundredth of the part's size among fifty million nodes: about 1e-10).
+func FreeRigidModes(coords []float64, fixed []uint8) (int, error) {
+	if len(fixed) != len(coords)/3 {
+		return 0, fmt.Errorf("fem: %d clamp masks for %d nodes", len(fixed), len(coords)/3)
+	}
+	B, _, err := RigidBodyModes(coords, 3, true)
+	if err != nil {
+		return 0, err
+	}
+	// G = the modes' Gram matrix over the clamped components: a motion B·c keeps
+	// cᵀGc of its squared norm ‖c‖² there.
+	var G [6][6]float64
+	for p, m := range fixed {
+		for d := range 3 {
+			if m&(1<<d) == 0 {
+				continue
+			}
+			row := B[(3*p+d)*6 : (3*p+d)*6+6]
+			for i := range 6 {
+				for j := range 6 {
+					G[i][j] += row[i] * row[j]
+				}
+			}
+		}
+	}
+	// G's rank by Cholesky with symmetric pivoting: the modes left when the largest
+	// remaining pivot is below the tolerance are free.
+	const tol = 1e-13
+	var done [6]bool
+	for k := range 6 {
+		piv := -1
+		for i := range 6 {
+			if !done[i] && (piv < 0 || G[i][i] > G[piv][piv]) {
+				piv = i
+			}
+		}
+		d := G[piv][piv]
+		if !(d >= tol) {
+			return 6 - k, nil
+		}
+		done[piv] = true
+		for i := range 6 {
+			for j := range 6 {
+				if !done[i] && !done[j] {
+					G[i][j] -= G[i][piv] * G[piv][j] / d
+				}
+			}
+		}
+	}
+	return 0, nil
+}

@@ -169,6 +169,7 @@ func TestSolveMeshErrors(t *testing.T) {
 		{[]string{"--mesh", m, "--fix", "fixed", "--traction", "load:0,0,1", "--material", "wood:1,0.3"}, `"rubber", "steel"`},
 		{[]string{"--mesh", m, "--fix", "fixed"}, "right-hand side is zero: give a load"},
 		{[]string{"--mesh", m, "--fix", "load", "--traction", "load:0,0,1"}, "act only on clamped components"},
+		{[]string{"--mesh", m, "--fix", "fixed:x", "--traction", "load:0,0,1"}, "the clamps leave 3 of the 6 rigid-body motions free"},
 		{[]string{"--mesh", m, "--ne", "5", "--fix", "fixed"}, "exclude each other"},
 		{[]string{"--vtu", "x.vtu"}, "--vtu needs --mesh"},
 		{[]string{"--mesh", meshData + "bad/dup_node.msh", "--fix", "fixed"}, "dup_node.msh:10: node tag 3 defined twice"},

@@ -187,6 +187,13 @@ func loadMeshProblem(c *solveConfig, pr progress, device bool, stderr io.Writer)
 			return nil, fmt.Errorf("--fix %s: %w (the mesh's groups: %s)", f, err, groupNames(m, 2))
 		}
 	}
+	// Clamps that leave a rigid-body motion free make the operator singular: say so
+	// here, not as a failed factorization deep in the set-up.
+	if free, err := fem.FreeRigidModes(m.Coords, fixed); err != nil {
+		return nil, fmt.Errorf("%s: %w", mf.path, err)
+	} else if free > 0 {
+		return nil, fmt.Errorf("--fix %s: the clamps leave %d of the 6 rigid-body motions free, so the elastic operator is singular: clamp more components or nodes not on one line", strings.Join(mf.fix, " --fix "), free)
+	}
 	var mats []fem.Material
 	def := false
 	for _, s := range mf.material {

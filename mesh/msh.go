@@ -86,6 +86,8 @@ type parser struct {
 	surf    [Quad4 + 1]Elements // by Type; only the surface types are used
 	surfLoc [Quad4 + 1][]int64  // where each surface element is, for ErrSurface
 	scratch []int32
+	// elemLine is the line of the last element read in an ASCII file.
+	elemLine int
 }
 
 // loc is where the last token or byte run began: its line in an ASCII file, its offset
@@ -794,11 +796,21 @@ func (p *parser) element(t string, nodes int) (tag, at int64, err error) {
 		return 0, 0, err
 	}
 	at = p.loc()
+	// An element is one line: tokens read across lines would blame a fault on the
+	// elements after it.
+	line := p.s.tokLine
+	if line == p.elemLine {
+		return 0, 0, p.errAt(at, ErrSyntax, "more than a tag and %d node tags on a %s element's line", nodes, t)
+	}
+	p.elemLine = line
 	p.scratch = p.scratch[:0]
-	for range nodes {
+	for j := range nodes {
 		nt, err := p.sizeT("a node tag", 1, maxInt64)
 		if err != nil {
 			return 0, 0, err
+		}
+		if p.s.tokLine != line {
+			return 0, 0, p.errAt(int64(line), ErrSyntax, "element %d (%s) has %d node tags on its line, want %d", tag, t, j, nodes)
 		}
 		i, ok := p.nodes.get(nt)
 		if !ok {

@@ -49,6 +49,26 @@ func (t Type) String() string {
 	return fmt.Sprintf("Type(%d)", int(t))
 }
 
+// MarshalText gives the type's name (String), so that JSON names the type ("tet4")
+// rather than its number.
+func (t Type) MarshalText() ([]byte, error) {
+	if _, ok := typeInfo[t]; !ok {
+		return nil, fmt.Errorf("mesh: no element type %d", int(t))
+	}
+	return []byte(t.String()), nil
+}
+
+// UnmarshalText reads a type's name as MarshalText writes it.
+func (t *Type) UnmarshalText(b []byte) error {
+	for k, i := range typeInfo {
+		if i.name == string(b) {
+			*t = k
+			return nil
+		}
+	}
+	return fmt.Errorf("mesh: no element type named %q", b)
+}
+
 // Elements is a set of elements of one type. Element e's nodes are
 // Nodes[e·n : (e+1)·n] with n = Type.Nodes(), indices into Mesh.Coords' nodes.
 type Elements struct {
@@ -66,9 +86,9 @@ func (s *Elements) Len() int { return len(s.Group) }
 // Group is a physical group: a named set of volumes (a material) or of surfaces (a
 // boundary where displacements are fixed or a traction acts).
 type Group struct {
-	Dim  int    // 3: volume, 2: surface
-	Tag  int32  // the group's tag, as in Elements.Group
-	Name string // the group's name ("" when the file gives none)
+	Dim  int    `json:"dim"`  // 3: volume, 2: surface
+	Tag  int32  `json:"tag"`  // the group's tag, as in Elements.Group
+	Name string `json:"name"` // the group's name ("" when the file gives none)
 }
 
 // Mesh is an unstructured mesh of volume elements with its boundary surfaces.

@@ -10,26 +10,27 @@ import (
 
 // Summary describes a mesh in numbers: what `blockamg mesh FILE.msh` prints.
 type Summary struct {
-	Nodes    int
-	Elements []TypeCount    // volume types, then surface types, as the mesh lists them
-	Groups   []GroupSummary // as Mesh.Groups lists them
+	Nodes    int            `json:"nodes"`
+	Elements []TypeCount    `json:"elements"` // volume types, then surface types, as the mesh lists them
+	Groups   []GroupSummary `json:"groups"`   // as Mesh.Groups lists them
 	// Ungrouped is the number of volume elements in no physical group (Group 0).
-	Ungrouped int
+	Ungrouped int `json:"ungrouped"`
 	// Min and Max are the corners of the bounding box of the nodes (zero for no nodes).
-	Min, Max [3]float64
-	Quality  []Quality // one per volume type, in Mesh.Volumes' order
+	Min     [3]float64 `json:"min"`
+	Max     [3]float64 `json:"max"`
+	Quality []Quality  `json:"quality"` // one per volume type, in Mesh.Volumes' order
 }
 
 // TypeCount is the number of elements of one type.
 type TypeCount struct {
-	Type  Type
-	Count int
+	Type  Type `json:"type"`
+	Count int  `json:"count"`
 }
 
 // GroupSummary is a physical group with the number of its elements.
 type GroupSummary struct {
 	Group
-	Elements int
+	Elements int `json:"elements"`
 }
 
 // Quality is the scaled Jacobian of a volume type's elements: per element the smallest
@@ -38,13 +39,15 @@ type GroupSummary struct {
 // toward 0 for flat elements and negative for inverted ones (see jacobian.go for the
 // tet10's curved edges).
 type Quality struct {
-	Type           Type
-	Min, Mean, Max float64
+	Type Type    `json:"type"`
+	Min  float64 `json:"min"`
+	Mean float64 `json:"mean"`
+	Max  float64 `json:"max"`
 	// Worst is the tag of the element with the smallest value (its index in its
 	// Elements when that has no tags).
-	Worst int64
+	Worst int64 `json:"worst"`
 	// Inverted counts the elements whose value is ≤ 0.
-	Inverted int
+	Inverted int `json:"inverted"`
 }
 
 // Summary computes the mesh's summary. The mesh must be well formed (as Read returns it

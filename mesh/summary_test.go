@@ -1,8 +1,10 @@
 package mesh
 
 import (
+	"encoding/json"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -122,5 +124,28 @@ func TestSummaryWrite(t *testing.T) {
 	}
 	if !strings.Contains(out, "quality (scaled Jacobian") || !strings.Contains(out, "\n  tet4  0.") {
 		t.Errorf("no quality table in\n%s", out)
+	}
+}
+
+// TestTypeText: every element type's JSON is its name and reads back as itself; a
+// name no type has is refused.
+func TestTypeText(t *testing.T) {
+	for typ, info := range typeInfo {
+		b, err := json.Marshal(typ)
+		if err != nil || string(b) != strconv.Quote(info.name) {
+			t.Errorf("%d: %s, %v; want %q", int(typ), b, err, info.name)
+			continue
+		}
+		var back Type
+		if err := json.Unmarshal(b, &back); err != nil || back != typ {
+			t.Errorf("%s: read back as %v, %v", b, back, err)
+		}
+	}
+	var x Type
+	if err := json.Unmarshal([]byte(`"prism6"`), &x); err == nil {
+		t.Error(`"prism6": no error`)
+	}
+	if _, err := json.Marshal(Type(99)); err == nil {
+		t.Error("Type(99): no error")
 	}
 }

@@ -747,7 +747,7 @@ func solveRun(c *solveConfig, build func(p *problem) (*built, error), open func(
 		}
 	}
 	if p.mesh != nil {
-		if err := writeMeshOutputs(c, p.mesh, x); err != nil {
+		if err := writeMeshOutputs(c, p.mesh, x, pr); err != nil {
 			return err
 		}
 	}

@@ -327,23 +327,28 @@ func (mp *meshProblem) stepMaterialsInto(E []float64, k int) []float64 {
 
 // writeMeshOutputs writes --vtu and --png for the solution x of the materials last
 // assembled.
-func writeMeshOutputs(c *solveConfig, mp *meshProblem, x []float64) error {
+func writeMeshOutputs(c *solveConfig, mp *meshProblem, x []float64, pr progress) error {
 	if c.meshFlags.vtu != "" {
+		done := pr.start("writing %s (displacement, von Mises stress, group)", c.meshFlags.vtu)
 		vm, err := mp.el.VonMises(x, mp.lastE, mp.nu)
+		if err == nil {
+			group := make([]float64, mp.el.Elements())
+			for e := range group {
+				group[e] = float64(mp.el.ElementGroup(e))
+			}
+			err = vtu.WriteFile(c.meshFlags.vtu, mp.m, []vtu.Field{{Name: "displacement", Components: 3, Values: x}},
+				[]vtu.Field{{Name: "von_mises", Components: 1, Values: vm}, {Name: "group", Components: 1, Values: group}})
+		}
+		done()
 		if err != nil {
-			return err
-		}
-		group := make([]float64, mp.el.Elements())
-		for e := range group {
-			group[e] = float64(mp.el.ElementGroup(e))
-		}
-		if err := vtu.WriteFile(c.meshFlags.vtu, mp.m, []vtu.Field{{Name: "displacement", Components: 3, Values: x}},
-			[]vtu.Field{{Name: "von_mises", Components: 1, Values: vm}, {Name: "group", Components: 1, Values: group}}); err != nil {
 			return fmt.Errorf("--vtu %s: %w", c.meshFlags.vtu, err)
 		}
 	}
 	if c.meshFlags.png != "" {
-		if err := meshpng.WriteFile(c.meshFlags.png, mp.m, x, meshpng.Options{}); err != nil {
+		done := pr.start("drawing %s (the deformed mesh)", c.meshFlags.png)
+		err := meshpng.WriteFile(c.meshFlags.png, mp.m, x, meshpng.Options{})
+		done()
+		if err != nil {
 			return fmt.Errorf("--png %s: %w", c.meshFlags.png, err)
 		}
 	}

@@ -634,7 +634,7 @@ func solveOnWorld(c *solveConfig, fs *flag.FlagSet, comm *mpi.Comm, stdout, stde
 		}
 	}
 	if p.mesh != nil {
-		if err := writeMeshOutputs(c, p.mesh, whole); err != nil {
+		if err := writeMeshOutputs(c, p.mesh, whole, pr); err != nil {
 			return err
 		}
 	}

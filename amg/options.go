@@ -86,8 +86,9 @@ type Options struct {
 	// Symmetric declares the fine operator symmetric, as CG's is: each level's PᵀAP
 	// then computes the blocks of Ac on and above the diagonal and mirrors them
 	// (galerkin.Plan.SetSymmetric; the Pᵀ·W stage's work about halves). Setup checks
-	// every level's operator and fails when one is not symmetric; Update trusts new
-	// values to stay symmetric. Default false.
+	// the fine operator and fails when it is not symmetric (the coarse ones are its
+	// symmetric products: their patterns are checked); Update trusts new values to
+	// stay symmetric. Default false.
 	Symmetric bool
 	// Workers bounds the goroutines of every parallel phase (<= 0: GOMAXPROCS), each
 	// with its own scratch arrays: at most LimitWorkers (4096). Results are bitwise

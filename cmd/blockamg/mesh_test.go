@@ -146,6 +146,18 @@ func TestSolveMeshSolutionOrder(t *testing.T) {
 	}
 }
 
+// TestSolveMeshNearlyIncompressible: ν a hair below ½ (λ/μ = 5·10⁸) is warned
+// about and set up — the coarse levels, the symmetric products of a symmetric fine
+// operator, are not refused for their diagonal blocks' rounding — and then CG, not
+// the set-up, is what fails.
+func TestSolveMeshNearlyIncompressible(t *testing.T) {
+	code, _, stderr := runTimed(t, time.Minute, "solve", "--mesh", meshData+"two_tet4.msh", "--fix", "fixed", "--traction", "load:0,0,-1",
+		"--material", "steel:1,0.499999999", "--maxit", "5")
+	if code != 2 || !strings.Contains(stderr, "nearly incompressible") || !strings.Contains(stderr, "did not converge in 5 iterations") {
+		t.Errorf("exit %d, %q; want exit 2, the warning and CG's failure", code, stderr)
+	}
+}
+
 // TestSolveMeshErrors: each bad flag or file is exit 2 with a message that says what
 // and where.
 func TestSolveMeshErrors(t *testing.T) {

@@ -213,6 +213,11 @@ func loadMeshProblem(c *solveConfig, pr progress, device bool, stderr io.Writer)
 		if err != nil {
 			return nil, fmt.Errorf("--material %q: %w", s, err)
 		}
+		if v[1] > 0.49 && v[1] < 0.5 && !c.quiet {
+			// Displacement elements lock as ν → ½ and the operator's condition grows
+			// like λ/μ: a solve may not converge, and one that does is stiff.
+			fmt.Fprintf(stderr, "blockamg %swarning: --material %s: ν = %g is nearly incompressible (λ/μ = %.3g): expect many iterations and locking\n", pr.prefix(), s, v[1], 2*v[1]/(1-2*v[1]))
+		}
 		mats = append(mats, fem.Material{Group: g, E: v[0], Nu: v[1]})
 	}
 	if !def {

@@ -90,7 +90,7 @@ func TestSolveMesh(t *testing.T) {
 		t.Logf("%s: %d unknowns, %d iterations, solution within %.2g of the dense solve", name, n, rep.Iterations, relDiff(d.Data, x.RawVector().Data))
 		isPNG(t, pngPath)
 		v, err := os.ReadFile(vtuPath)
-		if err != nil || !strings.HasPrefix(string(v), "<?xml") || !strings.Contains(string(v), `Name="von_mises"`) {
+		if err != nil || !strings.HasPrefix(string(v), "<?xml") || !strings.Contains(string(v), `Name="von_mises"`) || !strings.Contains(string(v), `Name="node_tag"`) {
 			t.Errorf("%s: VTU file: %v, %.60q", name, err, v)
 		}
 	}

@@ -341,7 +341,17 @@ func writeMeshOutputs(c *solveConfig, mp *meshProblem, x []float64, pr progress)
 			for e := range group {
 				group[e] = float64(mp.el.ElementGroup(e))
 			}
-			err = vtu.WriteFile(c.meshFlags.vtu, mp.m, []vtu.Field{{Name: "displacement", Components: 3, Values: x}},
+			// The file's node tags, so that a point of the VTK file can be found in the
+			// mesh whatever order the nodes were solved in (exact as doubles below 2⁵³).
+			points := []vtu.Field{{Name: "displacement", Components: 3, Values: x}}
+			if len(mp.m.NodeTag) == mp.m.Nodes() {
+				tags := make([]float64, len(mp.m.NodeTag))
+				for i, t := range mp.m.NodeTag {
+					tags[i] = float64(t)
+				}
+				points = append(points, vtu.Field{Name: "node_tag", Components: 1, Values: tags})
+			}
+			err = vtu.WriteFile(c.meshFlags.vtu, mp.m, points,
 				[]vtu.Field{{Name: "von_mises", Components: 1, Values: vm}, {Name: "group", Components: 1, Values: group}})
 		}
 		done()

@@ -169,6 +169,7 @@ func TestSolveMeshErrors(t *testing.T) {
 		{[]string{"--mesh", m, "--traction", "load:0,0,1"}, "needs at least one --fix"},
 		{[]string{"--mesh", m, "--fix", "nope", "--traction", "load:0,0,1"}, `"fixed", "load"`},
 		{[]string{"--mesh", m, "--fix", "fixed:xw", "--traction", "load:0,0,1"}, "want some of the letters x, y, z"},
+		{[]string{"--mesh", m, "--fix", "steel", "--traction", "load:0,0,1"}, `"steel" is a volume group; clamps go on surface groups`},
 		{[]string{"--mesh", m, "--fix", "fixed:xx", "--traction", "load:0,0,1"}, "each once"},
 		{[]string{"--mesh", m, "--fix", "fixed:", "--traction", "load:0,0,1"}, "no components after the colon"},
 		{[]string{"--mesh", m, "--fix", "fixed", "--traction", "load:0,0,1", "--material", ":2,0.3"}, "no group before the colon"},

@@ -184,7 +184,10 @@ func loadMeshProblem(c *solveConfig, pr progress, device bool, stderr io.Writer)
 			}
 		}
 		if err := fem.FixGroup(m, fixed, g, mask); err != nil {
-			return nil, fmt.Errorf("--fix %s: %w (the mesh's groups: %s)", f, err, groupNames(m, 2))
+			if _, vol := m.GroupByName(3, g); vol {
+				return nil, fmt.Errorf("--fix %s: %q is a volume group; clamps go on surface groups (the mesh's: %s)", f, g, groupNames(m, 2))
+			}
+			return nil, fmt.Errorf("--fix %s: %w (the mesh's surface groups: %s)", f, err, groupNames(m, 2))
 		}
 	}
 	// Clamps that leave a rigid-body motion free make the operator singular: say so

@@ -73,11 +73,14 @@ func TestSolveMemoryModel(t *testing.T) {
 	withLimits(t, fem.MemoryLimit{Name: "MemAvailable (/proc/meminfo)", Limit: 128e9, Available: 125e9})
 	refused(t, []string{"--gpu", "--host-setup", "--ne", "250"}, "ex56 ne = 250 (47439753 unknowns)", "--gpu", "needs about 130 GB", "MemAvailable")
 	// ne = 160 took 33.9 GB with the host set-up, and ne = 250 needs about 38 GB with
-	// the set-up on the device: the host check passes (and the run then fails without
-	// a GPU).
-	for _, args := range [][]string{{"--gpu", "--host-setup", "--ne", "160"}, {"--gpu", "--ne", "250"}} {
-		if _, _, stderr := runTimed(t, 10*time.Second, append([]string{"solve"}, args...)...); strings.Contains(stderr, "too large") {
-			t.Errorf("%v on 125 GB: %s", args, stderr)
+	// the set-up on the device: the host check passes. The check itself is asked, not a
+	// run: with a GPU a run that passes it goes on to the solve.
+	for _, c := range []solveConfig{
+		{ne: 160, gpu: true, hostSetup: true, amg: amg.DefaultOptions()},
+		{ne: 250, gpu: true, amg: amg.DefaultOptions()},
+	} {
+		if err := c.checkHostMemory(); err != nil {
+			t.Errorf("ne = %d --gpu (host set-up %v) on 125 GB: %v", c.ne, c.hostSetup, err)
 		}
 	}
 	withLimits(t, fem.MemoryLimit{Name: "MemAvailable (/proc/meminfo)", Limit: 32e9, Available: 30e9})
@@ -85,8 +88,8 @@ func TestSolveMemoryModel(t *testing.T) {
 	refused(t, []string{"--gpu", "--manufactured", "--ne", "250"}, "ex56 ne = 250 (47439753 unknowns)", "set-up on the device", "needs about 38 GB", "leaves 30 GB")
 	// Assembled on the device too, the host holds vectors only: about 200 bytes per
 	// unknown.
-	if _, _, stderr := runTimed(t, 10*time.Second, "solve", "--gpu", "--ne", "250"); strings.Contains(stderr, "too large") {
-		t.Errorf("--gpu --ne 250 (device assembly) on 30 GB: %s", stderr)
+	if c := (solveConfig{ne: 250, gpu: true, amg: amg.DefaultOptions()}); c.checkHostMemory() != nil {
+		t.Errorf("--gpu --ne 250 (device assembly) on 30 GB: %v", c.checkHostMemory())
 	}
 	withLimits(t, fem.MemoryLimit{Name: "MemAvailable (/proc/meminfo)", Limit: 8e9, Available: 7.5e9})
 	refused(t, []string{"--gpu", "--ne", "250"}, "ex56 ne = 250 (47439753 unknowns)", "assembly and set-up on the device", "needs about 9.51 GB", "leaves 7.5 GB")

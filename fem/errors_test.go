@@ -74,6 +74,19 @@ func TestInputErrors(t *testing.T) {
 			t.Errorf("materials %v: error %v", mats, err)
 		}
 	}
+	// A bad value is named with its entry, before any element is assigned.
+	if _, _, err := el.Materials(fem.Material{Group: "right", E: 1, Nu: 0.5}, fem.Material{E: 1, Nu: 0.3}); err == nil ||
+		err.Error() != `material of volume group "right": fem: invalid material: Poisson ratio 0.5 outside (−1, 0.5)` {
+		t.Errorf("bad ratio of right: %v", err)
+	}
+	for _, mt := range []fem.Material{{E: 0, Nu: 0}, {E: math.Inf(1), Nu: 0}, {E: math.NaN(), Nu: 0}, {E: 1, Nu: -1}, {E: 1, Nu: math.NaN()}} {
+		if err := mt.Check(); !errors.Is(err, fem.ErrMaterial) {
+			t.Errorf("Check(%v) = %v, want ErrMaterial", mt, err)
+		}
+	}
+	if err := (fem.Material{E: 1e-300, Nu: -0.999}).Check(); err != nil {
+		t.Errorf("Check of a valid material: %v", err)
+	}
 	E, nu, err := el.Materials(fem.Material{Group: "left", E: 1, Nu: 0.3}, fem.Material{E: 2, Nu: 0.1})
 	if err != nil {
 		t.Fatal(err)

@@ -1,6 +1,9 @@
 package fem
 
-import "fmt"
+import (
+	"fmt"
+	"math"
+)
 
 // Material is an isotropic linear elastic material assigned to a volume group.
 type Material struct {
@@ -9,14 +12,32 @@ type Material struct {
 	Nu    float64 // Poisson ratio
 }
 
+// Check returns nil when m's values are valid (E positive and finite, Nu in
+// (−1, 0.5)), otherwise an error wrapping ErrMaterial that names the bad value.
+func (m Material) Check() error {
+	if !(m.E > 0) || math.IsInf(m.E, 0) {
+		return fmt.Errorf("%w: Young's modulus %v is not positive and finite", ErrMaterial, m.E)
+	}
+	if !(m.Nu > -1 && m.Nu < 0.5) {
+		return fmt.Errorf("%w: Poisson ratio %v outside (−1, 0.5)", ErrMaterial, m.Nu)
+	}
+	return nil
+}
+
 // Materials returns the per-element arrays Numeric takes: element e gets the entry
 // whose group is e's, or else the entry with Group "". A group the mesh does not
 // have, two entries for one group, an element left without a material, or values
-// CheckMaterial refuses are errors wrapping ErrMaterial.
+// Check refuses are errors wrapping ErrMaterial.
 func (el *Elasticity) Materials(mats ...Material) (E, nu []float64, err error) {
 	byTag := map[int32]int{}
 	def := -1
 	for i, mt := range mats {
+		if err := mt.Check(); err != nil {
+			if mt.Group == "" {
+				return nil, nil, fmt.Errorf("the default material: %w", err)
+			}
+			return nil, nil, fmt.Errorf("material of volume group %q: %w", mt.Group, err)
+		}
 		if mt.Group == "" {
 			if def >= 0 {
 				return nil, nil, fmt.Errorf("%w: two default materials", ErrMaterial)

@@ -216,6 +216,15 @@ func (c *solveConfig) finish(fs *flag.FlagSet) error {
 			return fmt.Errorf("--%s %s: folder %s does not exist", o.flag, o.path, filepath.Dir(o.path))
 		}
 	}
+	// A missing input fails here, before any progress line starts its reading.
+	for _, in := range []struct{ flag, path string }{{"matrix", c.matrix}, {"mesh", c.meshFlags.path}, {"coords", c.coords}, {"nullspace", c.nullspace}, {"rhs", c.rhs}} {
+		if in.path == "" {
+			continue
+		}
+		if err := readable(in.path); err != nil {
+			return fmt.Errorf("--%s: %w", in.flag, err)
+		}
+	}
 	parts := strings.Split(c.chebEig, ",")
 	if len(parts) != 4 {
 		return fmt.Errorf("--cheb-esteig %q: want four numbers a,b,c,d", c.chebEig)
@@ -239,6 +248,23 @@ func (c *solveConfig) finish(fs *flag.FlagSet) error {
 	c.kry.History = true
 	if err := c.amg.Validate(); err != nil {
 		return err
+	}
+	return nil
+}
+
+// readable reports why path cannot be read as an input file, or nil.
+func readable(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	if st.IsDir() {
+		return fmt.Errorf("%s is a folder, want a file", path)
 	}
 	return nil
 }

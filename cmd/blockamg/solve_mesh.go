@@ -216,6 +216,9 @@ func loadMeshProblem(c *solveConfig, pr progress, device bool, stderr io.Writer)
 		if err != nil {
 			return nil, fmt.Errorf("--material %q: %w", s, err)
 		}
+		if err := (fem.Material{E: v[0], Nu: v[1]}).Check(); err != nil {
+			return nil, fmt.Errorf("--material %q: %w", s, err)
+		}
 		if v[1] > 0.49 && v[1] < 0.5 && !c.quiet {
 			// Displacement elements lock as ν → ½ and the operator's condition grows
 			// like λ/μ: a solve may not converge, and one that does is stiff.
@@ -255,6 +258,12 @@ func loadMeshProblem(c *solveConfig, pr progress, device bool, stderr io.Writer)
 		v, err := parseNumbers(vals, 3)
 		if err != nil {
 			return nil, fmt.Errorf("--traction %q: %w", s, err)
+		}
+		if _, ok := m.GroupByName(2, g); !ok {
+			if _, vol := m.GroupByName(3, g); vol {
+				return nil, fmt.Errorf("--traction %q: %q is a volume group; tractions act on surface groups (the mesh's: %s)", s, g, groupNames(m, 2))
+			}
+			return nil, fmt.Errorf("--traction %q: no surface group %q (the mesh's surface groups: %s)", s, g, groupNames(m, 2))
 		}
 		mp.loads.Traction = append(mp.loads.Traction, fem.Traction{Group: g, Force: fem.Uniform([3]float64(v))})
 	}

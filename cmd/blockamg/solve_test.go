@@ -89,21 +89,23 @@ func TestSolveMatrixFile(t *testing.T) {
 	}
 }
 
-// TestErrorAfterProgress checks that an error that ends a run while a progress line
-// waits for its time ("solve: reading … ...") still starts a line of its own.
-func TestErrorAfterProgress(t *testing.T) {
-	var out, errb bytes.Buffer
-	missing := filepath.Join(t.TempDir(), "missing.mtx") // no file: solve shows its progress line
-	if code := run([]string{"solve", "--matrix", missing}, &out, &errb); code == 0 {
-		t.Fatalf("solve of a missing file: exit 0")
-	}
-	s := errb.String()
-	if !strings.Contains(s, "no such file") {
-		t.Fatalf("stderr %q does not name the missing file's error", s)
-	}
-	for _, line := range strings.Split(strings.TrimSpace(s), "\n") {
-		if strings.Contains(line, "blockamg solve:") && !strings.HasPrefix(line, "blockamg solve:") {
-			t.Errorf("the error shares a line with other output: %q", line)
+// TestMissingInput checks that a missing or unreadable input is refused before any
+// work, on one line naming its flag, with no progress line started before it (the
+// error line after an open progress line is internal/cli's TestRunErrorLine).
+func TestMissingInput(t *testing.T) {
+	dir := t.TempDir()
+	missing := filepath.Join(dir, "missing.mtx")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--matrix", missing}, "blockamg solve: --matrix: open " + missing + ": no such file or directory\n"},
+		{[]string{"--mesh", missing, "--fix", "a"}, "blockamg solve: --mesh: open " + missing + ": no such file or directory\n"},
+		{[]string{"--matrix", dir}, "blockamg solve: --matrix: " + dir + " is a folder, want a file\n"},
+	} {
+		var out, errb bytes.Buffer
+		if code := run(append([]string{"solve"}, c.args...), &out, &errb); code != exitBadInput || errb.String() != c.want {
+			t.Errorf("solve %q: exit %d, stderr %q; want %d, %q", c.args, code, errb.String(), exitBadInput, c.want)
 		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strings"
 )
 
 // ExitFailed is the exit status for bad arguments, bad input and failed runs.
@@ -54,6 +55,10 @@ func (p *Program) Names() []string {
 	return names
 }
 
+// libraryPrefix opens the blockamg library's errors; the error line drops it, since
+// "NAME COMMAND:" already says where the error comes from.
+const libraryPrefix = "blockamg: "
+
 // Run dispatches args (without the program's name) and returns the exit status: 0, or
 // ExitFailed with one line "NAME COMMAND: error" on stderr, on a line of its own when a
 // progress line was left open.
@@ -80,7 +85,7 @@ func (p *Program) Run(args []string, stdout, stderr io.Writer) int {
 			// error goes on a line of its own.
 			fmt.Fprintln(stderr)
 		}
-		fmt.Fprintf(stderr, "%s %s: %v\n", p.name, args[0], err)
+		fmt.Fprintf(stderr, "%s %s: %s\n", p.name, args[0], strings.TrimPrefix(err.Error(), libraryPrefix))
 		return ExitFailed
 	}
 	return 0

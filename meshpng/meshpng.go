@@ -1,7 +1,8 @@
 // Package meshpng draws a quick-look picture of a deformed mesh: its boundary
 // surface, displaced by a magnified displacement field, seen from one fixed oblique
 // direction, coloured by the displacement's magnitude and shaded by the faces'
-// orientation. It is for a glance at a result; ParaView (package vtu) is for study.
+// orientation, with a legend (the magnification and the colour bar's range) along its
+// bottom. It is for a glance at a result; ParaView (package vtu) is for study.
 package meshpng
 
 import (
@@ -15,6 +16,10 @@ import (
 	"math"
 	"os"
 	"slices"
+
+	"golang.org/x/image/font"
+	"golang.org/x/image/font/basicfont"
+	"golang.org/x/image/math/fixed"
 
 	"github.com/blockamg/blockamg/mesh"
 )
@@ -37,6 +42,15 @@ var faces = map[mesh.Type][][]int{
 	mesh.Tet10: {{0, 2, 1}, {0, 1, 3}, {0, 3, 2}, {1, 2, 3}},
 	mesh.Hex8:  {{0, 3, 2, 1}, {4, 5, 6, 7}, {0, 1, 5, 4}, {1, 2, 6, 5}, {2, 3, 7, 6}, {3, 0, 4, 7}},
 }
+
+// Info is what a picture shows, for its caption or a log line.
+type Info struct {
+	Scale           float64 // the magnification of the displacement drawn (0: undeformed)
+	MaxDisplacement float64 // the largest |u| of a node: the colour bar's red end (its blue end is 0)
+}
+
+// legendHeight is the band along the bottom kept for the legend, in pixels.
+const legendHeight = 36
 
 type face struct {
 	key [4]int32 // sorted corners (−1 padded), for matching
@@ -88,11 +102,12 @@ func Boundary(m *mesh.Mesh) [][]int32 {
 	return out
 }
 
-// Write draws m displaced by u (3 values per node; nil: undeformed) as a PNG to w.
-func Write(w io.Writer, m *mesh.Mesh, u []float64, opt Options) error {
+// Write draws m displaced by u (3 values per node; nil: undeformed) as a PNG to w,
+// and returns the magnification and the colour range it drew with.
+func Write(w io.Writer, m *mesh.Mesh, u []float64, opt Options) (Info, error) {
 	n := m.Nodes()
 	if u != nil && len(u) != 3*n {
-		return fmt.Errorf("%w: %d displacement values for %d nodes", ErrInput, len(u), n)
+		return Info{}, fmt.Errorf("%w: %d displacement values for %d nodes", ErrInput, len(u), n)
 	}
 	W, H := opt.Width, opt.Height
 	if W <= 0 || H <= 0 {
@@ -138,9 +153,15 @@ func Write(w io.Writer, m *mesh.Mesh, u []float64, opt Options) error {
 	for _, q := range p {
 		minX, maxX, minY, maxY = min(minX, q[0]), max(maxX, q[0]), min(minY, q[1]), max(maxY, q[1])
 	}
-	zoom := 0.9 * min(float64(W)/max(maxX-minX, 1e-300), float64(H)/max(maxY-minY, 1e-300))
+	// The mesh fills the picture above the legend's band.
+	band := 0
+	if u != nil && H > 3*legendHeight {
+		band = legendHeight
+	}
+	Hm := H - band
+	zoom := 0.9 * min(float64(W)/max(maxX-minX, 1e-300), float64(Hm)/max(maxY-minY, 1e-300))
 	sx := func(q [3]float64) (float64, float64) {
-		return float64(W)/2 + zoom*(q[0]-0.5*(minX+maxX)), float64(H)/2 - zoom*(q[1]-0.5*(minY+maxY))
+		return float64(W)/2 + zoom*(q[0]-0.5*(minX+maxX)), float64(Hm)/2 - zoom*(q[1]-0.5*(minY+maxY))
 	}
 	img := image.NewRGBA(image.Rect(0, 0, W, H))
 	for i := range img.Pix {
@@ -170,20 +191,48 @@ func Write(w io.Writer, m *mesh.Mesh, u []float64, opt Options) error {
 			fill(img, depth, X, Y, Z, M, umax, shade)
 		}
 	}
-	return png.Encode(w, img)
+	info := Info{MaxDisplacement: umax}
+	if u != nil {
+		info.Scale = scale
+	}
+	if band > 0 {
+		legend(img, Hm, info)
+	}
+	return info, png.Encode(w, img)
+}
+
+// legend draws, in the band below row top, the colour bar from 0 to the largest |u|
+// and the magnification.
+func legend(img *image.RGBA, top int, info Info) {
+	const barW, barH, x0 = 200, 12, 10
+	y0 := top + (legendHeight-barH)/2
+	W := img.Rect.Dx()
+	for x := 0; x < barW && x0+x < W; x++ {
+		r, g, b := colormap(float64(x) / (barW - 1))
+		for y := y0; y < y0+barH; y++ {
+			img.SetRGBA(x0+x, y, color.RGBA{uint8(255 * r), uint8(255 * g), uint8(255 * b), 255})
+		}
+	}
+	d := font.Drawer{Dst: img, Src: image.Black, Face: basicfont.Face7x13}
+	base := fixed.I(y0 + barH - 2)
+	d.Dot = fixed.Point26_6{X: fixed.I(x0 + barW + 8), Y: base}
+	d.DrawString(fmt.Sprintf("|u| 0 to %.3g", info.MaxDisplacement))
+	d.Dot.X += fixed.I(24)
+	d.DrawString(fmt.Sprintf("displacement drawn x %.3g", info.Scale))
 }
 
 // WriteFile is Write to a new file at path.
-func WriteFile(path string, m *mesh.Mesh, u []float64, opt Options) error {
+func WriteFile(path string, m *mesh.Mesh, u []float64, opt Options) (Info, error) {
 	f, err := os.Create(path)
 	if err != nil {
-		return err
+		return Info{}, err
 	}
-	if err := Write(f, m, u, opt); err != nil {
+	info, err := Write(f, m, u, opt)
+	if err != nil {
 		f.Close()
-		return fmt.Errorf("%s: %w", path, err)
+		return Info{}, fmt.Errorf("%s: %w", path, err)
 	}
-	return f.Close()
+	return info, f.Close()
 }
 
 func sq(x float64) float64 { return x * x }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"image/png"
+	"math"
 	"testing"
 
 	"github.com/blockamg/blockamg/mesh"
@@ -87,10 +88,15 @@ func TestWrite(t *testing.T) {
 		u[3*i+2] = -m.Coords[3*i] // bends down along x
 	}
 	var buf bytes.Buffer
-	if err := Write(&buf, m, u, Options{Width: 200, Height: 150}); err != nil {
+	info, err := Write(&buf, m, u, Options{Width: 200, Height: 150})
+	if err != nil {
 		t.Fatal(err)
 	}
-	img, err := png.Decode(&buf)
+	// |u| peaks at 1 (x = 1), and the box's diagonal is √3: drawn as a tenth of it.
+	if info.MaxDisplacement != 1 || math.Abs(info.Scale-0.1*math.Sqrt(3)) > 1e-15 {
+		t.Errorf("info %+v, want MaxDisplacement 1, Scale %g", info, 0.1*math.Sqrt(3))
+	}
+	img, err := png.Decode(bytes.NewReader(buf.Bytes()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,7 +114,60 @@ func TestWrite(t *testing.T) {
 	if painted < 200*150/10 {
 		t.Errorf("%d painted pixels of %d", painted, 200*150)
 	}
-	if err := Write(&buf, m, u[:5], Options{}); !errors.Is(err, ErrInput) {
+	if _, err := Write(&buf, m, u[:5], Options{}); !errors.Is(err, ErrInput) {
 		t.Errorf("short displacement: %v", err)
+	}
+}
+
+// TestLegend: the band along the bottom holds the colour bar, blue (0) to red (the
+// largest |u|), and its text; the mesh stays above the band.
+func TestLegend(t *testing.T) {
+	m := box(2, false)
+	u := make([]float64, 3*m.Nodes())
+	for i := 0; i < m.Nodes(); i++ {
+		u[3*i] = m.Coords[3*i+2]
+	}
+	var buf bytes.Buffer
+	const W, H = 600, 400
+	if _, err := Write(&buf, m, u, Options{Width: W, Height: H}); err != nil {
+		t.Fatal(err)
+	}
+	img, err := png.Decode(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	top := H - legendHeight
+	y := top + legendHeight/2
+	rgb := func(x, y int) [3]uint8 {
+		r, g, b, _ := img.At(x, y).RGBA()
+		return [3]uint8{uint8(r >> 8), uint8(g >> 8), uint8(b >> 8)}
+	}
+	for _, c := range []struct {
+		x int
+		t float64
+	}{{10, 0}, {209, 1}} {
+		r, g, b := colormap(c.t)
+		if want := [3]uint8{uint8(255 * r), uint8(255 * g), uint8(255 * b)}; rgb(c.x, y) != want {
+			t.Errorf("colour bar at x = %d: %v, want %v (t = %g)", c.x, rgb(c.x, y), want, c.t)
+		}
+	}
+	black := 0
+	for yy := top; yy < H; yy++ {
+		for x := 218; x < W; x++ {
+			if rgb(x, yy) == [3]uint8{0, 0, 0} {
+				black++
+			}
+		}
+	}
+	if black < 100 {
+		t.Errorf("%d black pixels of text in the legend", black)
+	}
+	// The mesh's lowest painted row is above the band.
+	for yy := top; yy < H; yy++ {
+		for x := 0; x < W; x++ {
+			if c := rgb(x, yy); c != [3]uint8{255, 255, 255} && c != [3]uint8{0, 0, 0} && (x < 10 || x > 209 || yy < top+(legendHeight-12)/2 || yy >= top+(legendHeight-12)/2+12) {
+				t.Fatalf("pixel (%d, %d) %v in the legend's band is neither the bar, its text nor white", x, yy, c)
+			}
+		}
 	}
 }

@@ -373,10 +373,14 @@ func writeMeshOutputs(c *solveConfig, mp *meshProblem, x []float64, pr progress)
 	}
 	if c.meshFlags.png != "" {
 		done := pr.start("drawing %s (the deformed mesh)", c.meshFlags.png)
-		err := meshpng.WriteFile(c.meshFlags.png, mp.m, x, meshpng.Options{})
+		info, err := meshpng.WriteFile(c.meshFlags.png, mp.m, x, meshpng.Options{})
 		done()
 		if err != nil {
 			return fmt.Errorf("--png %s: %w", c.meshFlags.png, err)
+		}
+		if !c.quiet && pr.w != nil {
+			fmt.Fprintf(pr.w, "%s%s: the displacement drawn ×%.3g, coloured by |u| from 0 (blue) to %.3g (red)\n",
+				pr.prefix(), c.meshFlags.png, info.Scale, info.MaxDisplacement)
 		}
 	}
 	return nil

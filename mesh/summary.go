@@ -37,7 +37,9 @@ type GroupSummary struct {
 // over its corners of the Jacobian determinant divided by the lengths of the three
 // edge vectors there (for a tet times √2), so 1 for a cube or a regular tetrahedron,
 // toward 0 for flat elements and negative for inverted ones (see jacobian.go for the
-// tet10's curved edges).
+// tet10's curved edges). An element's value is at most 1 (a single tetrahedron corner
+// reaches √2 where its edges are orthogonal, but then another corner is lower) and at
+// least −√2.
 type Quality struct {
 	Type Type    `json:"type"`
 	Min  float64 `json:"min"`

@@ -42,6 +42,14 @@ func TestQualityReference(t *testing.T) {
 			t.Errorf("%s: %+v, want %v", c.what, q, c.want)
 		}
 	}
+	// Gmsh's reference tet with two nodes swapped: its right-angled corner scores −√2,
+	// the lowest value.
+	inv := append([]float64(nil), refTet...)
+	copy(inv[3:6], refTet[6:9])
+	copy(inv[6:9], refTet[3:6])
+	if q := one(Tet4, inv).Summary().Quality[0]; math.Abs(q.Min+math.Sqrt2) > 1e-15 || q.Inverted != 1 {
+		t.Errorf("inverted reference tet: %+v, want min −√2, 1 inverted", q)
+	}
 	// A hex sheared by 45°: its corners are 45° and 135° apart, sin 45° = 1/√2.
 	sheared := append([]float64(nil), refHex...)
 	for a := 4; a < 8; a++ {

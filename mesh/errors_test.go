@@ -21,6 +21,7 @@ func TestBadFiles(t *testing.T) {
 		says []string
 	}{
 		{"dup_node.msh", ErrDuplicate, ":10:", []string{"node tag 3 defined twice"}},
+		{"tag_range.msh", ErrSyntax, ":10:", []string{"node tag 7 outside the range 1 … 4 the $Nodes header declares"}},
 		{"dup_element.msh", ErrDuplicate, ":20:", []string{"volume element tag 1 defined twice"}},
 		{"undefined_node.msh", ErrUndefined, ":19:", []string{"element 1 (tet4) has node 99"}},
 		{"surface_off.msh", ErrSurface, ":26:", []string{"surface element 1 (tri3) has node 5, which no volume element has"}},

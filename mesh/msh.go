@@ -610,7 +610,8 @@ func (p *parser) readNodes() error {
 	if err != nil {
 		return err
 	}
-	if _, err := p.sizeT("the largest node tag", 0, maxInt64); err != nil {
+	hi, err := p.sizeT("the largest node tag", 0, maxInt64)
+	if err != nil {
 		return err
 	}
 	if nn > maxInt32 {
@@ -647,6 +648,10 @@ func (p *parser) readNodes() error {
 			tag, err := p.sizeT("a node tag", 1, maxInt64)
 			if err != nil {
 				return err
+			}
+			// Gmsh sizes its own node table from the header's range.
+			if tag < lo || tag > hi {
+				return p.errAt(p.loc(), ErrSyntax, "node tag %d outside the range %d … %d the $Nodes header declares", tag, lo, hi)
 			}
 			if !p.nodes.add(tag, int32(len(p.tags))) {
 				return p.errAt(p.loc(), ErrDuplicate, "node tag %d defined twice", tag)
